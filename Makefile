@@ -1,0 +1,28 @@
+# Two entry points that do all the set-up on a fresh machine:
+#   make demo   runs the main job end to end on a small default
+#   make test   runs the test suite
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: venv demo test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+demo: venv
+	bash scripts/demo.sh $(VENV)
+
+test: venv
+	$(PY) -m pytest
+
+bench: venv
+	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

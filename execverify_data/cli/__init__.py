@@ -1,0 +1,46 @@
+"""The ``execverify`` command.
+
+Subcommands live in their own modules under ``execverify_data/cli/`` and are
+imported only when invoked, so ``execverify --help`` stays fast and light.
+Register a new subcommand by adding one line to ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from execverify_data import __version__
+
+# name -> "module:attribute" of a click command
+COMMANDS: dict[str, str] = {
+    "trace": "execverify_data.cli.trace:trace",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def __init__(self, *args, lazy: dict[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str):
+        if cmd_name in self._lazy:
+            module_name, attribute = self._lazy[cmd_name].split(":")
+            return getattr(importlib.import_module(module_name), attribute)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="execverify")
+def main() -> None:
+    """execverify: programs, traces and verifiable questions for code-execution reasoning."""
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
