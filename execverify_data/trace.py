@@ -1,0 +1,506 @@
+"""The execution tracer: run one call of a program and record every line it executes.
+
+:func:`trace_call` compiles a program, reads the call's arguments as literals
+(with :func:`execverify_data.values.parse_call`, never ``eval``), runs the call
+under ``sys.settrace`` and returns a frozen :class:`Trace`: one :class:`Event`
+per line event in the program's own code, each with the state of that frame's
+locals *after* the line finished, plus the return value, the exception and a
+:class:`Status`. ``docs/tracing.md`` defines the semantics and lists how they
+differ from REval's tracer and between Python versions.
+
+In-process tracing is for trusted programs only. Synthesized programs and
+benchmark data go through :class:`execverify_data.sandbox.trusted.TrustedRunner`,
+which adds a hard wall-clock kill, a memory limit and a fixed hash seed.
+
+>>> t = trace_call("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)")
+>>> t.status.value, t.output.text
+('ok', '8')
+>>> [(e.line, e.occurrence, {k: v.text for k, v in e.locals.items()}) for e in t.events]
+[(2, 1, {'x': '3', 'y': '4'}), (3, 1, {'x': '3', 'y': '4'})]
+>>> t.next_line(2, 1), t.next_line(3, 1), t.state_after(2, 1, "y").text
+(3, -1, '4')
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import enum
+import io
+import platform
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any, Mapping
+
+from execverify_data import values
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.values import CanonicalValue, encode
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_TIMEOUT",
+    "PROGRAM_FILENAME",
+    "Event",
+    "ExceptionInfo",
+    "Status",
+    "Trace",
+    "compile_program",
+    "trace_call",
+]
+
+#: Default budget of line events per trace.
+DEFAULT_MAX_STEPS = 100_000
+#: Default wall-clock budget of one call, in seconds.
+DEFAULT_TIMEOUT = 5.0
+#: Filename the program is compiled under; only code with this filename is traced.
+PROGRAM_FILENAME = "<execverify-program>"
+#: Longest captured standard output kept in a trace, in characters.
+MAX_STDOUT_CHARS = 65_536
+
+_CALL_FILENAME = "<execverify-call>"
+_CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+# Types whose objects cannot change: a local bound to the same object as at the
+# previous event of its frame keeps its previous CanonicalValue.
+_IMMUTABLE_SCALARS = frozenset({int, float, str, bool, type(None), bytes, complex, range})
+_PYTHON = platform.python_version()
+
+
+class Status(str, enum.Enum):
+    """How a traced call ended.
+
+    * ``ok``: the call returned; ``Trace.output`` holds the value.
+    * ``exception``: the call raised; ``Trace.exception`` says what.
+    * ``step_limit``: the call executed more than ``max_steps`` lines.
+    * ``timeout``: the call ran longer than ``timeout`` seconds.
+    * ``crashed``: the process running the call died without a result
+      (only from :mod:`execverify_data.sandbox.trusted`: ``os._exit``, a signal,
+      memory exhaustion outside Python's control).
+    """
+
+    OK = "ok"
+    EXCEPTION = "exception"
+    STEP_LIMIT = "step_limit"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    """An exception that left the traced call: its type name and ``str()`` message."""
+
+    type: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"type": self.type, "message": self.message}
+
+
+@dataclass(frozen=True, eq=True)
+class Event:
+    """One line event in the program's code, with the frame's state after the line.
+
+    Args:
+        function (`str`): ``co_name`` of the frame: ``'f'``, ``'<listcomp>'``, ``'<genexpr>'``, ``'<lambda>'``...
+        frame (`int`): id of the call, unique within the trace (0 is the entry call); a
+            generator keeps its id across resumptions.
+        depth (`int`): number of traced frames below this one on the stack (0 for the entry call).
+        line (`int`): 1-based line number in the program source.
+        occurrence (`int`): k in "the k-th execution of line N", counted over the whole
+            trace (all frames), starting at 1.
+        locals (`Mapping[str, CanonicalValue]`): the frame's locals after the line finished
+            (read-only by convention; events may share one mapping).
+    """
+
+    function: str
+    frame: int
+    depth: int
+    line: int
+    occurrence: int
+    locals: Mapping[str, CanonicalValue] = field(hash=False, compare=True)
+
+    __hash__ = None  # type: ignore[assignment]  # holds a dict
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "function": self.function,
+            "frame": self.frame,
+            "depth": self.depth,
+            "line": self.line,
+            "occurrence": self.occurrence,
+            "locals": {name: value.to_json() for name, value in self.locals.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The record of one traced call (see ``docs/tracing.md`` for the exact semantics).
+
+    Args:
+        status (`Status`): how the call ended.
+        events (`tuple[Event, ...]`): the line events, in execution order.
+        output (`CanonicalValue`, optional): the return value when ``status`` is ``ok``.
+        exception (`ExceptionInfo`, optional): the exception when ``status`` is ``exception``.
+        python (`str`): the interpreter version that produced the trace, e.g. ``'3.11.7'``.
+        stdout (`str`): what the program printed (at most ``MAX_STDOUT_CHARS`` characters).
+    """
+
+    status: Status
+    events: tuple[Event, ...] = ()
+    output: CanonicalValue | None = None
+    exception: ExceptionInfo | None = None
+    python: str = _PYTHON
+    stdout: str = ""
+
+    # ------------------------------------------------------------------ helpers
+    def lines_executed(self) -> frozenset[int]:
+        """The line numbers with at least one event ("is line N executed")."""
+        return frozenset(event.line for event in self.events)
+
+    def occurrences(self, line: int) -> int:
+        """How many times line ``line`` was executed, over all frames."""
+        return sum(1 for event in self.events if event.line == line)
+
+    def _index(self, line: int, k: int) -> int:
+        if not isinstance(k, int) or k < 1:
+            raise InvalidArgument(f"k counts executions from 1, got {k!r}")
+        for index, event in enumerate(self.events):
+            if event.line == line and event.occurrence == k:
+                return index
+        raise InvalidArgument(
+            f"line {line} was executed {self.occurrences(line)} time(s), so it has no execution number {k}; "
+            "check trace.occurrences(line) first"
+        )
+
+    def event_at(self, line: int, k: int) -> Event:
+        """The event of line ``line``'s ``k``-th execution (k from 1); raises InvalidArgument if none."""
+        return self.events[self._index(line, k)]
+
+    def next_line(self, line: int, k: int) -> int:
+        """The line executed immediately after line ``line``'s ``k``-th execution, in any
+        frame, or ``-1`` when no line of the program follows it.
+
+        Raises:
+            InvalidArgument: line ``line`` was not executed ``k`` times.
+        """
+        index = self._index(line, k)
+        return self.events[index + 1].line if index + 1 < len(self.events) else -1
+
+    def state_after(self, line: int, k: int, var: str) -> CanonicalValue | None:
+        """The value of local ``var`` of the executing frame after line ``line``'s ``k``-th
+        execution, or ``None`` when that frame has no bound local of that name then.
+
+        Raises:
+            InvalidArgument: line ``line`` was not executed ``k`` times.
+        """
+        return self.events[self._index(line, k)].locals.get(var)
+
+    # ------------------------------------------------------------------ serialisation
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``status``, ``output`` (``{"text","type"}`` or ``None``),
+        ``exception`` (``{"type","message"}`` or ``None``), ``python``, ``stdout``, ``events``."""
+        return {
+            "status": self.status.value,
+            "output": None if self.output is None else {"text": self.output.text, "type": self.output.type},
+            "exception": None if self.exception is None else self.exception.to_json(),
+            "python": self.python,
+            "stdout": self.stdout,
+            "events": [event.to_json() for event in self.events],
+        }
+
+
+# ---------------------------------------------------------------------- compiling and calls
+
+
+def compile_program(source: str) -> CodeType:
+    """Compile program text under :data:`PROGRAM_FILENAME`; a syntax error raises ProgramError."""
+    if not isinstance(source, str):
+        raise InvalidArgument(f"source must be a str, got {type(source).__name__}")
+    try:
+        return compile(source, PROGRAM_FILENAME, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        raise ProgramError(f"the program does not compile: {exc.__class__.__name__}: {getattr(exc, 'msg', exc)}{where}") from None
+
+
+def _literal_call(call: str) -> tuple[str, tuple, dict]:
+    try:
+        return values.parse_call(call)
+    except AnswerError as exc:
+        raise ProgramError(
+            f"the call {call[:80]!r} is not a literal call ({exc}); for trusted benchmark data whose "
+            "arguments are expressions, pass trusted_call=True (CLI: --trusted-call)"
+        ) from None
+
+
+def _pack(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
+    return args, kwargs
+
+
+def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
+    """Evaluate the arguments of ``call`` in the program's namespace (trusted data only)."""
+    try:
+        node = ast.parse(call.strip(), _CALL_FILENAME, mode="eval").body
+    except SyntaxError as exc:
+        raise ProgramError(f"the call {call[:80]!r} is not a Python expression: {exc.msg}") from None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise ProgramError(f"the call {call[:80]!r} must call a function by name, such as f(1, 'a')")
+    name = node.func.id
+    node.func = ast.Name(id="__execverify_pack__", ctx=ast.Load())
+    expression = ast.fix_missing_locations(ast.Expression(body=node))
+    scope = dict(namespace)
+    scope["__execverify_pack__"] = _pack
+    code = compile(expression, _CALL_FILENAME, "eval", dont_inherit=True)
+    args, kwargs = eval(code, scope)  # trusted: benchmark call expressions, only with trusted_call=True
+    return name, args, kwargs
+
+
+# ---------------------------------------------------------------------- the recorder
+
+
+class _StepLimit(BaseException):
+    """Raised into the program when it exceeds its step budget."""
+
+
+class _Timeout(BaseException):
+    """Raised into the program when it exceeds its wall-clock budget."""
+
+
+class _Frame:
+    __slots__ = ("id", "function", "depth", "pending", "cache", "last")
+
+    def __init__(self, frame_id: int, function: str):
+        self.id = frame_id
+        self.function = function
+        self.depth = 0
+        self.pending: list | None = None  # the frame's last event, waiting for its after-state
+        self.cache: dict[str, tuple[Any, CanonicalValue]] = {}
+        self.last: dict[str, CanonicalValue] | None = None
+
+
+class _Recorder:
+    """sys.settrace callbacks that build events; one per traced call."""
+
+    def __init__(self, max_steps: int, deadline: float | None):
+        self.max_steps = max_steps
+        self.deadline = deadline
+        self.events: list[list] = []
+        self.counts: dict[int, int] = {}
+        self.stack: list[_Frame] = []
+        self.frames: dict[FrameType, _Frame] = {}
+        self.stopped: Status | None = None
+        self.next_id = 0
+
+    def snapshot(self, record: _Frame, frame: FrameType) -> dict[str, CanonicalValue]:
+        cache = record.cache
+        state: dict[str, CanonicalValue] = {}
+        changed = False
+        for name, value in frame.f_locals.items():
+            if name[0] == ".":  # compiler-made locals such as a comprehension's ".0"
+                continue
+            cached = cache.get(name)
+            if cached is not None and cached[0] is value and type(value) in _IMMUTABLE_SCALARS:
+                state[name] = cached[1]
+                continue
+            canonical = encode(value)
+            cache[name] = (value, canonical)
+            state[name] = canonical
+            changed = True
+        last = record.last
+        if not changed and last is not None and len(last) == len(state) and last == state:
+            return last  # share one mapping between consecutive identical states
+        record.last = state
+        return state
+
+    def on_call(self, frame: FrameType, event: str, arg: Any):
+        if frame.f_code.co_filename != PROGRAM_FILENAME or self.stopped is not None:
+            return None
+        record = self.frames.get(frame)
+        if record is None:
+            record = _Frame(self.next_id, frame.f_code.co_name)
+            self.next_id += 1
+            self.frames[frame] = record
+        record.depth = len(self.stack)
+        self.stack.append(record)
+        return self.on_event
+
+    def on_event(self, frame: FrameType, event: str, arg: Any):
+        if event == "line":
+            record = self.stack[-1]
+            steps = len(self.events)
+            if steps >= self.max_steps:
+                self.stop(Status.STEP_LIMIT, frame)
+                raise _StepLimit
+            if self.deadline is not None and steps & 63 == 0 and time.monotonic() > self.deadline:
+                self.stop(Status.TIMEOUT, frame)
+                raise _Timeout
+            if record.pending is not None:
+                record.pending[5] = self.snapshot(record, frame)
+            line = frame.f_lineno
+            occurrence = self.counts.get(line, 0) + 1
+            self.counts[line] = occurrence
+            record.pending = pending = [record.function, record.id, record.depth, line, occurrence, None]
+            self.events.append(pending)
+        elif event == "return":
+            record = self.stack.pop()
+            if record.pending is not None:
+                record.pending[5] = self.snapshot(record, frame)
+                record.pending = None
+            if not frame.f_code.co_flags & _CO_GENERATOR_LIKE:
+                del self.frames[frame]
+        return self.on_event
+
+    def stop(self, status: Status, frame: FrameType | None) -> None:
+        """Freeze the trace: pending events get their frame's locals as they are now."""
+        if self.stopped is not None:
+            return
+        self.stopped = status
+        sys.settrace(None)
+        live = {record: None for record in self.stack}
+        for frame_object, record in list(self.frames.items()):
+            if record.pending is not None and record in live:
+                try:
+                    record.pending[5] = self.snapshot(record, frame_object)
+                except Exception:  # pragma: no cover - a frame being torn down
+                    record.pending[5] = {}
+                record.pending = None
+
+    def build_events(self) -> tuple[Event, ...]:
+        empty: dict[str, CanonicalValue] = {}
+        return tuple(
+            Event(function, frame_id, depth, line, occurrence, empty if state is None else state)
+            for function, frame_id, depth, line, occurrence, state in self.events
+        )
+
+
+# ---------------------------------------------------------------------- trace_call
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float | None, recorder: _Recorder):
+    """SIGALRM-based interruption (main thread only): works even when no trace event fires."""
+    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        recorder.stop(Status.TIMEOUT, frame)
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class _Capped(io.StringIO):
+    def write(self, text: str) -> int:
+        if self.tell() < MAX_STDOUT_CHARS:
+            super().write(text[: MAX_STDOUT_CHARS - self.tell()])
+        return len(text)
+
+
+def trace_call(
+    source: str,
+    call: str,
+    *,
+    trusted_call: bool = False,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> Trace:
+    """Run ``call`` against ``source`` in this process and record its execution.
+
+    The module body of ``source`` runs first, untraced (it defines the functions);
+    then the call runs with every line event of the program's own code recorded.
+
+    Args:
+        source (`str`): the program text.
+        call (`str`): a call such as ``"f([1, 2], 'a', k=3)"``; its arguments must be
+            literals that :func:`execverify_data.values.parse` accepts.
+        trusted_call (`bool`, optional, defaults to `False`): evaluate the call's arguments
+            as expressions in the program's namespace. Only for trusted benchmark data.
+        max_steps (`int`, optional, defaults to `DEFAULT_MAX_STEPS`): most line events;
+            one more gives status ``step_limit``.
+        timeout (`float`, optional, defaults to `DEFAULT_TIMEOUT`): seconds of wall clock
+            for the module body and the call; ``None`` for no limit. In the main thread a
+            SIGALRM timer interrupts even loops that emit no trace event; elsewhere only
+            line events check the clock. Use the trusted runner for a hard kill.
+
+    Returns:
+        `Trace`: frozen; ``status`` is never ``crashed`` here.
+
+    Raises:
+        ProgramError: the program does not compile, the call is not a literal call (and
+            ``trusted_call`` is false), or the called name is not a function of the program.
+        InvalidArgument: an option has the wrong type or range.
+
+    >>> trace_call("def f(n):\\n    return [i for i in range(n)]\\n", "f(2)").output.text
+    '[0, 1]'
+    >>> trace_call("def f(n):\\n    return n\\n", "f(len([1]))")
+    Traceback (most recent call last):
+    ...
+    execverify_data.errors.ProgramError: the call 'f(len([1]))' is not a literal call (...); for trusted benchmark data whose arguments are expressions, pass trusted_call=True (CLI: --trusted-call)
+    """
+    if not isinstance(call, str):
+        raise InvalidArgument(f"call must be a str such as \"f(1, 'a')\", got {type(call).__name__}")
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise InvalidArgument(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    code = compile_program(source)
+    if not trusted_call:
+        name, args, kwargs = _literal_call(call)
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    recorder = _Recorder(max_steps, deadline)
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    stdout = _Capped()
+    output = exception = None
+    status = Status.OK
+    with contextlib.redirect_stdout(stdout), _alarm(timeout, recorder):
+        try:
+            exec(code, namespace)  # the program text itself, the one thing this module runs
+            if trusted_call:
+                name, args, kwargs = _trusted_arguments(call, namespace)
+            function = namespace.get(name)
+            if not callable(function):
+                raise ProgramError(f"the program defines no function named {name!r} to call")
+        except ProgramError:
+            raise
+        except _Timeout:
+            return Trace(Status.TIMEOUT, stdout=stdout.getvalue())
+        except BaseException as exc:  # noqa: BLE001 - the program's own failure at definition time
+            raise ProgramError(
+                f"the program failed before the call: {type(exc).__name__}: {exc}"
+            ) from None
+        try:
+            sys.settrace(recorder.on_call)
+            try:
+                result = function(*args, **kwargs)
+            finally:
+                sys.settrace(None)
+            if recorder.stopped is None:
+                output = encode(result)
+        except (_StepLimit, _Timeout):
+            pass
+        except BaseException as exc:  # noqa: BLE001 - any exception of the program is data
+            if recorder.stopped is None:
+                status = Status.EXCEPTION
+                exception = ExceptionInfo(type(exc).__name__, _message(exc))
+    if recorder.stopped is not None:
+        status, output, exception = recorder.stopped, None, None
+    return Trace(status, recorder.build_events(), output, exception, _PYTHON, stdout.getvalue())
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a program's exception with a broken __str__
+        return f"<{type(exc).__name__} with an unprintable message>"
