@@ -71,6 +71,7 @@ import io
 import math
 import re
 import tokenize
+import warnings
 from collections import Counter, OrderedDict, defaultdict, deque
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -647,7 +648,9 @@ def _parse_tree(text: Any, max_chars: int) -> tuple[ast.expr, dict[str, int]]:
     if _LONG_DIGITS.search(source):
         source, big = _protect_big_ints(source)
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():  # invalid escapes or "1if" must not print warnings
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         raise AnswerError(f"not a Python literal ({exc.msg})") from None
     except (MemoryError, RecursionError):
