@@ -1,0 +1,256 @@
+"""The small type language of catalog signatures.
+
+A type is written as a string and parsed into a :class:`Type` tree:
+
+* concrete types: ``str``, ``int``, ``float``, ``bool``, ``bytes``, ``None``,
+  ``range``, ``type``, ``object`` (anything);
+* containers: ``list[X]``, ``set[X]``, ``frozenset[X]``, ``dict[K, V]``,
+  ``tuple[X, ...]`` (any length) and ``tuple[A, B]`` (fixed length), the dict views
+  ``dict_keys[K]``, ``dict_values[V]``, ``dict_items[K, V]``;
+* abstract types, for parameters that accept several concrete types:
+  ``Iterable[X]``, ``Iterator[X]``, ``Sequence[X]`` (list, tuple, str, bytes, range),
+  ``Collection[X]`` (anything with ``len``), ``Callable[[A, B], R]``;
+* ``Optional[X]`` (same as ``X | None``) and unions ``A | B``;
+* type variables: one upper-case letter (``T``, ``U``, ``K``, ``V``), bound by
+  substitution (:func:`substitute`).
+
+``bool`` conforms to ``int`` (it is a subclass); ``int`` does not conform to
+``float``: signatures list ``int`` and ``float`` overloads separately.
+
+>>> t = parse("dict[str, list[int]]")
+>>> t.name, str(t.args[1])
+('dict', 'list[int]')
+>>> str(parse("Optional[int]"))
+'int | None'
+>>> conforms({"a": [1, 2]}, t), conforms({"a": ["x"]}, t)
+(True, False)
+>>> str(substitute(parse("list[T]"), {"T": parse("str")}))
+'list[str]'
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import re
+from dataclasses import dataclass
+
+from execverify_data.errors import InvalidArgument
+
+__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE", "ABSTRACT"]
+
+#: Concrete type names and the Python class each one stands for.
+CONCRETE: dict[str, type] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "bytes": bytes,
+    "None": type(None),
+    "range": range,
+    "type": type,
+    "list": list,
+    "set": set,
+    "frozenset": frozenset,
+    "dict": dict,
+    "tuple": tuple,
+    "dict_keys": type({}.keys()),
+    "dict_values": type({}.values()),
+    "dict_items": type({}.items()),
+}
+#: Abstract type names (accepted by parameters, never the type of a built value).
+ABSTRACT = frozenset({"Iterable", "Iterator", "Sequence", "Collection", "Callable"})
+_ARITY = {
+    "list": 1, "set": 1, "frozenset": 1, "dict": 2, "dict_keys": 1, "dict_values": 1,
+    "dict_items": 2, "Iterable": 1, "Iterator": 1, "Sequence": 1, "Collection": 1,
+    "Callable": 2, "Optional": 1,
+}
+_SCALARS = frozenset({"str", "int", "float", "bool", "bytes", "None", "range", "type", "object"})
+_TOKEN = re.compile(r"\s*(\.\.\.|[A-Za-z_][A-Za-z_0-9]*|[\[\],|])")
+
+
+@dataclass(frozen=True)
+class Type:
+    """A parsed type: a ``name`` and its type arguments.
+
+    Unions have name ``"|"``; the parameter list of a ``Callable`` has name ``"[]"``;
+    the ``...`` of ``tuple[X, ...]`` has name ``"..."``.
+    """
+
+    name: str
+    args: tuple[Type, ...] = ()
+
+    @property
+    def is_var(self) -> bool:
+        """True for a type variable such as ``T``."""
+        return len(self.name) == 1 and self.name.isupper()
+
+    def __str__(self) -> str:
+        if self.name == "|":
+            return " | ".join(str(a) for a in self.args)
+        if self.name == "[]":
+            return "[" + ", ".join(str(a) for a in self.args) + "]"
+        if not self.args:
+            return self.name
+        return f"{self.name}[{', '.join(str(a) for a in self.args)}]"
+
+
+def parse(text: str) -> Type:
+    """Parse a type string; raise :class:`InvalidArgument` naming the problem.
+
+    >>> str(parse("tuple[int, ...]")), str(parse("Callable[[T], object]"))
+    ('tuple[int, ...]', 'Callable[[T], object]')
+    >>> parse("lst[int]")
+    Traceback (most recent call last):
+    ...
+    execverify_data.errors.InvalidArgument: unknown type name 'lst' in 'lst[int]'; ...
+    """
+    if not isinstance(text, str):
+        raise InvalidArgument(f"a type must be given as a string, got {text!r}")
+    tokens = _TOKEN.findall(text)
+    if "".join(tokens) != re.sub(r"\s+", "", text):
+        raise InvalidArgument(f"cannot read type {text!r}: unexpected characters")
+    parser = _Parser(tokens, text)
+    result = parser.union()
+    if parser.pos != len(tokens):
+        raise InvalidArgument(f"cannot read type {text!r}: trailing {''.join(tokens[parser.pos:])!r}")
+    return result
+
+
+class _Parser:
+    def __init__(self, tokens: list[str], text: str) -> None:
+        self.tokens, self.text, self.pos = tokens, text, 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> str:
+        token = self.peek()
+        if token is None or (expected is not None and token != expected):
+            raise InvalidArgument(f"cannot read type {self.text!r}: expected {expected or 'a name'}, got {token!r}")
+        self.pos += 1
+        return token
+
+    def union(self) -> Type:
+        members = [self.atom()]
+        while self.peek() == "|":
+            self.take("|")
+            members.append(self.atom())
+        flat: list[Type] = []
+        for m in members:
+            flat.extend(m.args if m.name == "|" else (m,))
+        return flat[0] if len(flat) == 1 else Type("|", tuple(flat))
+
+    def atom(self) -> Type:
+        if self.peek() == "[":  # Callable parameter list
+            self.take("[")
+            items = [] if self.peek() == "]" else self.items()
+            self.take("]")
+            return Type("[]", tuple(items))
+        name = self.take()
+        if name == "...":
+            return Type("...")
+        if not (name in _SCALARS or name in _ARITY or name == "tuple" or (len(name) == 1 and name.isupper())):
+            known = sorted(_SCALARS | set(_ARITY) | {"tuple"})
+            raise InvalidArgument(f"unknown type name {name!r} in {self.text!r}; use one of {known} or a type variable like T")
+        if self.peek() != "[":
+            if name in _ARITY or name == "tuple":
+                raise InvalidArgument(f"type {name!r} in {self.text!r} needs arguments, e.g. {name}[int]")
+            return Type(name)
+        self.take("[")
+        args = self.items()
+        self.take("]")
+        if name == "Optional":
+            if len(args) != 1:
+                raise InvalidArgument(f"Optional takes one argument in {self.text!r}")
+            return Type("|", (*(args[0].args if args[0].name == "|" else (args[0],)), Type("None")))
+        if name in _SCALARS:
+            raise InvalidArgument(f"type {name!r} takes no arguments in {self.text!r}")
+        if name in _ARITY and len(args) != _ARITY[name]:
+            raise InvalidArgument(f"{name} takes {_ARITY[name]} argument(s) in {self.text!r}, got {len(args)}")
+        if any(a.name == "..." for a in args) and not (name == "tuple" and len(args) == 2 and args[1].name == "..."):
+            raise InvalidArgument(f"'...' is only allowed as tuple[X, ...] in {self.text!r}")
+        return Type(name, tuple(args))
+
+    def items(self) -> list[Type]:
+        out = [self.union()]
+        while self.peek() == ",":
+            self.take(",")
+            out.append(self.union())
+        return out
+
+
+def substitute(t: Type, bindings: dict[str, Type]) -> Type:
+    """Replace type variables by the types bound to them (unbound ones stay)."""
+    if t.is_var:
+        return bindings.get(t.name, t)
+    if not t.args:
+        return t
+    return Type(t.name, tuple(substitute(a, bindings) for a in t.args))
+
+
+def type_vars(t: Type) -> set[str]:
+    """The names of the type variables in ``t``.
+
+    >>> sorted(type_vars(parse("dict[K, list[V]]")))
+    ['K', 'V']
+    """
+    if t.is_var:
+        return {t.name}
+    return set().union(*(type_vars(a) for a in t.args)) if t.args else set()
+
+
+def _elements(value: object) -> list | None:
+    """Elements of a finite, re-iterable value, or None (iterators are never consumed)."""
+    if isinstance(value, (str, list, tuple, set, frozenset, dict, range, bytes, collections.abc.MappingView)):
+        return list(value)
+    return None
+
+
+def conforms(value: object, t: Type | str) -> bool:
+    """Whether a live value belongs to type ``t`` (type variables accept anything).
+
+    Iterators are checked to be iterators, never consumed, so their elements are
+    not checked.
+
+    >>> conforms(True, "int"), conforms(1, "float"), conforms([1, "a"], "list[int | str]")
+    (True, False, True)
+    >>> conforms((1, "a"), "tuple[int, str]"), conforms((1, 2, 3), "tuple[int, ...]")
+    (True, True)
+    """
+    if isinstance(t, str):
+        t = parse(t)
+    name, args = t.name, t.args
+    if t.is_var or name == "object":
+        return True
+    if name == "|":
+        return any(conforms(value, a) for a in args)
+    if name == "bool":
+        return isinstance(value, bool)
+    if name in ("str", "int", "float", "bytes", "None", "range", "type"):
+        return isinstance(value, CONCRETE[name])
+    if name == "Callable":
+        return callable(value)
+    if name == "Iterator":
+        return isinstance(value, collections.abc.Iterator)
+    if name in ("list", "set", "frozenset", "dict_keys", "dict_values"):
+        return type(value) is CONCRETE[name] and all(conforms(v, args[0]) for v in value)
+    if name == "dict":
+        return type(value) is dict and all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value.items())
+    if name == "dict_items":
+        return type(value) is CONCRETE[name] and all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value)
+    if name == "tuple":
+        if type(value) is not tuple:
+            return False
+        if len(args) == 2 and args[1].name == "...":
+            return all(conforms(v, args[0]) for v in value)
+        return len(value) == len(args) and all(conforms(v, a) for v, a in zip(value, args))
+    if name in ("Iterable", "Sequence", "Collection"):
+        if name == "Sequence" and not isinstance(value, (list, tuple, str, bytes, range)):
+            return False
+        if name == "Collection" and not isinstance(value, collections.abc.Collection):
+            return False
+        if not isinstance(value, collections.abc.Iterable):
+            return False
+        elements = _elements(value)
+        return elements is None or all(conforms(v, args[0]) for v in elements)
+    raise InvalidArgument(f"cannot check values against type {t}")
