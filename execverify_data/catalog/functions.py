@@ -77,7 +77,7 @@ FUNCTIONS: tuple[Entry, ...] = (
         "pow",
         sig(None, ["base: int", "exp: int"], "int", pre=["nonnegative(exp)", "small(exp)"]),
         sig(None, ["base: int", "exp: int", "mod: int"], "int", pre=["nonnegative(exp)", "nonzero(mod)"]),
-        sig(None, ["base: float", "exp: float"], "float", pre=["nonnegative(base)", "small(exp)"]),
+        sig(None, ["base: float", "exp: float"], "float", pre=["positive(base)", "small(exp)"]),
     ),
     function("print", sig(None, ["*values: object", "sep?: str", "end?: str"], "None")),
     function(

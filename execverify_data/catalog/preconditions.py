@@ -8,7 +8,8 @@ omitted (``dict.pop(key)`` needs the key, ``dict.pop(key, default)`` does not).
 A precondition holds vacuously when one of its required arguments was not
 supplied or is ``None`` (``str.split(None)`` needs no non-empty separator;
 ``list.pop()`` needs no valid index); trailing optional ones (``found``'s
-``start``/``end``) fall back to the check's defaults. Some checks try the
+``start``/``end``) fall back to the check's defaults. A variadic parameter is
+bound to the tuple of its values (``()`` when none). Some checks try the
 operation itself on the given values (``int_literal``, ``encodable``...): the exact
 rule is the interpreter's, and these values are plain builtins.
 
@@ -42,6 +43,13 @@ def _tries(fn: Callable[[], object]) -> bool:
     return True
 
 
+def _found(x, y, start, end) -> bool:
+    if isinstance(x, (str, bytes)):  # str.find's rules: an empty needle is not found past end
+        bounds = [b for b in (start, end) if b is not None]
+        return x.find(y, *bounds) >= 0
+    return y in x[start:end]
+
+
 def _sized(x: object) -> bool:
     return hasattr(x, "__len__")
 
@@ -51,12 +59,13 @@ PREDICATES: dict[str, tuple[Callable[..., bool], str]] = {
     "nonempty": (lambda x: _sized(x) and len(x) > 0, "has at least one element (iterators without len never qualify)"),
     "contains": (lambda x, y: y in x, "second argument is in the first (`y in x`)"),
     "found": (
-        lambda x, y, start=None, end=None: y in x[start:end],
+        lambda x, y, start=None, end=None: _found(x, y, start, end),
         "second argument occurs in first[start:end] (index/rindex)",
     ),
     "valid_index": (lambda x, i: -len(x) <= i < len(x), "-len(x) <= i < len(x)"),
     "nonzero": (lambda x: x != 0, "not zero"),
     "nonnegative": (lambda x: x >= 0, ">= 0"),
+    "positive": (lambda x: x > 0, "> 0"),
     "small": (lambda x: -SMALL <= x <= SMALL, f"|x| <= {SMALL}, keeps results small (not needed for correctness)"),
     "single_char": (lambda x: len(x) == 1, "exactly one character (or byte)"),
     "codepoint": (lambda x: 0 <= x <= 0x10FFFF, "a Unicode code point, 0..0x10FFFF"),
