@@ -1,0 +1,387 @@
+"""Which catalog entries a program uses, read from its AST alone (never run).
+
+This is a static approximation, documented here because coverage statistics rely on it:
+
+* **Operators** are read off the syntax exactly (``a[1:]`` is ``op.slice_from``,
+  ``x in y`` is ``op.in``, ``s += t`` is ``op.iadd``); ``a * n`` counts as
+  ``op.repeat`` when one side is known to be a sequence, else ``op.mul``.
+  Annotations (``list[int]``) are not subscriptions and are skipped; a signed
+  number literal (``-1``) is not ``op.neg``.
+* **Builtin functions** are calls by bare name (``sorted(x)``) when the name is not
+  bound anywhere in the module (a ``def len``, a parameter or variable ``len``).
+* **Methods** are calls ``recv.name(...)`` where ``recv`` is not an imported module.
+  The receiver's type is inferred when it can be: literals, displays and
+  comprehensions, f-strings, parameter annotations, variables whose every
+  assignment in the function has one inferred type, results of builtins, methods
+  and operators with a concrete catalogued return type. Candidates are the method
+  entries with that name on the inferred type (``bool`` uses ``int``'s methods), or on
+  any type when the receiver's type is unknown, kept only if the call's argument
+  count and keyword names fit. ``str.upper(s)`` (called on the type) counts as
+  ``str.upper``. So an unknown receiver can give several ids (``x.count(y)`` may be
+  ``str.count``, ``list.count``, ``tuple.count``, ``bytes.count``): an over-approximation.
+  Methods reached without a call (``f = s.split``) are not counted.
+
+>>> sorted(entries_used("def f(s: str):\\n    return sorted(s.split(','))[1:]"))
+['builtin.sorted', 'op.slice_from', 'str.split']
+>>> sorted(entries_used("def f(xs):\\n    return xs.count(1)"))
+['bytes.count', 'list.count', 'str.count', 'tuple.count']
+>>> sorted(entries_used("import re\\ndef f(s):\\n    return re.split(',', s)"))
+[]
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from execverify_data.catalog import ENTRIES, TYPES
+from execverify_data.catalog.entry import Entry, Signature
+from execverify_data.catalog.typelang import parse as parse_type
+
+__all__ = ["CallUse", "Usage", "analyze", "entries_used"]
+
+_METHODS: dict[str, list[Entry]] = {}
+for _e in ENTRIES:
+    if _e.kind == "method":
+        _METHODS.setdefault(_e.name, []).append(_e)
+_BUILTINS = {e.name: e for e in ENTRIES if e.kind == "function"}
+_OPS = {e.name: e for e in ENTRIES if e.kind == "operator"}
+
+_BINOP = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitOr: "bitor",
+    ast.BitAnd: "bitand", ast.BitXor: "bitxor",
+}
+_AUG = {ast.Add: "iadd", ast.Sub: "isub", ast.Mult: "imul", ast.Div: "itruediv", ast.FloorDiv: "ifloordiv",
+        ast.Mod: "imod", ast.BitOr: "ior", ast.BitAnd: "iand", ast.BitXor: "ixor"}
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
+_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge",
+            ast.Is: "is", ast.IsNot: "is_not", ast.In: "in", ast.NotIn: "not_in"}
+_SEQUENCES = frozenset({"str", "list", "tuple", "bytes"})
+_TYPING_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
+
+Types = frozenset[str] | None  # possible type heads; None = unknown
+
+
+@dataclass(frozen=True)
+class CallUse:
+    """One call that maps to catalog entries.
+
+    ``ids`` are the candidate entries; ``receiver_types`` is what was inferred about the
+    receiver (``None``: unknown); ``how`` is ``"function"``, ``"method"`` or ``"type-method"``.
+    """
+
+    node: ast.Call
+    ids: tuple[str, ...]
+    receiver_types: Types
+    how: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """All catalog uses found in a module: calls and operator ids."""
+
+    calls: tuple[CallUse, ...]
+    operators: frozenset[str]
+
+    @property
+    def ids(self) -> set[str]:
+        """Every catalog id used (candidates included)."""
+        return set(self.operators).union(*(c.ids for c in self.calls))
+
+
+def _heads(type_text: str) -> Types:
+    t = parse_type(type_text)
+    members = t.args if t.name == "|" else (t,)
+    if any(m.is_var for m in members):
+        return None
+    return frozenset(m.name for m in members)
+
+
+def _owners(types: frozenset[str]) -> set[str]:
+    return set(types) | ({"int"} if "bool" in types else set())
+
+
+def _fits(s: Signature, n_positional: int | None, keywords: set[str]) -> bool:
+    lo, hi = s.arity
+    names = {p.name for p in s.params}
+    if not keywords <= names:
+        return False
+    if n_positional is None:  # a *starred argument: any count
+        return True
+    given = n_positional + sum(1 for p in s.params if p.name in keywords and not p.keyword)
+    return lo <= given and (hi is None or given <= hi)
+
+
+class _Analyzer:
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.modules: set[str] = set()
+        self.bound: set[str] = set()
+        self.skip: set[int] = set()
+        self.parent_fn: dict[int, ast.AST] = {}
+        self.assigned: dict[tuple[int, str], list[ast.AST | str]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    self.modules.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom):
+                self.bound.update(a.asname or a.name for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.bound.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                self.bound.add(node.id)
+            elif isinstance(node, ast.arg):
+                self.bound.add(node.arg)
+                if node.annotation is not None:
+                    self.skip.update(id(n) for n in ast.walk(node.annotation))
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                self.bound.add(node.name)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+                self.skip.update(id(n) for n in ast.walk(node.returns))
+            if isinstance(node, ast.AnnAssign):
+                self.skip.update(id(n) for n in ast.walk(node.annotation))
+        self.bound |= self.modules
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self._index_function(fn)
+
+    def _index_function(self, fn: ast.AST) -> None:
+        args = fn.args
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            self.assigned.setdefault((id(fn), a.arg), []).append(self._annotation(a.annotation))
+        for extra, head in ((args.vararg, "tuple"), (args.kwarg, "dict")):
+            if extra is not None:
+                self.assigned.setdefault((id(fn), extra.arg), []).append(head)
+        stack = list(ast.iter_child_nodes(fn))
+        while stack:
+            node = stack.pop()
+            self.parent_fn[id(node)] = fn
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue  # its own scope
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.assigned.setdefault((id(fn), target.id), []).append(node.value)
+                    else:
+                        self._unknown_targets(fn, target)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                self.assigned.setdefault((id(fn), node.target.id), []).append(self._annotation(node.annotation))
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.assigned.setdefault((id(fn), node.target.id), []).append(
+                    ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+                )
+            elif isinstance(node, (ast.For, ast.comprehension, ast.withitem, ast.NamedExpr)):
+                target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+                if target is not None:
+                    self._unknown_targets(fn, target)
+            stack.extend(ast.iter_child_nodes(node))
+
+    def _unknown_targets(self, fn: ast.AST, target: ast.AST) -> None:
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                self.assigned.setdefault((id(fn), n.id), []).append("?")
+
+    def _annotation(self, node: ast.AST | None) -> str:
+        if node is None:
+            return "?"
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return "?"
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        if isinstance(node, ast.Name):
+            name = _TYPING_ALIASES.get(node.id, node.id)
+            return name if name in TYPES else "?"
+        return "?"
+
+    # --- type inference -----------------------------------------------------------
+
+    def types(self, node: ast.AST, seen: frozenset[tuple[int, str]] = frozenset()) -> Types:
+        if isinstance(node, str):
+            return None if node == "?" else frozenset({node})
+        if isinstance(node, ast.Constant):
+            name = type(node.value).__name__
+            return frozenset({name})
+        if isinstance(node, ast.JoinedStr):
+            return frozenset({"str"})
+        for kinds, head in (((ast.List, ast.ListComp), "list"), ((ast.Tuple,), "tuple"),
+                            ((ast.Set, ast.SetComp), "set"), ((ast.Dict, ast.DictComp), "dict")):
+            if isinstance(node, kinds):
+                return frozenset({head})
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            inner = self.types(node.value, seen)
+            return inner if inner and inner <= _SEQUENCES else None
+        if isinstance(node, ast.Subscript):
+            inner = self.types(node.value, seen)
+            return frozenset({"str"}) if inner == {"str"} else (frozenset({"int"}) if inner == {"bytes"} else None)
+        if isinstance(node, ast.IfExp):
+            a, b = self.types(node.body, seen), self.types(node.orelse, seen)
+            return a | b if a is not None and b is not None else None
+        if isinstance(node, ast.Compare):
+            return frozenset({"bool"})
+        if isinstance(node, ast.BinOp):
+            return self._binop_types(node, seen)
+        if isinstance(node, ast.Call):
+            use = self.call_use(node, seen)
+            if use is None or not use.ids:
+                return None
+            result: set[str] = set()
+            for entry_id in use.ids:
+                entry = next(e for e in ENTRIES if e.id == entry_id)
+                for s in entry.signatures:
+                    heads = _heads(s.returns)
+                    if heads is None:
+                        return None
+                    result |= heads
+            return frozenset(result)
+        if isinstance(node, ast.Name):
+            fn = self.parent_fn.get(id(node))
+            key = (id(fn), node.id)
+            if fn is None or key in seen or key not in self.assigned:
+                return None
+            result = set()
+            for value in self.assigned[key]:
+                t = self.types(value, seen | {key})
+                if t is None:
+                    return None
+                result |= t
+            return frozenset(result)
+        return None
+
+    def _binop_types(self, node: ast.BinOp, seen: frozenset) -> Types:
+        key = self._binop_key(node, seen)
+        left, right = self.types(node.left, seen), self.types(node.right, seen)
+        if key is None or left is None or right is None or len(left) != 1 or len(right) != 1:
+            return None
+        lt, rt = _owners(left), _owners(right)
+        heads: set[str] = set()
+        for s in _OPS[key].signatures:
+            a, b = (parse_type(p.type).name for p in s.params)
+            if (a in lt or a.isupper() and len(a) == 1) and (b in rt or b.isupper() and len(b) == 1):
+                r = _heads(s.returns)
+                if r is None:
+                    return None
+                heads |= r
+        return frozenset(heads) or None
+
+    def _binop_key(self, node: ast.BinOp, seen: frozenset = frozenset()) -> str | None:
+        key = _BINOP.get(type(node.op))
+        if key == "mul":
+            sides = [self.types(node.left, seen), self.types(node.right, seen)]
+            if any(t is not None and t & _SEQUENCES for t in sides):
+                return "repeat"
+        if key == "mod" and (self.types(node.left, seen) or set()) & {"str", "bytes"}:
+            return None  # %-formatting is not catalogued
+        return key
+
+    # --- calls --------------------------------------------------------------------
+
+    def call_use(self, node: ast.Call, seen: frozenset = frozenset()) -> CallUse | None:
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        n_pos = None if starred else len(node.args)
+        keywords = {k.arg for k in node.keywords if k.arg is not None}
+        func = node.func
+        if isinstance(func, ast.Name):
+            entry = _BUILTINS.get(func.id)
+            if entry is None or func.id in self.bound:
+                return None
+            if not any(_fits(s, n_pos, keywords) for s in entry.signatures):
+                return CallUse(node, (), None, "function")
+            return CallUse(node, (entry.id,), None, "function")
+        if not isinstance(func, ast.Attribute) or func.attr not in _METHODS:
+            return None
+        recv = func.value
+        if isinstance(recv, ast.Name) and recv.id in self.modules:
+            return None
+        if isinstance(recv, ast.Name) and recv.id in TYPES and recv.id not in self.bound:
+            cls_owner = "int" if recv.id == "bool" else recv.id
+            ids = tuple(
+                e.id for e in _METHODS[func.attr]
+                if e.receiver == cls_owner
+                and any(_fits(s, None if n_pos is None else n_pos - 1, keywords) for s in e.signatures)
+            )
+            return CallUse(node, ids, frozenset({recv.id}), "type-method")
+        recv_types = self.types(recv, seen)
+        owners = _owners(recv_types) if recv_types is not None else None
+        ids = tuple(
+            e.id for e in _METHODS[func.attr]
+            if (owners is None or e.receiver in owners) and any(_fits(s, n_pos, keywords) for s in e.signatures)
+        )
+        return CallUse(node, ids, recv_types, "method")
+
+    def operator_ids(self, node: ast.AST) -> list[str]:
+        if isinstance(node, ast.BinOp):
+            key = self._binop_key(node)
+            return [key] if key else []
+        if isinstance(node, ast.AugAssign):
+            return [_AUG[type(node.op)]] if type(node.op) in _AUG else []
+        if isinstance(node, ast.UnaryOp):
+            literal = isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant)
+            return [] if literal else [_UNARY[type(node.op)]]  # -1 is a literal, not op.neg
+        if isinstance(node, ast.BoolOp):
+            return ["bool_and" if isinstance(node.op, ast.And) else "bool_or"]
+        if isinstance(node, ast.Compare):
+            return [_COMPARE[type(op)] for op in node.ops]
+        if isinstance(node, ast.IfExp):
+            return ["ifexp"]
+        if isinstance(node, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in node.values):
+            return ["fstring"]
+        if isinstance(node, ast.Subscript):
+            return [self._subscript_key(node)]
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return ["unpack_" + type(node).__name__.lower()]
+        if isinstance(node, ast.Dict) and any(k is None for k in node.keys):
+            return ["unpack_dict"]
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Starred) for a in node.args):
+            return ["unpack_call"]
+        return []
+
+    @staticmethod
+    def _subscript_key(node: ast.Subscript) -> str:
+        sl = node.slice
+        if not isinstance(sl, ast.Slice):
+            return {ast.Load: "getitem", ast.Store: "setitem", ast.Del: "delitem"}[type(node.ctx)]
+        if isinstance(node.ctx, ast.Store):
+            return "slice_assign"
+        if isinstance(node.ctx, ast.Del):
+            return "slice_delete"
+        step = sl.step
+        reverse = (
+            isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
+            and isinstance(step.operand, ast.Constant) and step.operand.value == 1
+        )
+        if reverse and sl.lower is None and sl.upper is None:
+            return "slice_reverse"
+        return {
+            (False, False, False): "slice_copy", (True, False, False): "slice_from",
+            (False, True, False): "slice_to", (True, True, False): "slice",
+            (False, False, True): "slice_step", (True, False, True): "slice_from_step",
+            (False, True, True): "slice_to_step", (True, True, True): "slice_range_step",
+        }[(sl.lower is not None, sl.upper is not None, step is not None)]
+
+    def usage(self) -> Usage:
+        calls, ops = [], set()
+        for node in ast.walk(self.tree):
+            if id(node) in self.skip:
+                continue
+            if isinstance(node, ast.Call):
+                use = self.call_use(node)
+                if use is not None and use.ids:
+                    calls.append(use)
+            ops.update("op." + k for k in self.operator_ids(node))
+        return Usage(tuple(calls), frozenset(ops))
+
+
+def analyze(source: str | ast.Module) -> Usage:
+    """Every catalog use in ``source`` (text or a parsed module); raises ``SyntaxError`` if it does not parse."""
+    tree = ast.parse(source) if isinstance(source, str) else source
+    return _Analyzer(tree).usage()
+
+
+def entries_used(source: str | ast.Module) -> set[str]:
+    """The catalog ids ``source`` uses, statically approximated as described in this module."""
+    return analyze(source).ids
