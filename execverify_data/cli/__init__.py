@@ -15,6 +15,7 @@ from execverify_data import __version__
 
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
+    "doctor": "execverify_data.cli.doctor:doctor",
     "trace": "execverify_data.cli.trace:trace",
 }
 

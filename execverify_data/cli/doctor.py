@@ -1,0 +1,38 @@
+"""``execverify doctor``: which isolation layers of the untrusted sandbox work on this machine."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option("--run/--no-run", "smoke", default=True, show_default=True,
+              help="Also run one tiny program through the sandbox with every available layer.")
+def doctor(smoke: bool) -> None:
+    """Print which untrusted-sandbox layers are active here (see docs/sandbox.md)."""
+    import os
+    import platform
+    import sys
+
+    from execverify_data.sandbox import UntrustedPool, detect_layers
+
+    click.echo(f"python {platform.python_version()} on {platform.system()} {platform.release()}, "
+               f"euid {os.geteuid()}, {len(os.sched_getaffinity(0))} CPUs")
+    layers = detect_layers()
+    for number, layer in enumerate(layers, 1):
+        mark = "active " if layer.available else "missing"
+        click.echo(f"  {number}. {layer.name:<15} {mark}  {layer.detail}")
+    if not smoke:
+        return
+    if not layers[0].available:
+        click.echo("sandbox: unusable on this machine")
+        sys.exit(1)
+    with UntrustedPool(1) as pool:
+        result = pool.run("import os\nx = os.getuid()", ["x", "sum(range(10))"], timeout=10)
+        ok = result.ok and result.calls[1].ok and result.calls[1].value.text == "45"
+        uid = result.calls[0].value.text if result.calls and result.calls[0].ok else "?"
+        click.echo(f"smoke run: {result.status.value} (layers used: {', '.join(pool.active_layers)}; "
+                   f"child uid {uid}; {result.duration_s * 1000:.1f} ms)")
+    if not ok:
+        click.echo(f"smoke run failed: {result.detail}")
+        sys.exit(1)
