@@ -137,71 +137,91 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message[:500]}" if message else type(exc).__name__
 
 
-def _child(request: dict, cfg: dict, fds: dict, workdir: str, builtins_snapshot: dict) -> None:
-    """Runs in the forked child; never returns (``os._exit``)."""
+def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str) -> None:
+    """Set up a freshly forked child: session, fds ``0..n-1`` = ``fd_list``, rlimits, uid, seccomp."""
+    os.setsid()
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    import fcntl
+
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 256) for fd in fd_list]
+    for target, fd in enumerate(high):
+        os.dup2(fd, target)
+    os.closerange(len(fd_list), resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.chdir(workdir)
+    timeout = float(request["timeout"])
+    cpu = max(1, math.ceil(timeout)) + 1
+    limits = {
+        resource.RLIMIT_CPU: (cpu, cpu + 1),
+        resource.RLIMIT_AS: (int(request["memory_mb"]) << 20,) * 2,
+        resource.RLIMIT_FSIZE: (int(request["output_limit"]),) * 2,
+        resource.RLIMIT_NOFILE: (64, 64),
+        resource.RLIMIT_CORE: (0, 0),
+    }
+    if cfg.get("uid") is not None:
+        limits[resource.RLIMIT_NPROC] = (int(request["max_threads"]) + 1,) * 2
+    for which, (soft, hard) in limits.items():
+        _, current = resource.getrlimit(which)
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        resource.setrlimit(which, (soft, hard))
+    if cfg.get("uid") is not None:
+        os.setgroups([])
+        os.setgid(cfg["gid"])
+        os.setuid(cfg["uid"])
+    _prctl(_PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
+    if cfg.get("seccomp"):
+        from execverify_data.sandbox._seccomp import install_filter
+
+        install_filter()
+    os.environ.clear()
+    import io
+
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    sys.argv = [""]
+
+
+def _child(role, request: dict, cfg: dict, fd_list: list[int], workdir: str, *args) -> None:
+    """Runs in a forked child; never returns (``os._exit``)."""
     try:
-        os.setsid()
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        # file descriptors: 0 /dev/null, 1-2 capped files, 3 result channel, 4 secret; nothing else
-        import fcntl
-
-        order = ("null", "out", "err", "result_w", "secret_r")
-        high = [fcntl.fcntl(fds[k], fcntl.F_DUPFD_CLOEXEC, 256) for k in order]
-        for target, fd in enumerate(high):
-            os.dup2(fd, target)
-        os.closerange(SECRET_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-        os.chdir(workdir)
-        timeout = float(request["timeout"])
-        cpu = max(1, math.ceil(timeout)) + 1
-        limits = {
-            resource.RLIMIT_CPU: (cpu, cpu + 1),
-            resource.RLIMIT_AS: (int(request["memory_mb"]) << 20,) * 2,
-            resource.RLIMIT_FSIZE: (int(request["output_limit"]),) * 2,
-            resource.RLIMIT_NOFILE: (64, 64),
-            resource.RLIMIT_CORE: (0, 0),
-        }
-        if cfg.get("uid") is not None:
-            limits[resource.RLIMIT_NPROC] = (int(request["max_threads"]) + 1,) * 2
-        for which, (soft, hard) in limits.items():
-            _, current = resource.getrlimit(which)
-            if current != resource.RLIM_INFINITY:
-                soft, hard = min(soft, current), min(hard, current)
-            resource.setrlimit(which, (soft, hard))
-        if cfg.get("uid") is not None:
-            os.setgroups([])
-            os.setgid(cfg["gid"])
-            os.setuid(cfg["uid"])
-        _prctl(_PR_SET_DUMPABLE, 0)
-        if cfg.get("seccomp"):
-            from execverify_data.sandbox._seccomp import install_filter
-
-            install_filter()
-        os.environ.clear()
-        import io
-
-        sys.stdin = open(0, "r", closefd=False)
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-        sys.argv = [""]
+        _confine(request, cfg, fd_list, workdir)
     except BaseException as exc:  # noqa: BLE001 - set-up failed: report and die
         try:
             os.write(2, f"sandbox set-up failed: {_describe(exc)}\n".encode())
         finally:
             os._exit(71)
-    _run_child(request, builtins_snapshot)
+    try:
+        role(request, *args)
+    finally:
+        os._exit(73)
 
 
-def _run_child(request: dict, builtins_snapshot: dict) -> None:
-    from execverify_data.values import encode
+def _flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001
+            pass
 
-    outcome: dict = {"calls": [], "error": None, "test_passed": None, "memory": False}
+
+def _exec_completion(code: str):
+    """Run the untrusted code; return its namespace and ``"Type: message"`` of its failure, if any."""
     namespace = {"__name__": "__sandbox__", "__builtins__": builtins}
     try:
-        exec(compile(request["code"], "<completion>", "exec"), namespace)
+        exec(compile(code, "<completion>", "exec"), namespace)
     except BaseException as exc:  # noqa: BLE001 - the completion's own failure
-        outcome["error"] = _describe(exc)
-        outcome["memory"] = isinstance(exc, MemoryError)
-    if outcome["error"] is None:
+        return namespace, _describe(exc), isinstance(exc, MemoryError)
+    return namespace, None, False
+
+
+def _run_calls(request: dict) -> None:
+    """Role of the child in call mode (fds: 0 null, 1 out, 2 err, 3 result, 4 secret)."""
+    from execverify_data.values import encode
+
+    namespace, error, memory = _exec_completion(request["code"])
+    outcome: dict = {"calls": [], "error": error, "memory": memory}
+    if error is None:
         for expr in request["calls"]:
             try:
                 value = eval(compile(expr, "<call>", "eval"), namespace)
@@ -209,31 +229,106 @@ def _run_child(request: dict, builtins_snapshot: dict) -> None:
             except BaseException as exc:  # noqa: BLE001
                 outcome["memory"] = outcome["memory"] or isinstance(exc, MemoryError)
                 outcome["calls"].append({"error": type(exc).__name__, "message": _describe(exc)})
-        test = request.get("test")
-        if test is not None:
-            # undo process-wide patches the completion made before the test runs
-            sys.settrace(None)
-            sys.setprofile(None)
-            current = builtins.__dict__
-            for key in [k for k in current if k not in builtins_snapshot]:
-                del current[key]
-            current.update(builtins_snapshot)
-            try:
-                exec(compile(test, "<test>", "exec"), namespace)
-                outcome["test_passed"] = True
-            except BaseException as exc:  # noqa: BLE001
-                outcome["test_passed"] = False
-                outcome["test_error"] = _describe(exc)
-                outcome["memory"] = outcome["memory"] or isinstance(exc, MemoryError)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:  # noqa: BLE001
-            pass
+    _flush_std()
     try:
-        secret = os.read(SECRET_FD, 64).decode("ascii")
-        outcome["secret"] = secret
+        outcome["secret"] = os.read(SECRET_FD, 64).decode("ascii")
         write_frame(RESULT_FD, outcome)
+    except BaseException:  # noqa: BLE001
+        os._exit(72)
+    os._exit(0)
+
+
+def _serve_candidate(request: dict) -> None:
+    """Role of the candidate child in test mode (fds: 0 null, 1 out, 2 err, 3 requests in, 4 replies out).
+
+    Runs the untrusted code, then answers calls from the test child: arguments arrive as
+    canonical text (read with the restricted parser), results leave as canonical text."""
+    from execverify_data.values import encode, parse
+
+    namespace, error, memory = _exec_completion(request["code"])
+    names = sorted(k for k, v in namespace.items() if not k.startswith("__") and callable(v))
+    _flush_std()
+    write_frame(4, {"names": names, "error": error, "memory": memory})
+    while True:
+        call = read_frame(3)
+        if call is None:
+            os._exit(0)
+        try:
+            args = parse(call["args"])
+            kwargs = parse(call["kwargs"])
+            value = namespace[call["name"]](*args, **kwargs)
+            reply = {"value": list(encode(value))}
+        except BaseException as exc:  # noqa: BLE001
+            reply = {"error": type(exc).__name__, "message": _describe(exc), "memory": isinstance(exc, MemoryError)}
+        _flush_std()
+        write_frame(4, reply)
+
+
+class _CandidateDied(Exception):
+    pass
+
+
+def _run_test(request: dict, test: str) -> None:
+    """Role of the test child in test mode (fds: 0-2 null, 3 verdict out, 4 replies in, 5 requests out).
+
+    This process never runs untrusted code: the test's names for the candidate's functions
+    are proxies that send canonical arguments to the candidate child and parse its answers."""
+    from execverify_data.values import encode, parse
+
+    outcome: dict = {"test_passed": False, "detail": "", "candidate_error": None, "memory": False,
+                     "candidate_died": False}
+    state = {"memory": False}
+
+    def remote(name: str):
+        def call(*args, **kwargs):
+            args_value, kwargs_value = encode(tuple(args)), encode(dict(kwargs))
+            if not (args_value.askable and kwargs_value.askable):
+                raise TypeError(f"arguments of {name}() cannot cross the sandbox boundary")
+            write_frame(5, {"name": name, "args": args_value.text, "kwargs": kwargs_value.text})
+            try:
+                reply = read_frame(4)
+            except ValueError:
+                reply = None
+            if not isinstance(reply, dict):
+                raise _CandidateDied(f"the candidate process died during {name}()")
+            if "value" in reply:
+                text, type_name, askable, _ = reply["value"]
+                if not askable:
+                    raise TypeError(f"{name}() returned a {type_name}, which has no canonical value")
+                return parse(text)
+            state["memory"] = state["memory"] or bool(reply.get("memory"))
+            exc_type = getattr(builtins, str(reply.get("error")), None)
+            if not (isinstance(exc_type, type) and issubclass(exc_type, Exception)):
+                exc_type = RuntimeError
+            raise exc_type(reply.get("message", ""))
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    try:
+        hello = read_frame(4)
+    except ValueError:
+        hello = None
+    if not isinstance(hello, dict):
+        outcome.update(candidate_died=True, detail="the candidate process died before answering")
+    elif hello.get("error"):
+        outcome.update(candidate_error=str(hello["error"]), memory=bool(hello.get("memory")),
+                       detail=str(hello["error"]))
+    else:
+        namespace = {"__name__": "__test__", "__builtins__": builtins}
+        for name in hello.get("names", []):
+            if isinstance(name, str) and name.isidentifier():
+                namespace[name] = remote(name)
+        try:
+            exec(compile(test, "<test>", "exec"), namespace)
+            outcome["test_passed"] = True
+        except _CandidateDied as exc:
+            outcome.update(candidate_died=True, detail=str(exc))
+        except BaseException as exc:  # noqa: BLE001
+            outcome["detail"] = _describe(exc)
+        outcome["memory"] = state["memory"]
+    try:
+        write_frame(3, outcome)
     except BaseException:  # noqa: BLE001
         os._exit(72)
     os._exit(0)
@@ -251,8 +346,16 @@ class Zygote:
         self.private = os.path.join(self.base, f"zygote-{os.getpid()}")
         os.makedirs(self.private, mode=0o700, exist_ok=True)
         self.null = os.open(os.devnull, os.O_RDWR)
-        self.builtins_snapshot = dict(builtins.__dict__)
         self.counter = 0
+
+    def _fork(self, role, request: dict, fd_list: list[int], workdir: str, *args) -> int:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            try:
+                _child(role, request, self.cfg, fd_list, workdir, *args)
+            finally:
+                os._exit(70)
+        return pid
 
     def handle(self, request: dict) -> dict:
         self.counter += 1
@@ -264,49 +367,128 @@ class Zygote:
         flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
         out = os.open(os.path.join(self.private, "stdout"), flags, 0o600)
         err = os.open(os.path.join(self.private, "stderr"), flags, 0o600)
-        result_r, result_w = os.pipe2(os.O_CLOEXEC)
-        secret_r, secret_w = os.pipe2(os.O_CLOEXEC)
-        fds = {"null": self.null, "out": out, "err": err, "result_w": result_w, "secret_r": secret_r}
-        start = time.monotonic()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - child
-            try:
-                _child(request, self.cfg, fds, workdir, self.builtins_snapshot)
-            finally:
-                os._exit(70)
-        os.close(result_w)
-        os.close(secret_r)
-        secret = secrets.token_hex(16)
-        os.write(secret_w, secret.encode())  # read by the child only after its code ran
-        os.close(secret_w)
+        pids: list[int] = []
         try:
-            response = self._supervise(pid, request, result_r, start, secret)
+            if request.get("test_follows"):
+                response = self._handle_test(request, workdir, out, err, pids)
+            else:
+                response = self._handle_calls(request, workdir, out, err, pids)
         finally:
-            os.close(result_r)
-            self._cleanup(pid, workdir)
+            self._cleanup(pids, workdir)
         output_limit = int(request["output_limit"])
         for name, fd in (("stdout", out), ("stderr", err)):
             size = os.fstat(fd).st_size
             os.lseek(fd, 0, os.SEEK_SET)
             response[name] = os.read(fd, output_limit).decode("utf-8", "replace")
             if size >= output_limit and response["status"] in ("ok", "error", "crashed"):
-                response["status"] = "output_limit"
-                response["detail"] = f"{name} reached the {output_limit}-byte cap"
+                response.update(status="output_limit", detail=f"{name} reached the {output_limit}-byte cap")
             os.close(fd)
         return response
 
-    def _supervise(self, pid: int, request: dict, result_r: int, start: float, secret: str) -> dict:
+    # -- call mode: one child runs the code and evaluates the calls
+    def _handle_calls(self, request: dict, workdir: str, out: int, err: int, pids: list[int]) -> dict:
+        result_r, result_w = os.pipe2(os.O_CLOEXEC)
+        secret_r, secret_w = os.pipe2(os.O_CLOEXEC)
+        start = time.monotonic()
         deadline = start + float(request["timeout"])
+        pid = self._fork(_run_calls, request, [self.null, out, err, result_w, secret_r], workdir)
+        pids.append(pid)
+        os.close(result_w)
+        os.close(secret_r)
+        secret = secrets.token_hex(16)
+        os.write(secret_w, secret.encode())  # generated after the fork: never in the child's memory image
+        os.close(secret_w)
+        try:
+            status, data, timed_out, too_much = self._watch(pid, result_r, deadline)
+        finally:
+            os.close(result_r)
+        response = _base_response(time.monotonic() - start, status)
+        frame = None
+        for candidate in parse_frames(data):
+            if isinstance(candidate, dict) and candidate.get("secret") == secret:
+                frame = candidate
+        if timed_out:
+            response.update(status="timeout", detail=f"no result within {request['timeout']} s")
+        elif too_much:
+            response.update(status="output_limit", detail="result channel exceeded its cap")
+        elif frame is not None and response["exit_code"] == 0:
+            response["calls"] = frame.get("calls", [])
+            response["error"] = frame.get("error")
+            if frame.get("memory"):
+                response.update(status="memory", detail=frame.get("error") or "MemoryError in a call")
+            elif frame.get("error"):
+                response.update(status="error", detail=frame["error"])
+        else:
+            response.update(_death(status, deadline))
+        return response
+
+    # -- test mode: the candidate child runs the code; a second child runs the test against proxies
+    def _handle_test(self, request: dict, workdir: str, out: int, err: int, pids: list[int]) -> dict:
+        req_r, req_w = os.pipe2(os.O_CLOEXEC)
+        rep_r, rep_w = os.pipe2(os.O_CLOEXEC)
+        start = time.monotonic()
+        deadline = start + float(request["timeout"])
+        candidate = self._fork(_serve_candidate, request, [self.null, out, err, req_r, rep_w], workdir)
+        pids.append(candidate)
+        os.close(req_r)
+        os.close(rep_w)
+        # the test text is read only now, so the candidate's memory never held it
+        test_frame = read_frame(self.req_fd)
+        if not isinstance(test_frame, dict):
+            os._exit(0)  # the host is gone
+        result_r, result_w = os.pipe2(os.O_CLOEXEC)
+        tester = self._fork(_run_test, request, [self.null, self.null, self.null, result_w, rep_r, req_w], workdir,
+                            str(test_frame.get("test", "")))
+        pids.append(tester)
+        for fd in (result_w, rep_r, req_w):
+            os.close(fd)
+        try:
+            status, data, timed_out, too_much = self._watch(tester, result_r, deadline)
+        finally:
+            os.close(result_r)
+        try:
+            done, candidate_status = os.waitpid(candidate, os.WNOHANG)
+        except ChildProcessError:
+            done, candidate_status = 0, 0
+        if not done:
+            _kill(candidate)
+            _, killed_status = os.waitpid(candidate, 0)
+        response = _base_response(time.monotonic() - start, status)
+        frames = [f for f in parse_frames(data) if isinstance(f, dict)]
+        frame = frames[-1] if frames else None
+        if timed_out:
+            response.update(status="timeout", detail=f"no result within {request['timeout']} s")
+        elif too_much or frame is None or response["exit_code"] != 0:
+            response.update(status="crashed", detail="the test process died without a verdict")
+        else:
+            response["test_passed"] = bool(frame.get("test_passed"))
+            response["detail"] = str(frame.get("detail") or "")
+            if frame.get("candidate_error"):
+                response["error"] = str(frame["candidate_error"])
+                response["status"] = "memory" if frame.get("memory") else "error"
+            elif frame.get("candidate_died"):
+                response["test_passed"] = False
+                if done:
+                    response.update(_death(candidate_status, deadline))
+                    response["exit_code"], response["signal"] = _exit_info(candidate_status)
+                else:
+                    response.update(status="crashed", detail=response["detail"])
+            elif frame.get("memory"):
+                response["status"] = "memory"
+        return response
+
+    # -- shared
+    def _watch(self, pid: int, result_r: int, deadline: float):
+        """Wait for ``pid`` until ``deadline`` while reading ``result_r``; kill it on time-out."""
         pidfd = os.pidfd_open(pid)
         poller = select.poll()
         poller.register(result_r, select.POLLIN)
         poller.register(pidfd, select.POLLIN)
         poller.register(self.req_fd, select.POLLHUP)
         data = bytearray()
-        timed_out = too_much = False
-        exited = False
+        timed_out = too_much = exited = False
         try:
-            while True:
+            while not (exited or too_much):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     timed_out = True
@@ -317,22 +499,18 @@ class Zygote:
                         if not chunk:
                             poller.unregister(result_r)
                         data += chunk
-                        if len(data) > _MAX_RESULT_BYTES:
-                            too_much = True
+                        too_much = len(data) > _MAX_RESULT_BYTES
                     elif fd == pidfd:
                         exited = True
                     elif fd == self.req_fd and event & (select.POLLHUP | select.POLLERR):
                         _kill(pid)
                         os._exit(0)  # the host is gone
-                if exited or too_much:
-                    break
             if not exited:
                 _kill(pid)
             _, status = os.waitpid(pid, 0)
         finally:
             os.close(pidfd)
-        duration = time.monotonic() - start
-        # drain whatever the child wrote before exiting (non-blocking: a leftover holder cannot stall us)
+        # drain what the child wrote before exiting (non-blocking: a leftover holder cannot stall us)
         os.set_blocking(result_r, False)
         try:
             while len(data) <= _MAX_RESULT_BYTES:
@@ -342,69 +520,57 @@ class Zygote:
                 data += chunk
         except BlockingIOError:
             pass
-        response = {"status": "ok", "detail": "", "error": None, "calls": [], "test_passed": None,
-                    "duration_s": duration, "exit_code": None, "signal": None}
-        if os.WIFSIGNALED(status):
-            response["signal"] = os.WTERMSIG(status)
-        else:
-            response["exit_code"] = os.WEXITSTATUS(status)
-        frame = None
-        for candidate in parse_frames(bytes(data[:_MAX_RESULT_BYTES])):
-            if isinstance(candidate, dict) and candidate.get("secret") == secret:
-                frame = candidate
-        if timed_out:
-            response.update(status="timeout", detail=f"no result within {request['timeout']} s")
-        elif too_much:
-            response.update(status="output_limit", detail="result channel exceeded its cap")
-        elif frame is not None and response["exit_code"] == 0:
-            response["calls"] = frame.get("calls", [])
-            response["test_passed"] = frame.get("test_passed")
-            response["error"] = frame.get("error")
-            if frame.get("test_error"):
-                response["detail"] = frame["test_error"]
-            if frame.get("memory"):
-                response["status"] = "memory"
-                response["detail"] = response["detail"] or (frame.get("error") or "MemoryError")
-            elif frame.get("error"):
-                response.update(status="error", detail=frame["error"])
-        else:
-            sig = response["signal"]
-            if sig == signal.SIGXFSZ:
-                response.update(status="output_limit", detail="file size limit (RLIMIT_FSIZE) reached")
-            elif sig in (signal.SIGXCPU,) or (sig == signal.SIGKILL and time.monotonic() >= deadline - 0.05):
-                response.update(status="timeout", detail="CPU time limit reached")
-            elif sig == signal.SIGKILL:
-                response.update(status="killed", detail="killed by SIGKILL")
-            elif sig is not None:
-                response.update(status="crashed", detail=f"killed by signal {signal.Signals(sig).name}")
-            else:
-                code = response["exit_code"]
-                if code == 71:
-                    response.update(status="crashed", detail="sandbox set-up failed in the child")
-                else:
-                    response.update(status="crashed", detail=f"exited with code {code} without a valid result")
-        return response
+        return status, bytes(data[:_MAX_RESULT_BYTES]), timed_out, too_much
 
-    def _cleanup(self, pid: int, workdir: str) -> None:
+    def _cleanup(self, pids: list[int], workdir: str) -> None:
+        for pid in pids:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
         uid = self.cfg.get("uid")
         if uid is not None and not self.cfg.get("seccomp"):
-            # without seccomp a grandchild may have escaped the process group: kill every process of the uid
+            # without seccomp a grandchild may have left the process group: kill every process of the uid
             helper = os.fork()
             if helper == 0:  # pragma: no cover - helper
                 try:
+                    os.setgroups([])
                     os.setgid(self.cfg["gid"])
                     os.setuid(uid)
                     os.kill(-1, signal.SIGKILL)
                 finally:
                     os._exit(0)
             os.waitpid(helper, 0)
-        else:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
         _reap_all()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _exit_info(status: int) -> tuple[int | None, int | None]:
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    return os.WEXITSTATUS(status), None
+
+
+def _base_response(duration: float, status: int) -> dict:
+    exit_code, sig = _exit_info(status)
+    return {"status": "ok", "detail": "", "error": None, "calls": [], "test_passed": None,
+            "duration_s": duration, "exit_code": exit_code, "signal": sig}
+
+
+def _death(status: int, deadline: float) -> dict:
+    """Status and detail for a child that ended without a valid result."""
+    exit_code, sig = _exit_info(status)
+    if sig == signal.SIGXFSZ:
+        return {"status": "output_limit", "detail": "file size limit (RLIMIT_FSIZE) reached"}
+    if sig == signal.SIGXCPU:
+        return {"status": "timeout", "detail": "CPU time limit (RLIMIT_CPU) reached"}
+    if sig == signal.SIGKILL:
+        return {"status": "killed", "detail": "killed by SIGKILL"}
+    if sig is not None:
+        return {"status": "crashed", "detail": f"killed by signal {signal.Signals(sig).name}"}
+    if exit_code == 71:
+        return {"status": "crashed", "detail": "sandbox set-up failed in the child"}
+    return {"status": "crashed", "detail": f"exited with code {exit_code} without a valid result"}
 
 
 def _kill(pid: int) -> None:

@@ -232,9 +232,10 @@ class _Worker:
                                   "run `execverify doctor` to see which layers work here")
         self.info = ready
 
-    def request(self, payload: dict, deadline: float) -> dict | None:
+    def request(self, frames: list[dict], deadline: float) -> dict | None:
         try:
-            _zygote.write_frame(self.req_fd, payload)
+            for frame in frames:
+                _zygote.write_frame(self.req_fd, frame)
             return _read_frame(self.resp_fd, deadline)
         except (OSError, ValueError):
             return None
@@ -344,6 +345,8 @@ class UntrustedPool:
             raise InvalidArgument("calls must be a sequence of expression strings, such as ['add(1, 2)']")
         if test is not None and not isinstance(test, str):
             raise InvalidArgument(f"test must be a string of Python code or None, got {type(test).__name__}")
+        if test is not None and calls:
+            raise InvalidArgument("pass either calls or test, not both: they run in different modes")
         if isinstance(code, (bytes, bytearray)):
             try:
                 code = bytes(code).decode("utf-8")
@@ -357,12 +360,13 @@ class UntrustedPool:
             return SandboxResult(Status.REJECTED, detail=f"code is not valid Unicode text: {exc}")
         if size > max_code_bytes:
             return SandboxResult(Status.REJECTED, detail=f"code is {size} bytes, more than max_code_bytes={max_code_bytes}")
-        payload = {"code": code, "calls": list(calls), "test": test, "timeout": float(timeout),
+        payload = {"code": code, "calls": list(calls), "test_follows": test is not None, "timeout": float(timeout),
                    "memory_mb": int(memory_mb), "output_limit": int(output_limit), "max_threads": int(max_threads)}
+        frames = [payload] if test is None else [payload, {"test": test}]
         worker = self._acquire()
         healthy = False
         try:
-            response = worker.request(payload, time.monotonic() + float(timeout) + _GRACE)
+            response = worker.request(frames, time.monotonic() + float(timeout) + _GRACE)
             healthy = response is not None
         finally:
             self._release(worker, healthy)
