@@ -1,4 +1,4 @@
-"""Program synthesis under structural constraints: specs and the constraint checker.
+r"""Program synthesis under structural constraints: specs and the constraint checker.
 
 >>> import random
 >>> spec = level_spec(1, "builtin.sorted", random.Random(7))
