@@ -1,0 +1,99 @@
+"""Verifiable questions about traced calls: selection, prompt templates, extraction, scoring.
+
+The pieces, in the order data flows through them:
+
+* :func:`select_questions` (``select.py``): questions of five kinds (:class:`Kind`)
+  chosen from a program's AST and a :class:`~execverify_data.trace.Trace`;
+* :func:`render` (``templates.py``): a prompt in the ``execverify``, ``cruxeval``
+  or ``chat`` style, its ``reference_completion`` and its ``verification`` object;
+* :func:`answer_lines` (``extract.py``): the answers a completion gives;
+* :class:`Scorer` (``scoring.py``): one verdict per question, with
+  :func:`execverify_data.values.same` as the only comparison.
+
+:func:`build` runs the whole chain for one program and call.
+
+>>> r = build("def f(xs):\\n    return sorted(xs)\\n", "f([3, 1])", n_path=0, n_state=0, style="cruxeval")
+>>> print(r.reference_completion)
+[ANSWER]
+assert f([3, 1]) == [1, 3]
+[/ANSWER]
+"""
+
+from __future__ import annotations
+
+from execverify_data.questions.extract import answer_lines, completion_text
+from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, STEP_KINDS, Kind, Question
+from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer, Verification, load_verification
+from execverify_data.questions.select import analyze_program, select_questions
+from execverify_data.questions.templates import STYLES, TEMPLATE_VERSION, Rendered, question_text, render
+
+__all__ = [
+    "FINAL_KINDS",
+    "NOT_EXECUTED",
+    "STEP_KINDS",
+    "STYLES",
+    "TEMPLATE_VERSION",
+    "Kind",
+    "OiExecutor",
+    "Question",
+    "Rendered",
+    "ScoreResult",
+    "Scorer",
+    "Verification",
+    "analyze_program",
+    "answer_lines",
+    "build",
+    "completion_text",
+    "load_verification",
+    "question_text",
+    "render",
+    "select_questions",
+]
+
+
+def build(
+    source: str,
+    call: str,
+    *,
+    seed: int = 0,
+    n_path: int = 2,
+    n_state: int = 2,
+    n_coverage: int = 0,
+    task: str = "output",
+    style: str = "execverify",
+    trusted_call: bool = False,
+    trace=None,
+    rationale: bool = False,
+) -> Rendered:
+    """Trace ``call`` (in this process, unless ``trace`` is given), select questions, render them.
+
+    Args:
+        source (`str`): the program text.
+        call (`str`): the call, e.g. ``"f([1, 2])"``.
+        seed, n_path, n_state, n_coverage, task: as :func:`select_questions`.
+        style (`str`, optional, defaults to ``"execverify"``): as :func:`render`.
+        trusted_call (`bool`, optional, defaults to `False`): as :func:`~execverify_data.trace.trace_call`.
+        trace (`Trace`, optional): a trace of ``call`` made elsewhere (e.g. by the trusted runner).
+        rationale (`bool`, optional, defaults to `False`): put a step-by-step narrative
+            (:func:`execverify_data.rationale.narrate`) before the reference answer block.
+
+    Raises:
+        ProgramError: the program or call cannot be traced, the call did not finish,
+            or no question can be asked.
+    """
+    from execverify_data.errors import ProgramError
+    from execverify_data.trace import trace_call
+
+    if trace is None:
+        trace = trace_call(source, call, trusted_call=trusted_call)
+    questions = select_questions(
+        source, trace, call, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage, task=task
+    )
+    if not questions:
+        raise ProgramError("no question can be asked about this call (its return value has no literal and no step was selected)")
+    text = None
+    if rationale:
+        from execverify_data.rationale import narrate
+
+        text = narrate(source, trace, questions)
+    return render(source, questions, style=style, call=call.strip(), rationale=text)

@@ -1,0 +1,277 @@
+"""Answer extraction: from what a model wrote to one answer text per question.
+
+Extraction only finds and trims text; it never decides correctness (that is
+:mod:`execverify_data.questions.scoring`, with :func:`execverify_data.values.parse`
+and :func:`execverify_data.values.same`). It never raises for any input.
+
+Rules (``docs/questions.md`` has the full list):
+
+* A completion is a string, a chat message list (the last ``assistant`` message
+  is read; a content list of ``{"type": "text"}`` parts is joined) or a message dict.
+  A completion longer than :data:`MAX_COMPLETION_CHARS` yields no answers.
+* ``execverify``/``chat`` style: the last ``<answer>`` ... ``</answer>`` block (a tag
+  alone on its line wins over inline tags; a final unclosed ``<answer>`` runs to the
+  end); inside it, blank lines and code-fence lines are dropped, and each remaining
+  line is one answer, matched to the questions by position. List markers
+  (``1.``, ``2)``, ``-``, ``Answer 3:``) and wrapping backticks are removed.
+* ``cruxeval`` style: the last ``[ANSWER]`` ... ``[/ANSWER]`` block (or, without
+  one, the whole text); its last ``assert`` line, else its last non-empty line.
+* Per kind: ``assert f(x) == y`` and ``f(x) == y`` give ``y`` (``io``) or the call
+  and ``y`` (``oi``); ``line 7`` gives ``7`` (``path``); ``yes``/``no`` give
+  ``True``/``False`` (``coverage``); ``value; type`` is split at the last ``;``
+  followed by a type name, and ``<class 'int'>`` reads as ``int`` (``state``).
+
+>>> answer_lines("Thinking...\\n<answer>\\n1. 8\\n2. `3`\\n</answer>", "execverify")
+['8', '3']
+>>> final_parts("assert f(3) == [1, 2]", "io")
+(None, '[1, 2]')
+>>> split_state("'a;b'; str")
+("'a;b'", 'str')
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from typing import Any
+
+__all__ = [
+    "MAX_COMPLETION_CHARS",
+    "MAX_LINE_CHARS",
+    "answer_lines",
+    "completion_text",
+    "final_parts",
+    "normalize_coverage",
+    "normalize_path",
+    "split_state",
+]
+
+#: Longest completion read, in characters; a longer one has no answers.
+MAX_COMPLETION_CHARS = 200_000
+#: Longest answer line kept (``values.parse`` reads at most 100,000 characters anyway).
+MAX_LINE_CHARS = 100_000
+
+_OPEN_LINE = re.compile(r"^[ \t]*<answer>[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_CLOSE_LINE = re.compile(r"^[ \t]*</answer>[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_INLINE = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_OPEN_ANY = re.compile(r"<answer>", re.IGNORECASE)
+_CRUX = re.compile(r"\[ANSWER\](.*?)\[/ANSWER\]", re.IGNORECASE | re.DOTALL)
+_CRUX_OPEN = re.compile(r"\[ANSWER\]", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MARKER = re.compile(
+    r"^(?:"
+    r"(?:answer|ans|a|q|question)\s*\d{0,3}\s*[:.)\-]\s*"  # "Answer 3:", "A1)", "Q2."
+    r"|\(?\d{1,3}[.):]\s+"  # "1. ", "2) ", "(3) ", "4: "
+    r"|[-*\u2022]\s+"  # bullets
+    r")",
+    re.IGNORECASE,
+)
+_PROSE_PREFIX = re.compile(
+    r"^(?:the\s+)?(?:output|answer|result|return value|returned value|value)\s*(?:is|:|=)\s*",
+    re.IGNORECASE,
+)
+_PATH = re.compile(r"^(?:line\s*(?:number\s*)?)?(-?\d+)\s*\.?$", re.IGNORECASE)
+_TYPE = re.compile(r"^(?:type\s*[:=]?\s*)?[`'\"]?(?:<class\s+'([\w.]+)'>|([A-Za-z_][\w.]*))[`'\"]?\.?$", re.IGNORECASE)
+_STATE = re.compile(r"^(.*);\s*(.+?)\s*$", re.DOTALL)
+_YES = {"true", "yes", "executed", "y"}
+_NO = {"false", "no", "not executed", "never executed", "n"}
+
+
+def completion_text(completion: Any) -> str | None:
+    """The text of a completion: a string, chat messages, or one message; None if unreadable.
+
+    >>> completion_text([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}])
+    'a'
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        return _content(completion.get("content"))
+    if isinstance(completion, (list, tuple)):
+        messages = [m for m in completion if isinstance(m, dict)]
+        assistant = [m for m in messages if m.get("role") == "assistant"]
+        chosen = assistant or messages
+        if not chosen:
+            return None
+        return _content(chosen[-1].get("content"))
+    return None
+
+
+def _content(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        return "".join(parts) if parts else None
+    return None
+
+
+def _execverify_block(text: str) -> str | None:
+    closes = list(_CLOSE_LINE.finditer(text))
+    if closes:
+        close = closes[-1]
+        opens = [m for m in _OPEN_LINE.finditer(text, 0, close.start())]
+        if opens:
+            return text[opens[-1].end() : close.start()]
+    inline = None
+    for inline in _INLINE.finditer(text):
+        pass
+    last_open = None
+    for last_open in _OPEN_ANY.finditer(text):
+        pass
+    if last_open is not None and (inline is None or last_open.start() >= inline.end()):
+        return text[last_open.end() :]  # unclosed final block
+    if inline is not None:
+        return inline.group(1)
+    return None
+
+
+def _crux_block(text: str) -> str:
+    block = None
+    for block in _CRUX.finditer(text):
+        pass
+    if block is not None:
+        body = block.group(1)
+        after = text[block.end() :]
+        last_open = None
+        for last_open in _CRUX_OPEN.finditer(after):
+            pass
+        return after[last_open.end() :] if last_open is not None else body
+    last_open = None
+    for last_open in _CRUX_OPEN.finditer(text):
+        pass
+    return text[last_open.end() :] if last_open is not None else text
+
+
+def clean_line(line: str) -> str:
+    """Trim one answer line: whitespace, a list marker, prose like ``Output:``, wrapping backticks."""
+    line = line.strip()
+    for _ in range(2):
+        marker = _MARKER.match(line)
+        if marker:
+            line = line[marker.end() :].lstrip()
+        prose = _PROSE_PREFIX.match(line)
+        if prose:
+            line = line[prose.end() :].lstrip()
+    if len(line) >= 2 and line[0] == "`" and line[-1] == "`":
+        line = line.strip("`").strip()
+    return line
+
+
+def _lines(block: str) -> list[str]:
+    out = []
+    for raw in block.split("\n"):
+        if not raw.strip() or _FENCE.match(raw):
+            continue
+        if len(raw) > MAX_LINE_CHARS:
+            out.append("")  # present but unreadable: counts as an answer, and a wrong one
+            continue
+        out.append(clean_line(raw))
+    return out
+
+
+def answer_lines(completion: Any, style: str) -> list[str] | None:
+    """The answer texts of a completion, in order, or None when it has no answer block.
+
+    Args:
+        completion (`str`, `list[dict]` or `dict`): what the model wrote.
+        style (`str`): the prompt style (``execverify``, ``chat`` or ``cruxeval``).
+    """
+    text = completion_text(completion)
+    if text is None or len(text) > MAX_COMPLETION_CHARS:
+        return None
+    if style == "cruxeval":
+        lines = _lines(_crux_block(text))
+        if not lines:
+            return None
+        asserts = [line for line in lines if line.startswith("assert")]
+        return [asserts[-1] if asserts else lines[-1]]
+    block = _execverify_block(text)
+    if block is None:
+        return None
+    return _lines(block)
+
+
+def _segment(text: str, node: ast.AST) -> str:
+    return ast.get_source_segment(text, node) or ""
+
+
+def final_parts(line: str, kind: str) -> tuple[str | None, str | None]:
+    """Split a final answer into ``(call text, value text)``.
+
+    For ``io`` the value is what the model claims the call returns; for ``oi`` the
+    call is the proposed input and the value, when given, the claimed output.
+    ``assert f(x) == y``, ``f(x) == y``, a bare value (``io``) or a bare call (``oi``).
+
+    >>> final_parts("assert f(1, 'a') == 3", "oi")
+    ("f(1, 'a')", '3')
+    >>> final_parts("f(2)", "oi"), final_parts("assert True", "oi")
+    (('f(2)', None), (None, None))
+    """
+    text = line.strip()
+    if text.endswith(";"):
+        text = text[:-1].rstrip()
+    node = _parse_statement(text)
+    if isinstance(node, ast.Assert):
+        node = node.test
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+            return None, None  # "assert True", "assert x" and the like
+    elif isinstance(node, ast.Expr):
+        node = node.value
+    else:
+        return (None, text) if kind == "io" else (None, None)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+        left, right = node.left, node.comparators[0]
+        call = _segment(text, left) if isinstance(left, ast.Call) else None
+        return call, _segment(text, right)
+    if kind == "oi":
+        return (_segment(text, node), None) if isinstance(node, ast.Call) else (None, None)
+    return None, text
+
+
+def _parse_statement(text: str) -> ast.stmt | None:
+    if not text or len(text) > MAX_LINE_CHARS:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return module.body[0] if len(module.body) == 1 else None
+
+
+def normalize_path(line: str) -> str:
+    """``line 7``, ``Line 7.`` and ``7`` read as ``7``; anything else is left as written."""
+    match = _PATH.match(line.strip())
+    return match.group(1) if match else line
+
+
+def normalize_coverage(line: str) -> str:
+    """``yes``/``no`` (and ``executed``/``not executed``) read as ``True``/``False``."""
+    word = line.strip().rstrip(".!").strip().lower()
+    if word in _YES:
+        return "True"
+    if word in _NO:
+        return "False"
+    return line
+
+
+def split_state(line: str) -> tuple[str, str | None]:
+    """Split ``value; type`` at the last ``;`` that is followed by a type name.
+
+    Returns ``(value text, type name)``; the type is None when the answer names none.
+
+    >>> split_state("[1, 2]; list"), split_state("{'a': 1}; <class 'dict'>"), split_state("5")
+    (('[1, 2]', 'list'), ("{'a': 1}", 'dict'), ('5', None))
+    """
+    text = line.strip()
+    position = len(text)
+    while True:
+        position = text.rfind(";", 0, position)
+        if position < 0:
+            return text, None
+        type_match = _TYPE.match(text[position + 1 :].strip())
+        if type_match:
+            return text[:position].strip(), type_match.group(1) or type_match.group(2)

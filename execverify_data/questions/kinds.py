@@ -1,0 +1,141 @@
+"""Question objects: what is asked about one traced call, and its canonical answer.
+
+Five kinds (semantics exactly as :mod:`execverify_data.trace` defines them; see
+``docs/questions.md``):
+
+* ``io``: given the program and the call, the value the call returns.
+* ``oi``: given the program and the returned value, a call that returns it.
+* ``coverage``: whether line N is executed at all during the call (``True``/``False``).
+* ``path``: the line executed immediately after line N's k-th execution
+  (:meth:`Trace.next_line`), or ``-1`` when no line of the program follows it or
+  line N has no k-th execution.
+* ``state``: the value and type of local ``v`` of the executing frame right after
+  line N's k-th execution (:meth:`Trace.state_after`), written ``value; type``, or
+  ``not executed`` when line N has no k-th execution.
+
+>>> q = Question(Kind.PATH, line=2, k=1, expected=encode(3))
+>>> q.reference_answer
+'3'
+>>> Question.from_json(q.to_json()) == q
+True
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.values import CanonicalValue, encode
+
+__all__ = ["Kind", "NOT_EXECUTED", "Question", "FINAL_KINDS", "STEP_KINDS"]
+
+#: The answer of a ``state`` question about a line execution that does not happen.
+NOT_EXECUTED = "not executed"
+
+
+class Kind(str, enum.Enum):
+    """The five question kinds."""
+
+    IO = "io"
+    OI = "oi"
+    COVERAGE = "coverage"
+    PATH = "path"
+    STATE = "state"
+
+
+#: Kinds that ask for the final answer of a call (the reward's gate).
+FINAL_KINDS = frozenset({Kind.IO, Kind.OI})
+#: Kinds that ask about an intermediate step of the execution.
+STEP_KINDS = frozenset({Kind.COVERAGE, Kind.PATH, Kind.STATE})
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question and its canonical answer.
+
+    Args:
+        kind (`Kind`): the question kind.
+        line (`int`, optional): line N (``coverage``, ``path``, ``state``).
+        k (`int`, optional): the execution number of line N, from 1 (``path``, ``state``).
+        var (`str`, optional): the variable (``state``).
+        expected (`CanonicalValue`, optional): the expected value: the call's return
+            value (``io``, ``oi``), ``True``/``False`` (``coverage``), the line number
+            (``path``), the variable's value (``state``; ``None`` when line N has no
+            k-th execution).
+        call (`str`, optional): the call text: the asked call (``io``) or a reference
+            call that returns ``expected`` (``oi``).
+        entry (`str`, optional): the name of the called function.
+        tags (`tuple[str, ...]`, optional): why selection picked this question
+            (``loop``, ``branch``, ``helper``, ``comprehension``, ``unexecuted``, ``plain``).
+    """
+
+    kind: Kind
+    line: int | None = None
+    k: int | None = None
+    var: str | None = None
+    expected: CanonicalValue | None = None
+    call: str | None = None
+    entry: str | None = None
+    tags: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind(self.kind))
+        if self.expected is not None and not self.expected.askable:
+            raise InvalidArgument(f"a {self.kind.value} question needs an askable expected value, got {self.expected.text}")
+        needs = {
+            Kind.IO: ("expected", "call"),
+            Kind.OI: ("expected", "call"),
+            Kind.COVERAGE: ("line", "expected"),
+            Kind.PATH: ("line", "k", "expected"),
+            Kind.STATE: ("line", "k", "var"),
+        }[self.kind]
+        missing = [name for name in needs if getattr(self, name) is None]
+        if missing:
+            raise InvalidArgument(f"a {self.kind.value} question needs {', '.join(missing)}")
+
+    @property
+    def executed(self) -> bool:
+        """False only for a ``state`` question whose line execution does not happen."""
+        return not (self.kind is Kind.STATE and self.expected is None)
+
+    @property
+    def reference_answer(self) -> str:
+        """The exact answer line a perfect model writes in the ExecVerify and chat styles."""
+        if self.kind is Kind.OI:
+            return self.call  # type: ignore[return-value]
+        if self.kind is Kind.STATE:
+            if self.expected is None:
+                return NOT_EXECUTED
+            return f"{self.expected.text}; {self.expected.type}"
+        return self.expected.text  # type: ignore[union-attr]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the form stored in ``verification["questions"]``)."""
+        data: dict[str, Any] = {"kind": self.kind.value}
+        for name in ("line", "k", "var", "call", "entry"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        data["expected"] = None if self.expected is None else {"text": self.expected.text, "type": self.expected.type}
+        if self.tags:
+            data["tags"] = list(self.tags)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Question:
+        """Inverse of :meth:`to_json`."""
+        if not isinstance(data, dict) or "kind" not in data:
+            raise InvalidArgument("a question must be a dict with a 'kind'")
+        expected = data.get("expected")
+        return cls(
+            kind=Kind(data["kind"]),
+            line=data.get("line"),
+            k=data.get("k"),
+            var=data.get("var"),
+            expected=None if expected is None else CanonicalValue(expected["text"], expected["type"]),
+            call=data.get("call"),
+            entry=data.get("entry"),
+            tags=tuple(data.get("tags", ())),
+        )

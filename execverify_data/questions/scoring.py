@@ -1,0 +1,352 @@
+"""The scorer: one rule for every answer to every question.
+
+:class:`Scorer` reads a ``verification`` object (a dict or its JSON string, as
+:func:`~execverify_data.questions.templates.render` makes it) and a completion,
+extracts one answer per question (:mod:`~execverify_data.questions.extract`) and
+decides each with :func:`execverify_data.values.parse` and
+:func:`execverify_data.values.same` only; answers are never evaluated.
+
+* ``io``, ``coverage``, ``path``: ``same(expected, answer)``.
+* ``state``: ``same(expected value, value part)`` and the type part equals the
+  expected type name; or, when the line execution does not happen, the answer
+  ``not executed``.
+* ``oi``: the call must name the program's function with literal arguments
+  (:func:`execverify_data.values.parse_call`); a claimed output, when written,
+  must be ``same`` as the expected output; then the function runs on those
+  arguments in the warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`
+  and its return value must be ``same`` as the expected output. The verdict is
+  taken here, in the parent, from the returned canonical value.
+
+Scoring never raises for any completion: an unreadable answer is a wrong answer.
+
+>>> from execverify_data.questions import build
+>>> r = build("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)", n_path=1, n_state=1)
+>>> Scorer().score(r.verification, r.reference_completion).correct
+(True, True, True)
+>>> Scorer().score(r.verification, "<answer>\\n8\\n3\\n4; float\\n</answer>").correct
+(True, True, False)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Sequence
+
+from execverify_data.errors import AnswerError, InvalidArgument
+from execverify_data.questions import extract
+from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, Kind, Question
+from execverify_data.questions.templates import VERIFICATION_FORMAT
+from execverify_data.values import CanonicalValue, format_call, parse_call, same
+
+__all__ = ["OiExecutor", "ScoreResult", "Scorer", "Verification", "load_verification"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """A parsed ``verification`` object."""
+
+    style: str
+    questions: tuple[Question, ...]
+    program: str | None = None
+
+    @property
+    def final_index(self) -> int | None:
+        """Position of the final-answer (``io``/``oi``) question, or None."""
+        for i, question in enumerate(self.questions):
+            if question.kind in FINAL_KINDS:
+                return i
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _verification_from_text(text: str) -> Verification:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidArgument("verification is not valid JSON; pass the dict made by questions.render or its json.dumps") from None
+    return _verification_from_dict(data)
+
+
+def _verification_from_dict(data: Any) -> Verification:
+    if not isinstance(data, dict) or data.get("format") != VERIFICATION_FORMAT:
+        raise InvalidArgument(
+            f"verification must be the dict made by questions.render (format {VERIFICATION_FORMAT!r}), "
+            f"got {str(data)[:60]!r}"
+        )
+    questions = tuple(Question.from_json(q) for q in data.get("questions", ()))
+    if not questions:
+        raise InvalidArgument("verification has no questions")
+    program = data.get("program")
+    if any(q.kind is Kind.OI for q in questions) and not isinstance(program, str):
+        raise InvalidArgument("verification of an oi question must include the program")
+    style = data.get("style", "execverify")
+    return Verification(style=style, questions=questions, program=program)
+
+
+def load_verification(verification: Any) -> Verification | None:
+    """A :class:`Verification` from a dict, its JSON string or a Verification; None for None/empty.
+
+    Raises:
+        InvalidArgument: the object is not a verification made by this library.
+    """
+    if verification is None or verification == "" or verification == {}:
+        return None
+    if isinstance(verification, Verification):
+        return verification
+    if isinstance(verification, str):
+        return _verification_from_text(verification)
+    if isinstance(verification, dict):
+        key = json.dumps(verification, sort_keys=True, ensure_ascii=False)
+        return _verification_from_text(key)
+    raise InvalidArgument(f"verification must be a dict or a JSON string, got {type(verification).__name__}")
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The verdicts for one completion.
+
+    Attributes:
+        correct (`tuple[bool, ...]`): one verdict per question, in question order.
+        answers (`tuple[str | None, ...]`): the answer text matched to each question (None: missing).
+        n_answers (`int`): answer lines found (0 when there is no answer block).
+        extra (`int`): answer lines beyond the number of questions.
+        well_formed (`bool`): an answer block with exactly one readable answer per question.
+        final_index (`int | None`): position of the ``io``/``oi`` question.
+        kinds (`tuple[Kind, ...]`): the question kinds, in order.
+    """
+
+    correct: tuple[bool, ...]
+    answers: tuple[str | None, ...]
+    n_answers: int
+    extra: int
+    well_formed: bool
+    final_index: int | None
+    kinds: tuple[Kind, ...]
+
+    @property
+    def final_correct(self) -> bool | None:
+        """Verdict of the final-answer question (None when there is none)."""
+        return None if self.final_index is None else self.correct[self.final_index]
+
+    @property
+    def step_correct(self) -> tuple[bool, ...]:
+        """Verdicts of the step (coverage, path, state) questions."""
+        return tuple(c for i, c in enumerate(self.correct) if i != self.final_index)
+
+    @property
+    def step_fraction(self) -> float:
+        """Right step answers over ``max(step questions, step answers)``: a missing
+        answer and an extra one both count as wrong; 1.0 when no step was asked and none given."""
+        steps = len(self.step_correct)
+        denominator = steps + self.extra
+        return sum(self.step_correct) / denominator if denominator else 1.0
+
+
+class OiExecutor:
+    """Runs a program's function on proposed literal arguments and returns its canonical output.
+
+    Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on
+    first use (never at import or unpickling); results are cached per (program, call).
+
+    Args:
+        workers (`int`, optional, defaults to 2): runner processes.
+        timeout (`float`, optional, defaults to 2.0): seconds per call.
+        max_steps (`int`, optional, defaults to 100000): line events per call.
+        cache_size (`int`, optional, defaults to 65536): remembered (program, call) results.
+    """
+
+    def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000, cache_size: int = 65536):
+        self.workers = workers
+        self.timeout = timeout
+        self.max_steps = max_steps
+        self.cache_size = cache_size
+        self._runner = None
+        self._cache: dict[tuple[str, str], CanonicalValue | None] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_runner"] = None
+        state["_cache"] = {}
+        return state
+
+    def _get_runner(self):
+        if self._runner is None:
+            from execverify_data.sandbox.trusted import TrustedRunner
+
+            self._runner = TrustedRunner(self.workers, timeout=self.timeout, max_steps=self.max_steps)
+        return self._runner
+
+    def close(self) -> None:
+        """Stop the runner's workers (a later call starts new ones)."""
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+    def outputs(self, jobs: Sequence[tuple[str, str]]) -> list[CanonicalValue | None]:
+        """The canonical return value of each ``(program, literal call)``; None when the call
+        did not return normally (exception, timeout, crash, no such function)."""
+        results: list[CanonicalValue | None] = [None] * len(jobs)
+        todo: dict[tuple[str, str], list[int]] = {}
+        for i, job in enumerate(jobs):
+            if job in self._cache:
+                results[i] = self._cache[job]
+            else:
+                todo.setdefault(job, []).append(i)
+        if todo:
+            keys = list(todo)
+            traces = self._get_runner().map(keys, return_exceptions=True)
+            if len(self._cache) + len(keys) > self.cache_size:
+                self._cache.clear()
+            for key, trace in zip(keys, traces):
+                status = getattr(trace, "status", None)
+                output = trace.output if status is not None and status.value == "ok" else None
+                self._cache[key] = output
+                for i in todo[key]:
+                    results[i] = output
+        return results
+
+
+def _check_state(question: Question, answer: str) -> bool:
+    if question.expected is None:
+        return answer.strip().rstrip(".").strip().lower() == NOT_EXECUTED
+    value, type_name = extract.split_state(answer)
+    return type_name == question.expected.type and same(question.expected, value)
+
+
+def _check_simple(question: Question, answer: str) -> bool:
+    kind = question.kind
+    if kind is Kind.IO:
+        call, value = extract.final_parts(answer, "io")
+        if value is None:
+            return False
+        return same(question.expected, value)  # type: ignore[arg-type]
+    if kind is Kind.PATH:
+        return same(question.expected, extract.normalize_path(answer))  # type: ignore[arg-type]
+    if kind is Kind.COVERAGE:
+        return same(question.expected, extract.normalize_coverage(answer))  # type: ignore[arg-type]
+    if kind is Kind.STATE:
+        return _check_state(question, answer)
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _oi_call(question: Question, answer: str) -> str | None:
+    """The canonical literal call to run for an oi answer, or None when the answer fails before running."""
+    call, claimed = extract.final_parts(answer, "oi")
+    if call is None:
+        return None
+    if claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
+        return None
+    try:
+        name, args, kwargs = parse_call(call)
+        if name != question.entry:
+            return None
+        return format_call(name, args, kwargs)
+    except (AnswerError, InvalidArgument, RecursionError, MemoryError, ValueError):
+        return None
+
+
+def _readable(question: Question, answer: str) -> bool:
+    """Whether an answer has the form its kind asks for (used by ``well_formed``)."""
+    kind = question.kind
+    if not answer:
+        return False
+    if kind is Kind.OI:
+        return extract.final_parts(answer, "oi")[0] is not None
+    if kind is Kind.IO:
+        return extract.final_parts(answer, "io")[1] is not None
+    if kind is Kind.STATE:
+        return answer.strip().lower().rstrip(".") == NOT_EXECUTED or extract.split_state(answer)[1] is not None
+    return True
+
+
+class Scorer:
+    """Scores completions against verification objects.
+
+    Args:
+        oi_executor (`OiExecutor`, optional): runs ``oi`` answers; a default one
+            (two warm workers) is made on first need.
+    """
+
+    def __init__(self, oi_executor: OiExecutor | None = None):
+        self._oi = oi_executor
+
+    @property
+    def oi_executor(self) -> OiExecutor:
+        if self._oi is None:
+            self._oi = OiExecutor()
+        return self._oi
+
+    def score(self, verification: Any, completion: Any) -> ScoreResult:
+        """Score one completion (see :meth:`score_batch`)."""
+        return self.score_batch([verification], [completion])[0]
+
+    def score_batch(self, verifications: Sequence[Any], completions: Sequence[Any]) -> list[ScoreResult | None]:
+        """Score each completion against its verification (None where the verification is None).
+
+        All ``oi`` answers of the batch run together in the runner's parallel map.
+
+        Raises:
+            InvalidArgument: the two lists differ in length, or a verification is not
+                one made by this library (a completion never raises).
+        """
+        if len(verifications) != len(completions):
+            raise InvalidArgument(f"{len(verifications)} verifications for {len(completions)} completions")
+        parsed = [load_verification(v) for v in verifications]
+        partial: list[tuple | None] = []
+        pending: list[tuple[int, int, str]] = []  # (row, question index, call)
+        jobs: list[tuple[str, str]] = []
+        for row, (verification, completion) in enumerate(zip(parsed, completions)):
+            if verification is None:
+                partial.append(None)
+                continue
+            questions = verification.questions
+            try:
+                lines = extract.answer_lines(completion, verification.style)
+            except (RecursionError, MemoryError):  # pragma: no cover - defensive
+                lines = None
+            lines = lines or []
+            answers = [lines[i] if i < len(lines) else None for i in range(len(questions))]
+            correct = [False] * len(questions)
+            for i, (question, answer) in enumerate(zip(questions, answers)):
+                if answer is None:
+                    continue
+                if question.kind is Kind.OI:
+                    call = _oi_call(question, answer)
+                    if call is not None:
+                        pending.append((row, i, call))
+                        jobs.append((verification.program, call))  # type: ignore[arg-type]
+                    continue
+                try:
+                    correct[i] = _check_simple(question, answer)
+                except (RecursionError, MemoryError):  # pragma: no cover - defensive
+                    correct[i] = False
+            well_formed = len(lines) == len(questions) and all(
+                _readable(q, a) for q, a in zip(questions, answers) if a is not None
+            )
+            partial.append((verification, answers, correct, len(lines), well_formed))
+        if jobs:
+            outputs = self.oi_executor.outputs(jobs)
+            for (row, i, _), output in zip(pending, outputs):
+                verification = partial[row][0]  # type: ignore[index]
+                question = verification.questions[i]
+                partial[row][2][i] = output is not None and same(question.expected, output)  # type: ignore[index]
+        results: list[ScoreResult | None] = []
+        for item in partial:
+            if item is None:
+                results.append(None)
+                continue
+            verification, answers, correct, n_answers, well_formed = item
+            results.append(
+                ScoreResult(
+                    correct=tuple(correct),
+                    answers=tuple(answers),
+                    n_answers=n_answers,
+                    extra=max(0, n_answers - len(verification.questions)),
+                    well_formed=well_formed,
+                    final_index=verification.final_index,
+                    kinds=tuple(q.kind for q in verification.questions),
+                )
+            )
+        return results
