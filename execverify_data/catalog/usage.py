@@ -179,7 +179,7 @@ class _Analyzer:
 
     def _unknown_targets(self, fn: ast.AST, target: ast.AST) -> None:
         for n in ast.walk(target):
-            if isinstance(n, ast.Name):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):  # not xs in xs[0] = ...
                 self.assigned.setdefault((id(fn), n.id), []).append("?")
 
     def _annotation(self, node: ast.AST | None) -> str:
