@@ -294,6 +294,7 @@ class _Recorder:
         self.frames: dict[FrameType, _Frame] = {}
         self.stopped: Status | None = None
         self.next_id = 0
+        self.done = False  # the call is over: a late alarm must not raise
 
     def snapshot(self, record: _Frame, frame: FrameType) -> dict[str, CanonicalValue]:
         cache = record.cache
@@ -380,24 +381,37 @@ class _Recorder:
 # ---------------------------------------------------------------------- trace_call
 
 
-@contextlib.contextmanager
-def _alarm(seconds: float | None, recorder: _Recorder):
-    """SIGALRM-based interruption (main thread only): works even when no trace event fires."""
-    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
+class _Alarm:
+    """SIGALRM-based interruption (main thread only): works even when no trace event fires.
 
-    def on_alarm(signum, frame):
+    The handler raises only while the call is running and not yet stopped, so a
+    late signal (the line-event clock check and the timer can expire together)
+    never escapes from :func:`trace_call`.
+    """
+
+    def __init__(self, seconds: float | None, recorder: _Recorder):
+        self.recorder = recorder
+        self.previous = None
+        self.armed = (
+            seconds is not None and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        )
+        if self.armed:
+            self.previous = signal.signal(signal.SIGALRM, self.on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+
+    def on_alarm(self, signum, frame):
+        recorder = self.recorder
+        if recorder.done or recorder.stopped is not None:
+            return
         recorder.stop(Status.TIMEOUT, frame)
         raise _Timeout
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def disarm(self) -> None:
+        self.recorder.done = True
+        if self.armed:
+            self.armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
 
 
 class _Capped(io.StringIO):
@@ -464,36 +478,43 @@ def trace_call(
     stdout = _Capped()
     output = exception = None
     status = Status.OK
-    with contextlib.redirect_stdout(stdout), _alarm(timeout, recorder):
-        try:
-            exec(code, namespace)  # the program text itself, the one thing this module runs
-            if trusted_call:
-                name, args, kwargs = _trusted_arguments(call, namespace)
-            function = namespace.get(name)
-            if not callable(function):
-                raise ProgramError(f"the program defines no function named {name!r} to call")
-        except ProgramError:
-            raise
-        except _Timeout:
-            return Trace(Status.TIMEOUT, stdout=stdout.getvalue())
-        except BaseException as exc:  # noqa: BLE001 - the program's own failure at definition time
-            raise ProgramError(
-                f"the program failed before the call: {type(exc).__name__}: {exc}"
-            ) from None
-        try:
-            sys.settrace(recorder.on_call)
+    alarm = _Alarm(timeout, recorder)
+    try:
+        with contextlib.redirect_stdout(stdout):
             try:
-                result = function(*args, **kwargs)
-            finally:
-                sys.settrace(None)
-            if recorder.stopped is None:
-                output = encode(result)
-        except (_StepLimit, _Timeout):
-            pass
-        except BaseException as exc:  # noqa: BLE001 - any exception of the program is data
-            if recorder.stopped is None:
-                status = Status.EXCEPTION
-                exception = ExceptionInfo(type(exc).__name__, _message(exc))
+                exec(code, namespace)  # the program text itself, the one thing this module runs
+                if trusted_call:
+                    name, args, kwargs = _trusted_arguments(call, namespace)
+                function = namespace.get(name)
+                if not callable(function):
+                    raise ProgramError(f"the program defines no function named {name!r} to call")
+            except ProgramError:
+                raise
+            except _Timeout:
+                return Trace(Status.TIMEOUT, stdout=stdout.getvalue())
+            except BaseException as exc:  # noqa: BLE001 - the program's own failure at definition time
+                raise ProgramError(
+                    f"the program failed before the call: {type(exc).__name__}: {exc}"
+                ) from None
+            try:
+                sys.settrace(recorder.on_call)
+                try:
+                    result = function(*args, **kwargs)
+                finally:
+                    sys.settrace(None)
+                if recorder.stopped is None:
+                    output = encode(result)
+            except (_StepLimit, _Timeout):
+                pass
+            except BaseException as exc:  # noqa: BLE001 - any exception of the program is data
+                if recorder.stopped is None:
+                    status = Status.EXCEPTION
+                    exception = ExceptionInfo(type(exc).__name__, _message(exc))
+            recorder.done = True
+    except _Timeout:  # a late alarm outside the call
+        recorder.stop(Status.TIMEOUT, None)
+    finally:
+        alarm.disarm()
     if recorder.stopped is not None:
         status, output, exception = recorder.stopped, None, None
     return Trace(status, recorder.build_events(), output, exception, _PYTHON, stdout.getvalue())

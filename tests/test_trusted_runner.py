@@ -19,7 +19,9 @@ SPIN = "def f():\n    while True: pass\n"
 
 @pytest.fixture(scope="module")
 def runner():
-    with TrustedRunner(2, timeout=1.0, grace=0.5) as pool:
+    # a step budget large enough that SPIN ends by timeout on every version
+    # (3.12+ emit a line event per iteration of `while True: pass`, 3.11 only one)
+    with TrustedRunner(2, timeout=1.0, grace=0.5, max_steps=10**9) as pool:
         yield pool
 
 
@@ -166,7 +168,7 @@ def test_workers_run_with_a_fixed_hash_seed(runner):
 
 def test_run_traced():
     assert run_traced(DOUBLE, "f(4)").output.text == "8"
-    assert run_traced(SPIN, "f()", timeout=0.3).status is Status.TIMEOUT
+    assert run_traced(SPIN, "f()", timeout=0.3, max_steps=10**9).status is Status.TIMEOUT
 
 
 @pytest.mark.parametrize(

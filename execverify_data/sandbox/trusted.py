@@ -416,7 +416,7 @@ def run_traced(
 ) -> Trace:
     """Trace one call in a fresh one-worker :class:`TrustedRunner` (convenient, not fast).
 
-    >>> run_traced("def f():\\n    while True: pass\\n", "f()", timeout=0.5).status.value
+    >>> run_traced("def f():\\n    while True: pass\\n", "f()", timeout=0.5, max_steps=10**9).status.value
     'timeout'
     """
     with TrustedRunner(1, max_steps=max_steps, timeout=timeout, memory_mb=memory_mb) as runner:
