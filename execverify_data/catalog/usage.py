@@ -44,6 +44,7 @@ _METHODS: dict[str, list[Entry]] = {}
 for _e in ENTRIES:
     if _e.kind == "method":
         _METHODS.setdefault(_e.name, []).append(_e)
+_BY_ID = {e.id: e for e in ENTRIES}
 _BUILTINS = {e.name: e for e in ENTRIES if e.kind == "function"}
 _OPS = {e.name: e for e in ENTRIES if e.kind == "operator"}
 
@@ -230,8 +231,7 @@ class _Analyzer:
                 return None
             result: set[str] = set()
             for entry_id in use.ids:
-                entry = next(e for e in ENTRIES if e.id == entry_id)
-                for s in entry.signatures:
+                for s in _BY_ID[entry_id].signatures:
                     heads = _heads(s.returns)
                     if heads is None:
                         return None
