@@ -24,7 +24,7 @@ Rules (``docs/questions.md`` has the full list):
 >>> answer_lines("Thinking...\\n<answer>\\n1. 8\\n2. `3`\\n</answer>", "execverify")
 ['8', '3']
 >>> final_parts("assert f(3) == [1, 2]", "io")
-(None, '[1, 2]')
+('f(3)', '[1, 2]')
 >>> split_state("'a;b'; str")
 ("'a;b'", 'str')
 """

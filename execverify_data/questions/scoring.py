@@ -23,7 +23,7 @@ Scoring never raises for any completion: an unreadable answer is a wrong answer.
 >>> r = build("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)", n_path=1, n_state=1)
 >>> Scorer().score(r.verification, r.reference_completion).correct
 (True, True, True)
->>> Scorer().score(r.verification, "<answer>\\n8\\n3\\n4; float\\n</answer>").correct
+>>> Scorer().score(r.verification, "<answer>\\n8\\n-1\\n4; float\\n</answer>").correct
 (True, True, False)
 """
 
@@ -282,10 +282,14 @@ class Scorer:
         """Score one completion (see :meth:`score_batch`)."""
         return self.score_batch([verification], [completion])[0]
 
-    def score_batch(self, verifications: Sequence[Any], completions: Sequence[Any]) -> list[ScoreResult | None]:
+    def score_batch(
+        self, verifications: Sequence[Any], completions: Sequence[Any], *, run_oi: bool = True
+    ) -> list[ScoreResult | None]:
         """Score each completion against its verification (None where the verification is None).
 
         All ``oi`` answers of the batch run together in the runner's parallel map.
+        With ``run_oi=False`` no program runs and every ``oi`` verdict is False (for
+        callers that need only the form of the answers).
 
         Raises:
             InvalidArgument: the two lists differ in length, or a verification is not
@@ -326,7 +330,7 @@ class Scorer:
                 _readable(q, a) for q, a in zip(questions, answers) if a is not None
             )
             partial.append((verification, answers, correct, len(lines), well_formed))
-        if jobs:
+        if jobs and run_oi:
             outputs = self.oi_executor.outputs(jobs)
             for (row, i, _), output in zip(pending, outputs):
                 verification = partial[row][0]  # type: ignore[index]

@@ -1,0 +1,292 @@
+"""Step-by-step execution narratives written from the trace itself, correct by construction.
+
+ExecVerify asks a teacher model (QwQ-32B) for SFT reasoning chains and keeps the
+ones that end in the right answer, which still lets wrong intermediate steps
+through. :func:`narrate` writes the chain from the interpreter's own record
+instead: every line it says runs did run, in that order; every value it states is
+the canonical text of the after-state the tracer recorded; every branch it says is
+taken was taken (read from the next line the same frame executed).
+
+What the narrative says:
+
+* each executed line, with its execution number ("2nd time") and its source text;
+* the locals of that frame that changed since the frame was last narrated;
+* for ``if``/``while`` tests whether the condition held, for ``for`` headers
+  whether another iteration starts; calls into other functions and returns;
+* long loops summarised: the first ``max_iterations`` iterations and the last
+  one are told in full, the ones between in one sentence (the next narrated line
+  then lists everything that changed meanwhile); and at most ``max_events`` lines
+  in all (the middle ones are then summarised in one sentence);
+* the call's result, then one sentence per question restating the fact that
+  answers it, then the answer block in the prompt's format.
+
+Lines that answer a ``path`` or ``state`` question are always told, even inside a
+summarised stretch. Fed back through :class:`execverify_data.questions.Scorer`, the
+chain scores full marks on every question it answers (``tests/test_rationale.py``).
+
+>>> from execverify_data.trace import trace_call
+>>> from execverify_data.questions import select_questions
+>>> src = "def f(x):\\n    y = x + 1\\n    if y > 3:\\n        y = 0\\n    return y\\n"
+>>> t = trace_call(src, "f(5)")
+>>> print(narrate(src, t, []))
+We execute `f(5)` line by line.
+Line 2 (1st time): `y = x + 1`. Now x = 5, y = 6.
+Line 3 (1st time): `if y > 3:`. The condition is true.
+Line 4 (1st time): `y = 0`. Now y = 0.
+Line 5 (1st time): `return y`.
+The call returns 0.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from execverify_data.errors import InvalidArgument, ProgramError
+from execverify_data.questions.kinds import Kind, Question
+from execverify_data.questions.templates import _ordinal, render
+from execverify_data.trace import Status, Trace
+
+__all__ = ["narrate", "rationale_completion"]
+
+_MAX_VALUE_CHARS = 120
+
+
+@dataclass(frozen=True)
+class _Block:
+    kind: str  # "if", "while", "for"
+    header: int
+    body: range  # lines of the body
+    end: int  # last line of the whole statement
+
+
+def _blocks(source: str) -> dict[int, _Block]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        raise ProgramError(f"the program does not parse: {exc}") from None
+    blocks: dict[int, _Block] = {}
+    for node in ast.walk(tree):
+        kind = {ast.If: "if", ast.While: "while", ast.For: "for"}.get(type(node))
+        if kind is None or not node.body:
+            continue
+        body = range(node.body[0].lineno, node.body[-1].end_lineno + 1)
+        blocks.setdefault(node.lineno, _Block(kind, node.lineno, body, node.end_lineno))
+    return blocks
+
+
+def _value(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 10]}... ({len(text)} characters)"
+
+
+def _changes(before: Mapping[str, Any] | None, after: Mapping[str, Any], limit: int) -> str:
+    parts = []
+    for name, value in after.items():
+        if before is None or name not in before or before[name].text != value.text or before[name].type != value.type:
+            parts.append(f"{name} = {_value(value.text, limit)}")
+    return ", ".join(parts)
+
+
+def _loop_runs(trace: Trace, blocks: dict[int, _Block]) -> list[list[int]]:
+    """Indices of the header events of each run of each loop, per frame."""
+    loops = {line: b for line, b in blocks.items() if b.kind in ("for", "while")}
+    active: dict[tuple[int, int], list[int]] = {}
+    runs: list[list[int]] = []
+    for i, event in enumerate(trace.events):
+        for key in [key for key in active if key[0] == event.frame]:
+            block = loops[key[1]]
+            if not block.header <= event.line <= block.end:
+                runs.append(active.pop(key))
+        if event.line in loops:
+            active.setdefault((event.frame, event.line), []).append(i)
+    runs.extend(active.values())
+    return runs
+
+
+def _comprehension_runs(trace: Trace) -> list[list[int]]:
+    """Event indices of each comprehension or generator-expression frame (its "iterations")."""
+    frames: dict[int, list[int]] = {}
+    for i, event in enumerate(trace.events):
+        if event.function.startswith("<") and event.function != "<lambda>":
+            frames.setdefault(event.frame, []).append(i)
+    return list(frames.values())
+
+
+def _hidden(trace: Trace, blocks: dict[int, _Block], max_iterations: int) -> list[bool]:
+    hidden = [False] * len(trace.events)
+    for run in _comprehension_runs(trace):
+        if len(run) - 1 > max_iterations + 1:
+            for i in run[max_iterations + 1 : -1]:
+                hidden[i] = True
+    for run in _loop_runs(trace, blocks):
+        if len(run) - 2 > max_iterations:  # iterations max_iterations+1 .. m-2 are summarised
+            for i in range(run[max_iterations], run[-2]):
+                hidden[i] = True
+    return hidden
+
+
+def _next_in_frame(trace: Trace, i: int) -> int | None:
+    frame = trace.events[i].frame
+    for j in range(i + 1, len(trace.events)):
+        if trace.events[j].frame == frame:
+            return trace.events[j].line
+        if trace.events[j].depth < trace.events[i].depth:
+            return None  # the frame ended
+    return None
+
+
+def _branch_sentence(block: _Block, next_line: int | None) -> str:
+    if next_line is None:
+        return ""
+    inside = next_line in block.body
+    if block.kind == "if":
+        return " The condition is true." if inside else " The condition is false."
+    if block.kind == "while":
+        return " The condition is true, so the loop body runs." if inside else " The condition is false, so the loop ends."
+    return " Another iteration starts." if inside else " There are no more items, so the loop ends."
+
+
+def _forced(trace: Trace, questions: Sequence[Question]) -> set[int]:
+    index = {(e.line, e.occurrence): i for i, e in enumerate(trace.events)}
+    forced: set[int] = set()
+    for q in questions:
+        if q.kind in (Kind.PATH, Kind.STATE) and (q.line, q.k) in index:
+            i = index[(q.line, q.k)]
+            forced.update((i, i + 1) if q.kind is Kind.PATH else (i,))
+    return forced
+
+
+def _fact(q: Question, trace: Trace) -> str:
+    if q.kind is Kind.IO:
+        return f"`{q.call}` returns {q.expected.text}."  # type: ignore[union-attr]
+    if q.kind is Kind.OI:
+        return f"`{q.call}` returns {q.expected.text}, as required."  # type: ignore[union-attr]
+    if q.kind is Kind.COVERAGE:
+        return f"Line {q.line} {'is' if q.expected.text == 'True' else 'is never'} executed."  # type: ignore[union-attr]
+    nth = _ordinal(q.k)  # type: ignore[arg-type]
+    if q.kind is Kind.PATH:
+        if q.expected.text == "-1":  # type: ignore[union-attr]
+            if trace.occurrences(q.line) >= q.k:  # type: ignore[operator]
+                return f"The {nth} execution of line {q.line} is the last line executed, so the answer is -1."
+            times = "at all" if q.k == 1 else f"{q.k} times"
+            return f"Line {q.line} is not executed {times}, so the answer is -1."
+        return f"After the {nth} execution of line {q.line}, line {q.expected.text} runs."  # type: ignore[union-attr]
+    if q.expected is None:
+        return f"Line {q.line} is not executed {'at all' if q.k == 1 else f'{q.k} times'}."
+    return f"Right after the {nth} execution of line {q.line}, `{q.var}` is {q.expected.text} (type {q.expected.type})."
+
+
+def narrate(
+    source: str,
+    trace: Trace,
+    questions: Sequence[Question] = (),
+    *,
+    max_iterations: int = 3,
+    max_events: int = 150,
+    max_value_chars: int = _MAX_VALUE_CHARS,
+    call: str | None = None,
+) -> str:
+    """A step-by-step narrative of ``trace`` (see the module docs), without the answer block.
+
+    Args:
+        source (`str`): the traced program.
+        trace (`Trace`): its trace (``ok`` or ``exception``).
+        questions (`Sequence[Question]`, optional): questions whose facts are restated at
+            the end; their lines are always narrated.
+        max_iterations (`int`, optional, defaults to 3): loop iterations told in full
+            before the rest (but the last) are summarised.
+        max_events (`int`, optional, defaults to 150): most lines narrated in all.
+        max_value_chars (`int`, optional, defaults to 120): values longer than this are shortened
+            (marked with their length); answers in the answer block never are.
+        call (`str`, optional): the call, for the first sentence (else taken from the questions).
+
+    Raises:
+        ProgramError: the trace did not finish or the program does not parse.
+        InvalidArgument: a limit is not a positive int.
+    """
+    for name, value in (("max_iterations", max_iterations), ("max_events", max_events), ("max_value_chars", max_value_chars)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+    if trace.status not in (Status.OK, Status.EXCEPTION):
+        raise ProgramError(f"the trace did not finish (status {trace.status.value}); there is nothing to narrate")
+    blocks = _blocks(source)
+    lines = source.split("\n")
+    events = trace.events
+    hidden = _hidden(trace, blocks, max_iterations)
+    forced = _forced(trace, questions)
+    shown = [i for i in range(len(events)) if not hidden[i] or i in forced]
+    if len(shown) > max_events:
+        head, tail = shown[: max_events // 2], shown[-(max_events - max_events // 2) :]
+        keep = set(head) | set(tail) | (forced & set(shown))
+        shown = [i for i in shown if i in keep]
+
+    if call is None:
+        call = next((q.call for q in questions if q.kind is Kind.IO), None)
+    out = [f"We execute `{call}` line by line." if call else "We execute the call line by line."]
+    told: dict[int, Mapping[str, Any]] = {}  # frame -> locals as last narrated
+    waiting: dict[int, int] = {}  # frame -> index of a line that called into a deeper frame
+    previous: int | None = None
+
+    def finish(frame: int) -> None:
+        j = waiting.pop(frame)
+        change = _changes(told.get(frame), events[j].locals, max_value_chars)
+        out.append(f"Back in `{events[j].function}`, line {events[j].line} finishes." + (f" Now {change}." if change else ""))
+        told[frame] = events[j].locals
+
+    for i in shown:
+        event = events[i]
+        if previous is not None and i != previous + 1:
+            skipped = i - previous - 1
+            out.append(
+                f"({skipped} line execution{'s are' if skipped != 1 else ' is'} not told here; "
+                "what they change shows in the next \"Now\".)"
+            )
+        if previous is not None and events[previous].frame != event.frame:
+            if event.depth > events[previous].depth and event.frame not in told:
+                out.append(f"Now inside a call of `{event.function}`.")
+        for frame in [frame for frame in waiting if frame != event.frame and events[waiting[frame]].depth >= event.depth]:
+            finish(frame)
+        if event.frame in waiting:
+            finish(event.frame)
+        code = lines[event.line - 1].strip() if 0 < event.line <= len(lines) else ""
+        if previous == i - 1 and events[previous].line == event.line and events[previous].frame == event.frame:
+            sentence = f"Line {event.line} ({_ordinal(event.occurrence)} time) again."
+        else:
+            sentence = f"Line {event.line} ({_ordinal(event.occurrence)} time): `{code}`."
+        block = blocks.get(event.line)
+        if block is not None and block.header == event.line:
+            sentence += _branch_sentence(block, _next_in_frame(trace, i))
+        calls_deeper = i + 1 < len(events) and events[i + 1].depth > event.depth
+        if calls_deeper:
+            waiting[event.frame] = i
+        else:
+            change = _changes(told.get(event.frame), event.locals, max_value_chars)
+            if change:
+                sentence += f" Now {change}."
+            told[event.frame] = event.locals
+        out.append(sentence)
+        previous = i
+    if previous is not None and previous != len(events) - 1:
+        skipped = len(events) - 1 - previous
+        out.append(f"({skipped} more line execution{'s follow' if skipped != 1 else ' follows'} before the call ends.)")
+    if trace.status is Status.OK:
+        out.append(f"The call returns {_value(trace.output.text, max_value_chars) if trace.output else 'a value'}.")
+    else:
+        exc = trace.exception
+        out.append(f"The call raises {exc.type}: {exc.message}." if exc else "The call raises an exception.")
+    facts = [f"{n}. {_fact(q, trace)}" for n, q in enumerate(questions, 1)]
+    if facts:
+        out += ["", "So, question by question:", *facts]
+    return "\n".join(out)
+
+
+def rationale_completion(
+    source: str, trace: Trace, questions: Sequence[Question], *, style: str = "execverify", call: str | None = None, **limits: Any
+) -> str:
+    """A whole completion: :func:`narrate`'s chain, then the answer block in ``style``.
+
+    ``limits`` are :func:`narrate`'s ``max_iterations``, ``max_events`` and ``max_value_chars``.
+    """
+    text = narrate(source, trace, questions, call=call, **limits)
+    return render(source, list(questions), style=style, call=call, rationale=text).reference_completion

@@ -1,0 +1,182 @@
+"""TRL reward functions for execution reasoning (white-box, io, oi, format).
+
+Every reward follows TRL's contract ``fn(prompts, completions, **columns) ->
+list[float | None]`` and reads one dataset column, ``verification`` (the dict made
+by :func:`execverify_data.questions.render`, or its JSON string), so one dataset
+feeds any combination of rewards. ``None`` means "this reward does not apply to
+this row" (TRL then leaves the row out of that reward's mean). ``completions`` are
+strings or chat message lists. Answers are decided by
+:class:`execverify_data.questions.Scorer`, i.e. by :func:`execverify_data.values.same`.
+
+Formulas (``docs/questions.md`` has the gaming table):
+
+* :class:`WhiteboxReward` (``whitebox_reward``): with ``F`` the final-answer verdict
+  (1 or 0) and ``S`` = right step answers / max(step questions, step answers)
+  (answers matched to questions by position; a missing or an extra answer counts
+  as wrong; ``S = 1`` when no step was asked and none given):
+  ``gate=True`` (default, the paper's): ``final_weight * F + step_weight * S`` if
+  ``F`` else ``0``, i.e. 0 or 1 + S, at most 2.0; ``gate=False``: the same sum without
+  the gate (partial credit). Rows without a final question get None.
+* :class:`IOReward` (``io_reward``): 1.0/0.0 for the ``io`` question; None for rows without one.
+* :class:`OIReward` (``oi_reward``): 1.0/0.0 for the ``oi`` question, checked by running
+  the program's function on the proposed literal arguments in a warm trusted runner
+  (started on first use, never at import or unpickling); None for rows without one.
+* :class:`FormatReward` (``format_reward``): 1.0 when the completion has the prompt
+  style's answer block with exactly one readable answer per question, else 0.0.
+
+The classes are picklable (``__getstate__`` drops the runner) and carry
+``__name__``, so TRL logs ``rewards/<name>/mean``.
+
+>>> from execverify_data.questions import build
+>>> r = build("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)", n_path=1, n_state=1)
+>>> whitebox_reward([""], [r.reference_completion], verification=[r.verification])
+[2.0]
+>>> whitebox_reward([""], ["<answer>\\n8\\n-1\\n4; str\\n</answer>"], verification=[r.verification])
+[1.5]
+>>> whitebox_reward([""], ["<answer>\\nf(3)\\n-1\\n4; int\\n</answer>"], verification=[r.verification])
+[0.0]
+>>> io_reward([""], ["<answer>\\n8\\n</answer>"], verification=[r.verification]), oi_reward([""], ["x"], verification=[r.verification])
+([1.0], [None])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.questions.kinds import Kind
+from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer
+
+__all__ = [
+    "ExecutionReward",
+    "FormatReward",
+    "IOReward",
+    "OIReward",
+    "WhiteboxReward",
+    "format_reward",
+    "io_reward",
+    "oi_reward",
+    "whitebox_reward",
+]
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        raise InvalidArgument(f"{name} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+class ExecutionReward:
+    """Base class: reads the ``verification`` column and scores with a shared :class:`Scorer`.
+
+    Args:
+        oi_workers (`int`, optional, defaults to 2): trusted-runner processes for ``oi`` checks.
+        oi_timeout (`float`, optional, defaults to 2.0): seconds per ``oi`` check.
+        scorer (`Scorer`, optional): a scorer to use instead of a new one.
+    """
+
+    name = "execution_reward"
+
+    def __init__(self, *, oi_workers: int = 2, oi_timeout: float = 2.0, scorer: Scorer | None = None):
+        if isinstance(oi_workers, bool) or not isinstance(oi_workers, int) or oi_workers < 1:
+            raise InvalidArgument(f"oi_workers must be a positive int, got {oi_workers!r}")
+        self.scorer = scorer or Scorer(OiExecutor(workers=oi_workers, timeout=_number("oi_timeout", oi_timeout)))
+        self.__name__ = self.name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.__name__!r})"
+
+    def _results(self, completions: Sequence[Any], verification: Any) -> list[ScoreResult | None]:
+        if verification is None:
+            raise InvalidArgument(
+                f"{self.__name__} needs the dataset column 'verification' (made by execverify questions / "
+                "questions.render); TRL passes dataset columns to reward functions as keyword arguments"
+            )
+        if completions is None or len(completions) != len(verification):
+            raise InvalidArgument(
+                f"{self.__name__}: {0 if completions is None else len(completions)} completions for "
+                f"{len(verification)} verification rows"
+            )
+        return self.scorer.score_batch(list(verification), list(completions), run_oi=self.runs_oi)
+
+    runs_oi = True
+
+    def reward(self, result: ScoreResult) -> float | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __call__(self, prompts: Any = None, completions: Any = None, verification: Any = None, **kwargs: Any) -> list[float | None]:
+        return [None if r is None else self.reward(r) for r in self._results(completions, verification)]
+
+
+class WhiteboxReward(ExecutionReward):
+    """Final-answer gate plus step accuracy (see the module docs for the formula).
+
+    Args:
+        final_weight (`float`, optional, defaults to 1.0): weight of the final answer.
+        step_weight (`float`, optional, defaults to 1.0): weight of the step fraction.
+        gate (`bool`, optional, defaults to `True`): 0 for the whole row when the final
+            answer is wrong (the paper's rule); `False` gives partial credit.
+        **kwargs: as :class:`ExecutionReward`.
+    """
+
+    name = "whitebox_reward"
+
+    def __init__(self, *, final_weight: float = 1.0, step_weight: float = 1.0, gate: bool = True, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.final_weight = _number("final_weight", final_weight)
+        self.step_weight = _number("step_weight", step_weight)
+        if not isinstance(gate, bool):
+            raise InvalidArgument(f"gate must be a bool, got {gate!r}")
+        self.gate = gate
+
+    def reward(self, result: ScoreResult) -> float | None:
+        final = result.final_correct
+        if final is None:
+            return None
+        if self.gate and not final:
+            return 0.0
+        return self.final_weight * float(final) + self.step_weight * result.step_fraction
+
+
+class _FinalKindReward(ExecutionReward):
+    kind: Kind
+
+    def reward(self, result: ScoreResult) -> float | None:
+        index = result.final_index
+        if index is None or result.kinds[index] is not self.kind:
+            return None
+        return float(result.correct[index])
+
+
+class IOReward(_FinalKindReward):
+    """1.0 when the ``io`` answer is right, 0.0 otherwise; None for rows without an ``io`` question."""
+
+    kind = Kind.IO
+    name = "io_reward"
+
+
+class OIReward(_FinalKindReward):
+    """1.0 when the ``oi`` answer's call returns the expected output, 0.0 otherwise; None elsewhere."""
+
+    kind = Kind.OI
+    name = "oi_reward"
+
+
+class FormatReward(ExecutionReward):
+    """1.0 when the answer block holds exactly one readable answer per question, else 0.0.
+
+    It checks form only (e.g. a ``state`` answer is ``value; type``), not correctness.
+    """
+
+    name = "format_reward"
+    runs_oi = False  # form needs no execution
+
+    def reward(self, result: ScoreResult) -> float | None:
+        return float(result.well_formed)
+
+
+#: Default instances, the names TRL logs.
+whitebox_reward = WhiteboxReward()
+io_reward = IOReward()
+oi_reward = OIReward()
+format_reward = FormatReward()
