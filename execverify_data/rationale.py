@@ -28,7 +28,7 @@ chain scores full marks on every question it answers (``tests/test_rationale.py`
 >>> from execverify_data.questions import select_questions
 >>> src = "def f(x):\\n    y = x + 1\\n    if y > 3:\\n        y = 0\\n    return y\\n"
 >>> t = trace_call(src, "f(5)")
->>> print(narrate(src, t, []))
+>>> print(narrate(src, t, [], call="f(5)"))
 We execute `f(5)` line by line.
 Line 2 (1st time): `y = x + 1`. Now x = 5, y = 6.
 Line 3 (1st time): `if y > 3:`. The condition is true.
