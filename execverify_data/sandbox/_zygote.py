@@ -219,16 +219,26 @@ def _run_calls(request: dict) -> None:
     """Role of the child in call mode (fds: 0 null, 1 out, 2 err, 3 result, 4 secret)."""
     from execverify_data.values import encode
 
+    pristine = dict(builtins.__dict__)
     namespace, error, memory = _exec_completion(request["code"])
     outcome: dict = {"calls": [], "error": error, "memory": memory}
+    returned = []
     if error is None:
         for expr in request["calls"]:
             try:
-                value = eval(compile(expr, "<call>", "eval"), namespace)
-                outcome["calls"].append({"value": list(encode(value))})
+                returned.append((True, eval(compile(expr, "<call>", "eval"), namespace)))
             except BaseException as exc:  # noqa: BLE001
                 outcome["memory"] = outcome["memory"] or isinstance(exc, MemoryError)
-                outcome["calls"].append({"error": type(exc).__name__, "message": _describe(exc)})
+                returned.append((False, {"error": type(exc).__name__, "message": _describe(exc)}))
+    # the harness's own work runs with the builtins and hooks the completion may have replaced restored
+    sys.settrace(None)
+    sys.setprofile(None)
+    current = builtins.__dict__
+    for key in [k for k in current if k not in pristine]:
+        del current[key]
+    current.update(pristine)
+    for ok, item in returned:
+        outcome["calls"].append({"value": list(encode(item))} if ok else item)
     _flush_std()
     try:
         outcome["secret"] = os.read(SECRET_FD, 64).decode("ascii")
@@ -317,7 +327,8 @@ def _run_test(request: dict, test: str) -> None:
     else:
         namespace = {"__name__": "__test__", "__builtins__": builtins}
         for name in hello.get("names", []):
-            if isinstance(name, str) and name.isidentifier():
+            # never let the candidate shadow a builtin the test relies on (abs, isinstance, len...)
+            if isinstance(name, str) and name.isidentifier() and name not in builtins.__dict__:
                 namespace[name] = remote(name)
         try:
             exec(compile(test, "<test>", "exec"), namespace)

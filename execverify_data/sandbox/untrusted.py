@@ -200,10 +200,11 @@ class _Worker:
     def __init__(self, config: _Config):
         self.uid_lock = None
         self.tmpdir = None
+        self.uid = None
         cfg: dict = {"seccomp": config.seccomp}
         if config.drop_privileges:
-            uid, self.uid_lock = _allocate_uid()
-            cfg.update(uid=uid, gid=uid)
+            self.uid, self.uid_lock = _allocate_uid()
+            cfg.update(uid=self.uid, gid=self.uid)
         package_root = str(Path(__file__).resolve().parents[2])
         boot = (f"import sys; sys.path.insert(0, {package_root!r}); "
                 "from execverify_data.sandbox._zygote import main; main()")

@@ -1,0 +1,50 @@
+"""Helpers for the sandbox's own tests: find processes that outlived an untrusted call."""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["stray_processes"]
+
+
+def _processes() -> dict[int, tuple[int, int, str]]:
+    """pid -> (ppid, real uid, cmdline) of every visible process."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        table[int(entry)] = (int(fields["PPid"]), int(fields["Uid"].split()[0]), cmdline)
+    return table
+
+
+def _is_infrastructure(cmdline: str) -> bool:
+    return "sandbox._zygote import main" in cmdline or cmdline.startswith(("bwrap", "/usr/bin/bwrap"))
+
+
+def stray_processes(pools=(), ignore=()) -> list[str]:
+    """Descendants of this process that are not sandbox workers, and processes running as a
+    worker's sandbox uid; an empty list once every untrusted call has been cleaned up."""
+    table = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    stray = []
+    todo = list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        ppid, uid, cmdline = table[pid]
+        if pid not in ignore and not _is_infrastructure(cmdline):
+            stray.append(f"{pid} (parent {ppid}, uid {uid}): {cmdline[:120]}")
+        todo.extend(children.get(pid, []))
+    uids = {worker.uid for pool in pools for worker in list(pool._workers) if worker.uid is not None}
+    for pid, (ppid, uid, cmdline) in table.items():
+        if uid in uids:
+            stray.append(f"{pid} (parent {ppid}, sandbox uid {uid}): {cmdline[:120]}")
+    return sorted(set(stray))
