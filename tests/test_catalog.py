@@ -82,6 +82,27 @@ def test_lookup_errors_are_helpful():
 
 
 @pytest.mark.parametrize(
+    "pre, bound, expected",
+    [
+        ("nonempty(self)", {"self": []}, False),
+        ("nonempty(self)", {"self": iter([1])}, False),  # cannot be known without consuming
+        ("valid_index(self, index)", {"self": [1]}, True),  # index omitted: list.pop()
+        ("valid_index(self, index)", {"self": [1], "index": -2}, False),
+        ("contains(self, key) unless default", {"self": {}, "key": "k"}, False),
+        ("contains(self, key) unless default", {"self": {}, "key": "k", "default": 0}, True),
+        ("found(self, sub, start, end)", {"self": "hello", "sub": "l", "start": 4}, False),
+        ("found(self, sub, start, end)", {"self": "hello", "sub": "", "start": 1, "end": 0}, False),
+        ("found(self, x, start, end)", {"self": [1, 2], "x": 2, "start": 1}, True),
+        ("nonempty(sep)", {"self": "a b", "sep": None}, True),  # split(None)
+        ("format_args(self, args)", {"self": "{} {}", "args": (1,)}, False),
+        ("int_literal(x, base)", {"x": "ff", "base": 16}, True),
+    ],
+)
+def test_preconditions(pre, bound, expected):
+    assert holds(pre, bound) is expected
+
+
+@pytest.mark.parametrize(
     "text, problem",
     [("lst[int]", "unknown type name"), ("list", "needs arguments"), ("dict[str]", "takes 2"), ("int[str]", "takes no")],
 )
