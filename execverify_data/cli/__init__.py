@@ -16,6 +16,8 @@ from execverify_data import __version__
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
     "doctor": "execverify_data.cli.doctor:doctor",
+    "questions": "execverify_data.cli.questions:questions",
+    "score": "execverify_data.cli.score:score",
     "trace": "execverify_data.cli.trace:trace",
 }
 

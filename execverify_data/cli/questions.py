@@ -1,0 +1,100 @@
+"""``execverify questions``: trace one call and print verifiable questions about it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from execverify_data.errors import ExecVerifyError
+
+
+@click.command(name="questions")
+@click.argument("program", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--call", "call", required=True, help="The call, with literal arguments, e.g. \"f([1, 2], 'a')\".")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (prompt, questions, reference_completion, verification).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the question draw.")
+@click.option("--n-path", type=click.IntRange(min=0), default=None, help="Path questions (default 2; 0 with --task input or --style cruxeval).")
+@click.option("--n-state", type=click.IntRange(min=0), default=None, help="State questions (default 2; 0 with --task input or --style cruxeval).")
+@click.option("--n-coverage", type=click.IntRange(min=0), default=0, show_default=True, help="Coverage questions.")
+@click.option(
+    "--style", type=click.Choice(["execverify", "cruxeval", "chat"]), default="execverify", show_default=True, help="Prompt style."
+)
+@click.option(
+    "--task",
+    type=click.Choice(["output", "input"]),
+    default="output",
+    show_default=True,
+    help="output: the io question first, then step questions; input: the oi question alone.",
+)
+@click.option("--rationale", is_flag=True, help="Put a trace-narrated reasoning chain before the reference answers.")
+@click.option(
+    "--trusted-call",
+    is_flag=True,
+    help="Evaluate the call's arguments as expressions in the program's namespace (trusted benchmark data only).",
+)
+def questions(
+    program: Path,
+    call: str,
+    as_json: bool,
+    seed: int,
+    n_path: int | None,
+    n_state: int | None,
+    n_coverage: int,
+    style: str,
+    task: str,
+    rationale: bool,
+    trusted_call: bool,
+) -> None:
+    """Trace CALL against PROGRAM (in the trusted runner) and print questions about it.
+
+    By default the prompt is in the ExecVerify multi-question form: the output
+    question first, then path and state questions, one answer per line inside
+    <answer>...</answer>. The "verification" object of the JSON output is what
+    `execverify score` and the TRL rewards read.
+
+    \b
+    Example:
+        execverify questions prog.py --call "f([3, 1, 2])" --json --seed 7 > q.jsonl
+    """
+    from execverify_data.questions import build
+    from execverify_data.sandbox.trusted import TrustedRunner
+
+    single = task == "input" or style == "cruxeval"
+    if single and (n_path or n_state or n_coverage):
+        why = "--task input" if task == "input" else "--style cruxeval"
+        raise click.UsageError(f"{why} asks a single question; drop --n-path, --n-state and --n-coverage")
+    default = 0 if single else 2
+    n_path = default if n_path is None else n_path
+    n_state = default if n_state is None else n_state
+    try:
+        source = program.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.UsageError(f"cannot read {program}: {exc}") from None
+    try:
+        with TrustedRunner(1) as runner:
+            trace = runner.trace(source, call, trusted_call=trusted_call)
+        rendered = build(
+            source,
+            call,
+            seed=seed,
+            n_path=n_path,
+            n_state=n_state,
+            n_coverage=n_coverage,
+            task=task,
+            style=style,
+            trace=trace,
+            rationale=rationale,
+        )
+    except ExecVerifyError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(rendered.to_json(), ensure_ascii=False))
+        return
+    prompt = rendered.prompt
+    if isinstance(prompt, list):
+        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in prompt)
+    click.echo(prompt)
+    click.echo("\n--- reference completion ---")
+    click.echo(rendered.reference_completion)

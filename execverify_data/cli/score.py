@@ -1,0 +1,124 @@
+"""``execverify score``: score a file of completions against a file of questions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from execverify_data.errors import ExecVerifyError
+
+
+def _read_jsonl(path: Path) -> list[Any]:
+    rows = []
+    try:
+        with path.open("r", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as exc:
+                    raise click.ClickException(f"{path} line {number}: not JSON ({exc})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"cannot read {path}: {exc}") from None
+    return rows
+
+
+def _verification(row: Any, number: int, path: Path) -> Any:
+    if isinstance(row, dict) and "verification" in row:
+        return row["verification"]
+    raise click.ClickException(f"{path} row {number}: no 'verification' field (write it with `execverify questions --json`)")
+
+
+def _completion(row: Any, number: int, path: Path) -> Any:
+    if isinstance(row, (str, list)):
+        return row
+    if isinstance(row, dict):
+        for key in ("completion", "response", "output", "text"):
+            if key in row:
+                return row[key]
+    raise click.ClickException(f"{path} row {number}: expected a JSON string or an object with a 'completion' field")
+
+
+@click.command(name="score")
+@click.argument("questions_file", metavar="QUESTIONS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("completions_file", metavar="COMPLETIONS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
+    """Score COMPLETIONS.jsonl against QUESTIONS.jsonl and print per-kind accuracy.
+
+    QUESTIONS.jsonl holds objects with a "verification" field (the output of
+    `execverify questions --json`). COMPLETIONS.jsonl holds, on the same row
+    numbers, a JSON string, a list of chat messages, or an object with a
+    "completion" field. Every answer is decided by execverify_data.values.same;
+    oi answers are run in the trusted runner.
+
+    \b
+    Example:
+        execverify score q.jsonl completions.jsonl --json
+    """
+    from execverify_data.questions import Scorer
+    from execverify_data.rewards_execution import WhiteboxReward
+
+    question_rows = _read_jsonl(questions_file)
+    completion_rows = _read_jsonl(completions_file)
+    if len(question_rows) != len(completion_rows):
+        raise click.ClickException(
+            f"{questions_file} has {len(question_rows)} rows but {completions_file} has {len(completion_rows)}; they are matched by row"
+        )
+    verifications = [_verification(row, n, questions_file) for n, row in enumerate(question_rows, 1)]
+    completions = [_completion(row, n, completions_file) for n, row in enumerate(completion_rows, 1)]
+    scorer = Scorer()
+    try:
+        results = scorer.score_batch(verifications, completions)
+    except ExecVerifyError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if scorer._oi is not None:
+            scorer._oi.close()
+    whitebox = WhiteboxReward(scorer=scorer)
+    per_kind: dict[str, list[int]] = {}
+    rewards, well_formed = [], 0
+    for result in results:
+        if result is None:
+            continue
+        for kind, ok in zip(result.kinds, result.correct):
+            counts = per_kind.setdefault(kind.value, [0, 0])
+            counts[0] += 1
+            counts[1] += int(ok)
+        well_formed += int(result.well_formed)
+        reward = whitebox.reward(result)
+        if reward is not None:
+            rewards.append(reward)
+    scored = sum(1 for r in results if r is not None)
+    summary = {
+        "rows": scored,
+        "per_kind": {
+            kind: {"questions": n, "correct": c, "accuracy": c / n if n else 0.0}
+            for kind, (n, c) in sorted(per_kind.items(), key=lambda item: _KIND_ORDER.get(item[0], 9))
+        },
+        "well_formed": well_formed / scored if scored else 0.0,
+        "whitebox_reward_mean": sum(rewards) / len(rewards) if rewards else None,
+    }
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{scored} completions")
+    for column in ("kind", "questions", "correct", "accuracy"):
+        table.add_column(column, justify="left" if column == "kind" else "right")
+    for kind, stats in summary["per_kind"].items():
+        table.add_row(kind, str(stats["questions"]), str(stats["correct"]), f"{stats['accuracy']:.3f}")
+    console = Console(highlight=False)
+    console.print(table)
+    console.print(f"well-formed answer blocks: {summary['well_formed']:.3f}", markup=False)
+    if summary["whitebox_reward_mean"] is not None:
+        console.print(f"mean whitebox reward (0 to 2): {summary['whitebox_reward_mean']:.3f}", markup=False)
+
+
+_KIND_ORDER = {"io": 0, "oi": 1, "path": 2, "state": 3, "coverage": 4}
