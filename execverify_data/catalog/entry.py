@@ -147,7 +147,9 @@ def sig(
     return Signature(params_, returns, receiver, preconditions, mutates)
 
 
-def method(type_name: str, name: str, *signatures: Signature, since: tuple[int, int] | None = None, summary: str = "") -> Entry:
+def method(
+    type_name: str, name: str, *signatures: Signature, since: tuple[int, int] | None = None, summary: str = ""
+) -> Entry:
     """A method entry ``type_name.name``."""
     return Entry(f"{type_name}.{name}", "method", name, tuple(signatures), since=since, summary=summary)
 

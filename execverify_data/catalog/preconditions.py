@@ -82,7 +82,10 @@ PREDICATES: dict[str, tuple[Callable[..., bool], str]] = {
         "the int fits in `length` bytes",
     ),
     "format_args": (lambda s, args: _tries(lambda: s.format(*args)), "replacement fields match the arguments"),
-    "format_keys": (lambda s, mapping: _tries(lambda: s.format_map(mapping)), "replacement fields name keys of the mapping"),
+    "format_keys": (
+        lambda s, mapping: _tries(lambda: s.format_map(mapping)),
+        "replacement fields name keys of the mapping",
+    ),
 }
 
 _PRE = re.compile(r"^\s*(\w+)\(([\w\s,]*)\)\s*(?:unless\s+(\w+))?\s*$")
@@ -105,7 +108,9 @@ class Precondition:
         """
         m = _PRE.match(text)
         if not m or m.group(1) not in PREDICATES:
-            raise InvalidArgument(f"bad precondition {text!r}; write check(arg, ...) with check one of {sorted(PREDICATES)}")
+            raise InvalidArgument(
+                f"bad precondition {text!r}; write check(arg, ...) with check one of {sorted(PREDICATES)}"
+            )
         args = tuple(a.strip() for a in m.group(2).split(",") if a.strip())
         return cls(m.group(1), args, m.group(3))
 

@@ -60,9 +60,19 @@ CONCRETE: dict[str, type] = {
 #: Abstract type names (accepted by parameters, never the type of a built value).
 ABSTRACT = frozenset({"Iterable", "Iterator", "Sequence", "Collection", "Callable"})
 _ARITY = {
-    "list": 1, "set": 1, "frozenset": 1, "dict": 2, "dict_keys": 1, "dict_values": 1,
-    "dict_items": 2, "Iterable": 1, "Iterator": 1, "Sequence": 1, "Collection": 1,
-    "Callable": 2, "Optional": 1,
+    "list": 1,
+    "set": 1,
+    "frozenset": 1,
+    "dict": 2,
+    "dict_keys": 1,
+    "dict_values": 1,
+    "dict_items": 2,
+    "Iterable": 1,
+    "Iterator": 1,
+    "Sequence": 1,
+    "Collection": 1,
+    "Callable": 2,
+    "Optional": 1,
 }
 _SCALARS = frozenset({"str", "int", "float", "bool", "bytes", "None", "range", "type", "object"})
 _TOKEN = re.compile(r"\s*(\.\.\.|[A-Za-z_][A-Za-z_0-9]*|[\[\],|])")
@@ -112,7 +122,7 @@ def parse(text: str) -> Type:
     parser = _Parser(tokens, text)
     result = parser.union()
     if parser.pos != len(tokens):
-        raise InvalidArgument(f"cannot read type {text!r}: trailing {''.join(tokens[parser.pos:])!r}")
+        raise InvalidArgument(f"cannot read type {text!r}: trailing {''.join(tokens[parser.pos :])!r}")
     return result
 
 
@@ -151,7 +161,9 @@ class _Parser:
             return Type("...")
         if not (name in _SCALARS or name in _ARITY or name == "tuple" or (len(name) == 1 and name.isupper())):
             known = sorted(_SCALARS | set(_ARITY) | {"tuple"})
-            raise InvalidArgument(f"unknown type name {name!r} in {self.text!r}; use one of {known} or a type variable like T")
+            raise InvalidArgument(
+                f"unknown type name {name!r} in {self.text!r}; use one of {known} or a type variable like T"
+            )
         if self.peek() != "[":
             if name in _ARITY or name == "tuple":
                 raise InvalidArgument(f"type {name!r} in {self.text!r} needs arguments, e.g. {name}[int]")

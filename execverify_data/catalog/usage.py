@@ -49,15 +49,43 @@ _BUILTINS = {e.name: e for e in ENTRIES if e.kind == "function"}
 _OPS = {e.name: e for e in ENTRIES if e.kind == "operator"}
 
 _BINOP = {
-    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
-    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift", ast.BitOr: "bitor",
-    ast.BitAnd: "bitand", ast.BitXor: "bitxor",
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.BitOr: "bitor",
+    ast.BitAnd: "bitand",
+    ast.BitXor: "bitxor",
 }
-_AUG = {ast.Add: "iadd", ast.Sub: "isub", ast.Mult: "imul", ast.Div: "itruediv", ast.FloorDiv: "ifloordiv",
-        ast.Mod: "imod", ast.BitOr: "ior", ast.BitAnd: "iand", ast.BitXor: "ixor"}
+_AUG = {
+    ast.Add: "iadd",
+    ast.Sub: "isub",
+    ast.Mult: "imul",
+    ast.Div: "itruediv",
+    ast.FloorDiv: "ifloordiv",
+    ast.Mod: "imod",
+    ast.BitOr: "ior",
+    ast.BitAnd: "iand",
+    ast.BitXor: "ixor",
+}
 _UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
-_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge",
-            ast.Is: "is", ast.IsNot: "is_not", ast.In: "in", ast.NotIn: "not_in"}
+_COMPARE = {
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+    ast.Is: "is",
+    ast.IsNot: "is_not",
+    ast.In: "in",
+    ast.NotIn: "not_in",
+}
 _SEQUENCES = frozenset({"str", "list", "tuple", "bytes"})
 _TYPING_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
 
@@ -208,8 +236,12 @@ class _Analyzer:
             return frozenset({name})
         if isinstance(node, ast.JoinedStr):
             return frozenset({"str"})
-        for kinds, head in (((ast.List, ast.ListComp), "list"), ((ast.Tuple,), "tuple"),
-                            ((ast.Set, ast.SetComp), "set"), ((ast.Dict, ast.DictComp), "dict")):
+        for kinds, head in (
+            ((ast.List, ast.ListComp), "list"),
+            ((ast.Tuple,), "tuple"),
+            ((ast.Set, ast.SetComp), "set"),
+            ((ast.Dict, ast.DictComp), "dict"),
+        ):
             if isinstance(node, kinds):
                 return frozenset({head})
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -299,7 +331,8 @@ class _Analyzer:
         if isinstance(recv, ast.Name) and recv.id in TYPES and recv.id not in self.bound:
             cls_owner = "int" if recv.id == "bool" else recv.id
             ids = tuple(
-                e.id for e in _METHODS[func.attr]
+                e.id
+                for e in _METHODS[func.attr]
                 if e.receiver == cls_owner
                 and any(_fits(s, None if n_pos is None else n_pos - 1, keywords) for s in e.signatures)
             )
@@ -307,7 +340,8 @@ class _Analyzer:
         recv_types = self.types(recv, seen)
         owners = _owners(recv_types) if recv_types is not None else None
         ids = tuple(
-            e.id for e in _METHODS[func.attr]
+            e.id
+            for e in _METHODS[func.attr]
             if (owners is None or e.receiver in owners) and any(_fits(s, n_pos, keywords) for s in e.signatures)
         )
         return CallUse(node, ids, recv_types, "method")
@@ -351,16 +385,22 @@ class _Analyzer:
             return "slice_delete"
         step = sl.step
         reverse = (
-            isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
-            and isinstance(step.operand, ast.Constant) and step.operand.value == 1
+            isinstance(step, ast.UnaryOp)
+            and isinstance(step.op, ast.USub)
+            and isinstance(step.operand, ast.Constant)
+            and step.operand.value == 1
         )
         if reverse and sl.lower is None and sl.upper is None:
             return "slice_reverse"
         return {
-            (False, False, False): "slice_copy", (True, False, False): "slice_from",
-            (False, True, False): "slice_to", (True, True, False): "slice",
-            (False, False, True): "slice_step", (True, False, True): "slice_from_step",
-            (False, True, True): "slice_to_step", (True, True, True): "slice_range_step",
+            (False, False, False): "slice_copy",
+            (True, False, False): "slice_from",
+            (False, True, False): "slice_to",
+            (True, True, False): "slice",
+            (False, False, True): "slice_step",
+            (True, False, True): "slice_from_step",
+            (False, True, True): "slice_to_step",
+            (True, True, True): "slice_range_step",
         }[(sl.lower is not None, sl.upper is not None, step is not None)]
 
     def usage(self) -> Usage:

@@ -111,9 +111,13 @@ class ConstraintSpec:
             raise InvalidArgument(f"other_methods must be True or False, got {self.other_methods!r}")
         flow = self.control_flow
         if isinstance(flow, str) or not isinstance(flow, (tuple, list)):
-            raise InvalidArgument(f"control_flow must be a tuple of steps from {CONTROL_FLOW}, e.g. ('for', 'if'), got {flow!r}")
+            raise InvalidArgument(
+                f"control_flow must be a tuple of steps from {CONTROL_FLOW}, e.g. ('for', 'if'), got {flow!r}"
+            )
         if len(flow) > MAX_CHAIN:
-            raise InvalidArgument(f"control_flow has {len(flow)} steps; at most {MAX_CHAIN} are allowed, got {tuple(flow)!r}")
+            raise InvalidArgument(
+                f"control_flow has {len(flow)} steps; at most {MAX_CHAIN} are allowed, got {tuple(flow)!r}"
+            )
         for i, step in enumerate(flow):
             if step not in CONTROL_FLOW:
                 raise InvalidArgument(f"control_flow[{i}] is {step!r}; each step must be one of {CONTROL_FLOW}")
