@@ -305,3 +305,17 @@ def test_catalog_entries_used():
     }
     # annotations are not subscriptions; a module function is not a method
     assert catalog_entries_used("import math\ndef f(x: list[int]) -> dict[str, int]:\n    return math.floor(x)") == set()
+
+
+def test_checker_stays_fast_on_pathological_programs():
+    import time
+
+    chain = "def f(x0: str):\n" + "".join(f"    x{i} = x{i - 1} + x{i - 1}\n" for i in range(1, 80)) + "    return x79.split()\n"
+    dense = "".join(
+        f"def g{i}(a):\n    return " + " + ".join(f"g{j}(a)" for j in range(40) if j != i) + "\n" for i in range(40)
+    )
+    start = time.perf_counter()
+    assert _check(chain)["target_used"].met
+    report = check(dense, ConstraintSpec("str.split", helper_depth=3), entry="g0")
+    assert "g0 -> g1 -> g2 -> g3" in report["helper_chain"].detail
+    assert time.perf_counter() - start < 5

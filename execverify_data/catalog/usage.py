@@ -148,6 +148,7 @@ class _Analyzer:
         self.modules: set[str] = set()
         self.bound: set[str] = set()
         self.skip: set[int] = set()
+        self.memo: dict[tuple[int, str], Types] = {}
         self.parent_fn: dict[int, ast.AST] = {}
         self.assigned: dict[tuple[int, str], list[ast.AST | str]] = {}
         for node in ast.walk(tree):
@@ -274,13 +275,16 @@ class _Analyzer:
             key = (id(fn), node.id)
             if fn is None or key in seen or key not in self.assigned:
                 return None
-            result = set()
-            for value in self.assigned[key]:
-                t = self.types(value, seen | {key})
-                if t is None:
-                    return None
-                result |= t
-            return frozenset(result)
+            if key not in self.memo:  # memoized: chains of variables stay linear
+                found: set[str] | None = set()
+                for value in self.assigned[key]:
+                    t = self.types(value, seen | {key})
+                    if t is None:
+                        found = None
+                        break
+                    found |= t
+                self.memo[key] = None if found is None else frozenset(found)
+            return self.memo[key]
         return None
 
     def _binop_types(self, node: ast.BinOp, seen: frozenset) -> Types:

@@ -38,7 +38,7 @@ function that no other top-level function calls. Input size bounds concern input
 not source, and are not checked here. A constraint the spec does not ask for
 (``nested_depth=0``...) is reported as met, "not required".
 
->>> from execverify_data.synth.spec import ConstraintSpec
+>>> from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
 >>> src = '''
 ... def helper(words):
 ...     return sorted(set(words))
@@ -69,7 +69,7 @@ from dataclasses import dataclass
 from execverify_data import catalog
 from execverify_data.catalog.usage import Usage, analyze
 from execverify_data.errors import InvalidArgument
-from execverify_data.synth.spec import ConstraintSpec
+from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
 
 __all__ = [
     "ALLOWED_IMPORTS",
@@ -181,8 +181,9 @@ def _call_graph(tree: ast.Module) -> dict[str, list[str]]:
     names = {f.name for f in functions}
     graph: dict[str, list[str]] = {}
     for f in functions:
-        calls = [n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-        graph[f.name] = list(dict.fromkeys(c for c in calls if c in names))
+        calls = [n for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        calls.sort(key=lambda n: (n.lineno, n.col_offset))
+        graph[f.name] = list(dict.fromkeys(n.func.id for n in calls if n.func.id in names))
     return graph
 
 
@@ -486,11 +487,14 @@ class _Checker:
         if len(path) - 1 >= need:
             return CheckItem("helper_chain", True, f"entry point {self.entry}: {found}")
         unused = [f for f in self.functions if f not in path and f != self.entry]
-        extra = f"; defined but not called from {self.entry}: {', '.join(unused)}" if unused else ""
+        shown = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
+        extra = f"; defined but not called from {self.entry}: {shown}" if unused else ""
         return CheckItem("helper_chain", False, f"entry point {self.entry}: {found}; needs depth {need}{extra}")
 
     def _longest_path(self, graph: dict[str, list[str]], path: list[str]) -> list[str]:
         best = path
+        if len(path) > MAX_HELPER_DEPTH:  # deep enough for any spec; keeps the search polynomial
+            return path
         for callee in graph.get(path[-1], []):
             if callee not in path:
                 candidate = self._longest_path(graph, [*path, callee])
