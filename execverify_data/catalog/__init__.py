@@ -76,23 +76,27 @@ def entries(
 ) -> tuple[Entry, ...]:
     """Entries filtered by kind, receiver type name, method/function name, and Python version.
 
-    ``version`` defaults to the running interpreter's; pass ``(3, 13)`` to plan for another.
+    ``receiver="bool"`` gives ``int``'s methods, which ``bool`` inherits. ``version``
+    defaults to the running interpreter's; pass ``(3, 13)`` to plan for another.
 
     >>> [e.id for e in entries(name="is_integer", version=(3, 11))]
     ['float.is_integer']
     >>> len(entries(name="is_integer", version=(3, 12)))
     2
+    >>> [e.id for e in entries(receiver="bool", name="bit_count")]
+    ['int.bit_count']
     """
     if kind is not None and kind not in KINDS:
         raise InvalidArgument(f"kind must be one of {KINDS}, got {kind!r}")
     if receiver is not None and receiver not in TYPES:
         raise InvalidArgument(f"receiver must be one of {TYPES}, got {receiver!r}")
     version = tuple(version or sys.version_info[:2])
+    owner = "int" if receiver == "bool" else receiver
     return tuple(
         e
         for e in ENTRIES
         if (kind is None or e.kind == kind)
-        and (receiver is None or e.receiver == receiver)
+        and (owner is None or e.receiver == owner)
         and (name is None or e.name == name)
         and e.available(version)
     )
