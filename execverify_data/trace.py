@@ -27,15 +27,17 @@ import ast
 import builtins
 import contextlib
 import enum
+import functools
 import io
 import platform
 import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import CodeType, FrameType
-from typing import Any, Mapping
+from operator import is_
+from typing import Any, Mapping, NamedTuple
 
 from execverify_data import values
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
@@ -100,8 +102,7 @@ class ExceptionInfo:
         return {"type": self.type, "message": self.message}
 
 
-@dataclass(frozen=True, eq=True)
-class Event:
+class Event(NamedTuple):
     """One line event in the program's code, with the frame's state after the line.
 
     Args:
@@ -114,6 +115,8 @@ class Event:
             trace (all frames), starting at 1.
         locals (`Mapping[str, CanonicalValue]`): the frame's locals after the line finished
             (read-only by convention; events may share one mapping).
+
+    An immutable named tuple (cheap to build: one per line event).
     """
 
     function: str
@@ -121,9 +124,7 @@ class Event:
     depth: int
     line: int
     occurrence: int
-    locals: Mapping[str, CanonicalValue] = field(hash=False, compare=True)
-
-    __hash__ = None  # type: ignore[assignment]  # holds a dict
+    locals: Mapping[str, CanonicalValue]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -262,6 +263,28 @@ def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
 # ---------------------------------------------------------------------- the recorder
 
 
+_new_event = functools.partial(tuple.__new__, Event)  # skips the NamedTuple's Python-level __new__
+_FLAT_CONTAINERS = (list, tuple, dict)
+_SHAPE_LIMIT = 10_000
+
+
+def _shape(value: Any):
+    """What the snapshot cache compares at the next event: ``None`` for an immutable
+    scalar (same object, same value); ``(elements,)`` or ``(keys, values)`` copies for a
+    list, tuple or dict of immutable scalars (same object and same elements, same
+    value); ``False`` for anything else (always re-encoded)."""
+    kind = type(value)
+    if kind in _IMMUTABLE_SCALARS:
+        return None
+    if kind in _FLAT_CONTAINERS and len(value) <= _SHAPE_LIMIT:
+        if kind is dict:
+            if set(map(type, value)) <= _IMMUTABLE_SCALARS and set(map(type, value.values())) <= _IMMUTABLE_SCALARS:
+                return (list(value), list(value.values()))
+        elif set(map(type, value)) <= _IMMUTABLE_SCALARS:
+            return (list(value),)
+    return False
+
+
 class _StepLimit(BaseException):
     """Raised into the program when it exceeds its step budget."""
 
@@ -297,6 +320,13 @@ class _Recorder:
         self.done = False  # the call is over: a late alarm must not raise
 
     def snapshot(self, record: _Frame, frame: FrameType) -> dict[str, CanonicalValue]:
+        """The frame's locals as canonical values, re-encoding only what may have changed.
+
+        A local still bound to the same object as at the frame's previous snapshot keeps
+        its CanonicalValue when the object is an immutable scalar, or a list, tuple or
+        dict whose elements (keys and values) are immutable scalars and are still the
+        very same objects in the same order.
+        """
         cache = record.cache
         state: dict[str, CanonicalValue] = {}
         changed = False
@@ -304,11 +334,18 @@ class _Recorder:
             if name[0] == ".":  # compiler-made locals such as a comprehension's ".0"
                 continue
             cached = cache.get(name)
-            if cached is not None and cached[0] is value and type(value) in _IMMUTABLE_SCALARS:
-                state[name] = cached[1]
-                continue
+            if cached is not None and cached[0] is value:
+                shape = cached[2]
+                if shape is None or (
+                    shape
+                    and len(value) == len(shape[0])
+                    and all(map(is_, value, shape[0]))
+                    and (len(shape) == 1 or all(map(is_, value.values(), shape[1])))
+                ):
+                    state[name] = cached[1]
+                    continue
             canonical = encode(value)
-            cache[name] = (value, canonical)
+            cache[name] = (value, canonical, _shape(value))
             state[name] = canonical
             changed = True
         last = record.last
@@ -372,10 +409,10 @@ class _Recorder:
 
     def build_events(self) -> tuple[Event, ...]:
         empty: dict[str, CanonicalValue] = {}
-        return tuple(
-            Event(function, frame_id, depth, line, occurrence, empty if state is None else state)
-            for function, frame_id, depth, line, occurrence, state in self.events
-        )
+        for event in self.events:
+            if event[5] is None:  # pragma: no cover - every event is finalized; belt and braces
+                event[5] = empty
+        return tuple(map(_new_event, self.events))
 
 
 # ---------------------------------------------------------------------- trace_call
