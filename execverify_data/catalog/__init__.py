@@ -56,7 +56,11 @@ if len(_BY_ID) != len(ENTRIES):  # pragma: no cover - guards the data modules
 
 
 def get(entry_id: str) -> Entry:
-    """The entry with this id; :class:`InvalidArgument` with close matches otherwise."""
+    """The entry with this id; :class:`InvalidArgument` with close matches otherwise.
+
+    >>> str(get("builtin.sorted").signatures[0])
+    '(iterable: Iterable[T], key?: Callable[[T], object], reverse?: bool) -> list[T]'
+    """
     try:
         return _BY_ID[entry_id]
     except (KeyError, TypeError):

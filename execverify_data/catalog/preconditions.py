@@ -119,7 +119,11 @@ class Precondition:
 
 
 def holds(pre: Precondition | str, bound: Mapping[str, object]) -> bool:
-    """Whether ``pre`` holds for the argument values ``bound`` (name -> value)."""
+    """Whether ``pre`` holds for the argument values ``bound`` (name -> value).
+
+    >>> holds("nonempty(self)", {"self": []}), holds("valid_index(self, index)", {"self": [1]})
+    (False, True)
+    """
     if isinstance(pre, str):
         pre = Precondition.parse(pre)
     if pre.unless is not None and pre.unless in bound:

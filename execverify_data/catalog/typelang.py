@@ -192,7 +192,11 @@ class _Parser:
 
 
 def substitute(t: Type, bindings: dict[str, Type]) -> Type:
-    """Replace type variables by the types bound to them (unbound ones stay)."""
+    """Replace type variables by the types bound to them (unbound ones stay).
+
+    >>> str(substitute(parse("dict[K, V]"), {"K": parse("str")}))
+    'dict[str, V]'
+    """
     if t.is_var:
         return bindings.get(t.name, t)
     if not t.args:

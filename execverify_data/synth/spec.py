@@ -130,7 +130,11 @@ class ConstraintSpec:
             raise InvalidArgument(f"min_size ({self.min_size}) must not exceed max_size ({self.max_size})")
 
     def to_dict(self) -> dict[str, object]:
-        """A JSON-ready dict (``control_flow`` as a list)."""
+        """A JSON-ready dict (``control_flow`` as a list).
+
+        >>> ConstraintSpec("list.pop", control_flow=("for",)).to_dict()["control_flow"]
+        ['for']
+        """
         data = asdict(self)
         data["control_flow"] = list(self.control_flow)
         return data
