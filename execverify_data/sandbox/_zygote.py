@@ -64,7 +64,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 def read_exact(fd: int, n: int) -> bytes | None:
     chunks = []
     while n:
-        chunk = os.read(fd, min(n, 1 << 20))
+        chunk = _os_read(fd, min(n, 1 << 20))
         if not chunk:
             return None
         chunks.append(chunk)
@@ -82,15 +82,22 @@ def read_frame(fd: int):
     body = read_exact(fd, size)
     if body is None:
         return None
-    return json.loads(body.decode("utf-8"))
+    return _loads(body.decode("utf-8"))
+
+
+# bound at import: a completion that patches ``json`` or ``os`` in its own child cannot reroute the harness
+_dumps = json.dumps
+_loads = json.loads
+_os_write = os.write
+_os_read = os.read
 
 
 def write_frame(fd: int, obj) -> None:
-    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    body = _dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     data = _HEADER.pack(len(body)) + body
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        written = _os_write(fd, view)
         view = view[written:]
 
 
@@ -241,7 +248,7 @@ def _run_calls(request: dict) -> None:
         outcome["calls"].append({"value": list(encode(item))} if ok else item)
     _flush_std()
     try:
-        outcome["secret"] = os.read(SECRET_FD, 64).decode("ascii")
+        outcome["secret"] = _os_read(SECRET_FD, 64).decode("ascii")
         write_frame(RESULT_FD, outcome)
     except BaseException:  # noqa: BLE001
         os._exit(72)

@@ -92,6 +92,56 @@ def _seccomp_layer() -> Layer:
     return Layer("seccomp", False, f"{why}, but the kernel refused the filter (status {status})")
 
 
+def interpreter_paths() -> list[str]:
+    """Directories the zygote must read: the interpreter, its prefixes, this package."""
+    import sysconfig
+    from pathlib import Path
+
+    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             str(Path(__file__).resolve().parents[2])}
+    paths.update(p for p in (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")) if p)
+    return sorted(p for p in paths if os.path.isdir(p))
+
+
+def unreadable_ancestors(paths: list[str]) -> dict[str, list[str]]:
+    """For each topmost directory that other users cannot traverse (``/root`` for a pyenv
+    interpreter), the interpreter paths below it: an unprivileged uid could not import from them."""
+    hidden: dict[str, list[str]] = {}
+    for path in paths:
+        parts = os.path.realpath(path).split(os.sep)[1:]
+        for i in range(1, len(parts) + 1):
+            ancestor = os.sep + os.sep.join(parts[:i])
+            try:
+                mode = os.stat(ancestor).st_mode
+            except OSError:
+                break
+            if not mode & 0o001:
+                hidden.setdefault(ancestor, []).append(os.path.realpath(path))
+                break
+    return hidden
+
+
+def _expose_interpreter() -> list[str]:
+    """bwrap arguments that hide each untraversable ancestor behind a tmpfs and bind the
+    interpreter paths below it read-only, so the dropped uid can import any module."""
+    args: list[str] = []
+    for ancestor, paths in sorted(unreadable_ancestors(interpreter_paths()).items()):
+        args += ["--perms", "0755", "--tmpfs", ancestor]
+        made = {ancestor}
+        kept: list[str] = []
+        for path in sorted(set(paths)):
+            if path != ancestor and not any(path.startswith(k + os.sep) for k in kept):
+                kept.append(path)
+                parts = path[len(ancestor) + 1:].split(os.sep)[:-1]
+                for i in range(1, len(parts) + 1):
+                    between = os.path.join(ancestor, *parts[:i])
+                    if between not in made:
+                        made.add(between)
+                        args += ["--perms", "0755", "--dir", between]
+                args += ["--ro-bind", path, path]
+    return args
+
+
 def _bwrap_candidates(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str]]]:
     common_tail = ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     size = ["--size", str(tmpfs_mb << 20)]
@@ -101,11 +151,14 @@ def _bwrap_candidates(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str]]]:
         caps = ["--cap-drop", "ALL"] + [x for c in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN",
                                                     "CAP_DAC_OVERRIDE", "CAP_FOWNER") for x in ("--cap-add", c)]
         ns = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        expose = _expose_interpreter()
+        hidden = ", ".join(unreadable_ancestors(interpreter_paths()))
+        note = f"; {hidden} replaced by a tmpfs holding only the interpreter's directories" if expose else ""
         return [
-            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp with a size cap",
-             [bwrap, *ns, *common_tail, *size, "--tmpfs", "/tmp", *caps]),
-            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp (no size cap)",
-             [bwrap, *ns, *common_tail, "--tmpfs", "/tmp", *caps]),
+            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp with a size cap" + note,
+             [bwrap, *ns, *common_tail, *expose, *size, "--tmpfs", "/tmp", *caps]),
+            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp (no size cap)" + note,
+             [bwrap, *ns, *common_tail, *expose, "--tmpfs", "/tmp", *caps]),
         ]
     return [
         ("--unshare-all, tmpfs /tmp with a size cap", [bwrap, "--unshare-all", *common_tail, *size, "--tmpfs", "/tmp"]),

@@ -1,0 +1,276 @@
+"""The untrusted runner: results, statuses for bad input, isolation layers (each skipped,
+with the reason, where this machine cannot have it), and the doctor command."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from execverify_data.errors import ExecVerifyError, InvalidArgument
+from execverify_data.sandbox import (
+    CallResult,
+    SandboxResult,
+    Status,
+    UntrustedPool,
+    detect_layers,
+    run_untrusted,
+)
+from execverify_data.sandbox._testing import stray_processes
+
+LAYERS = {layer.name: layer for layer in detect_layers()}
+
+
+def needs(name):
+    return pytest.mark.skipif(not LAYERS[name].available, reason=f"{name} layer missing here: {LAYERS[name].detail}")
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with UntrustedPool(2) as pool:
+        yield pool
+
+
+@pytest.fixture(autouse=True)
+def no_stray_processes(request):
+    yield
+    pools = [request.getfixturevalue("pool")] if "pool" in request.fixturenames else []
+    assert stray_processes(pools) == []
+
+
+# --------------------------------------------------------------------------- results
+
+
+def test_values_and_exceptions_per_call(pool):
+    result = pool.run("def f(x):\n    return {x, -x}\n", ["f(2)", "f('a')", "1/0", "f"])
+    assert result.status is Status.OK and result.ok
+    assert result.calls[0].value.text == "{-2, 2}" and result.calls[0].value.type == "set"
+    assert result.calls[1].error == "TypeError" and not result.calls[1].ok
+    assert result.calls[2].error == "ZeroDivisionError"
+    assert result.calls[3].ok and not result.calls[3].value.askable
+
+
+def test_result_is_a_frozen_dataclass_with_an_enum_status(pool):
+    result = pool.run("x = 1", ["x"])
+    assert isinstance(result, SandboxResult) and isinstance(result.calls[0], CallResult)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.status = Status.ERROR
+    assert Status("ok") is Status.OK and result.duration_s > 0
+
+
+def test_output_is_captured(pool):
+    result = pool.run("import sys\nprint('out')\nprint('err', file=sys.stderr)", [])
+    assert (result.stdout, result.stderr) == ("out\n", "err\n")
+
+
+def test_top_level_exception_is_an_error(pool):
+    result = pool.run("def f(): pass\nraise KeyError('k')", ["f()"])
+    assert result.status is Status.ERROR and result.calls == ()
+    assert result.error.startswith("KeyError")
+
+
+def test_test_mode_passes_and_fails(pool):
+    code = "def add(a, b):\n    return a + b\n"
+    assert pool.run(code, test="assert add(1, 2) == 3\nassert add('a', 'b') == 'ab'").test_passed is True
+    failed = pool.run(code, test="assert add(1, 2) == 4")
+    assert failed.status is Status.OK and failed.test_passed is False and "AssertionError" in failed.detail
+    raised = pool.run("def f(x):\n    raise ValueError(x)\n", test="try:\n    f(1)\nexcept ValueError:\n    pass\n")
+    assert raised.test_passed is True
+
+
+def test_test_mode_sees_only_canonical_values(pool):
+    liar = "class L:\n    def __eq__(self, o):\n        return True\ndef f():\n    return L()\n"
+    result = pool.run(liar, test="assert f() == 3")
+    assert result.test_passed is False and "TypeError" in result.detail
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        (b"x = '\xff\xfe'", Status.REJECTED),
+        ("x = '\udcff'", Status.REJECTED),
+        ("x" * (2 << 20), Status.REJECTED),
+        ("def f(:\n", Status.ERROR),
+        ("\0", Status.ERROR),
+        ("while True:\n    print('x' * 1000)\n", Status.OUTPUT_LIMIT),
+        ("while True:\n    pass\n", Status.TIMEOUT),
+        ("import time\ntime.sleep(60)\n", Status.TIMEOUT),
+        ("x = bytearray(10 ** 10)", Status.MEMORY),
+        ("import ctypes\nctypes.string_at(0)", Status.CRASHED),
+        ("import os\nos._exit(3)", Status.CRASHED),
+        ("import sys\nsys.exit(0)", Status.ERROR),
+    ],
+    ids=["not-utf8", "surrogate", "enormous", "syntax", "nul", "prints-forever", "never-returns", "sleeps",
+         "memory", "segfault", "os-exit", "sys-exit"],
+)
+def test_bad_input_gives_a_status_never_an_exception(pool, code, status):
+    start = time.monotonic()
+    result = pool.run(code, [], timeout=1.0, memory_mb=256)
+    assert result.status is status, result
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"timeout": 0}, {"timeout": -1}, {"timeout": "1"}, {"memory_mb": 0}, {"memory_mb": 1.5},
+     {"output_limit": 0}, {"calls": "f()"}, {"calls": [1]}, {"test": 3}, {"calls": ["x"], "test": "pass"}],
+)
+def test_bad_arguments_raise_invalid_argument(pool, kwargs):
+    kwargs = {"code": "x = 1", **kwargs}
+    with pytest.raises(InvalidArgument):
+        pool.run(**kwargs)
+
+
+def test_non_string_code_raises(pool):
+    with pytest.raises(InvalidArgument):
+        pool.run(None)
+
+
+# --------------------------------------------------------------------------- isolation
+
+
+def test_child_environment(pool):
+    code = ("import os, resource\n"
+            "env = dict(os.environ)\n"
+            "fds = sorted(int(f) for f in os.listdir('/proc/self/fd'))\n"
+            "cwd_entries = os.listdir('.')\n"
+            "session_leader = os.getsid(0) == os.getpid()\n"
+            "core = resource.getrlimit(resource.RLIMIT_CORE)\n"
+            "fsize = resource.getrlimit(resource.RLIMIT_FSIZE)[0]\n")
+    result = pool.run(code, ["env", "fds", "cwd_entries", "session_leader", "core", "fsize"], output_limit=12345)
+    texts = [c.value.text for c in result.calls]
+    assert texts[0] == "{}"
+    assert texts[1] in ("[0, 1, 2, 3, 4]", "[0, 1, 2, 3, 4, 5]")  # 5: the listdir handle itself
+    assert texts[2:] == ["[]", "True", "(0, 0)", "12345"]
+
+
+def test_each_call_is_a_fresh_process(pool):
+    first = pool.run("import os\npid = os.getpid()\nimport sys\nsys.modules['json'].dumps = None", ["pid"])
+    second = pool.run("import os, json\npid = os.getpid()\nok = json.dumps(1)", ["pid", "ok"])
+    assert first.calls[0].value.text != second.calls[0].value.text
+    assert second.calls[1].value.text == "'1'"
+
+
+def test_concurrent_calls_from_threads(pool):
+    results = pool.run_many([{"code": f"x = {i} * 2", "calls": ["x"]} for i in range(12)])
+    assert [r.calls[0].value.text for r in results] == [str(i * 2) for i in range(12)]
+    errors = []
+
+    def worker(i):
+        try:
+            assert run_untrusted(f"y = {i}", ["y"], pool=pool).calls[0].value.text == str(i)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
+def test_pool_is_not_picklable(pool):
+    with pytest.raises(TypeError):
+        pickle.dumps(pool)
+
+
+def test_layers_are_reported_with_details():
+    assert list(LAYERS) == ["zygote", "privilege_drop", "seccomp", "bwrap"]
+    assert all(layer.detail for layer in LAYERS.values())
+    assert LAYERS["zygote"].available
+
+
+def test_every_layer_can_be_switched_off():
+    with UntrustedPool(1, bwrap=False, seccomp=False, drop_privileges=False) as bare:
+        assert bare.active_layers == ("zygote",)
+        assert bare.run("x = 5", ["x"]).calls[0].value.text == "5"
+        assert bare.run("while True: pass", timeout=0.5).status is Status.TIMEOUT
+        assert stray_processes([bare]) == []
+
+
+def test_requiring_a_missing_layer_fails_with_a_hint():
+    missing = [name for name, layer in LAYERS.items() if not layer.available and name != "zygote"]
+    if not missing:
+        pytest.skip("every layer is available here")
+    with pytest.raises(ExecVerifyError, match=missing[0]):
+        UntrustedPool(1, **{"drop_privileges" if missing[0] == "privilege_drop" else missing[0]: True})
+
+
+@needs("privilege_drop")
+def test_privilege_drop(pool):
+    result = pool.run("import os\nids = (os.getuid(), os.geteuid(), os.getgid(), os.getgroups())", ["ids"])
+    uid, euid, gid, groups = eval(result.calls[0].value.text)  # a literal tuple we produced ourselves
+    assert uid == euid != 0 and gid != 0 and groups == []
+    threads = pool.run("import threading, time\n"
+                       "def bomb():\n"
+                       "    n = 0\n"
+                       "    try:\n"
+                       "        while True:\n"
+                       "            threading.Thread(target=time.sleep, args=(5,), daemon=True).start()\n"
+                       "            n += 1\n"
+                       "    except RuntimeError:\n"
+                       "        return n\n", ["bomb()"], max_threads=8)
+    assert int(threads.calls[0].value.text) <= 8
+
+
+@needs("seccomp")
+def test_seccomp_layer(pool):
+    code = ("import os, socket, threading\n"
+            "def denied(fn):\n"
+            "    try:\n"
+            "        fn()\n"
+            "    except PermissionError:\n"
+            "        return True\n"
+            "    return False\n"
+            "t = threading.Thread(target=lambda: None)\n"
+            "t.start(); t.join()\n")
+    calls = ["denied(os.fork)", "denied(socket.socket)", "denied(lambda: os.kill(1, 0))",
+             "denied(lambda: os.execv('/bin/true', ['true']))", "denied(lambda: os.kill(os.getpid(), 0))"]
+    result = pool.run(code, calls)
+    assert [c.value.text for c in result.calls] == ["True", "True", "True", "True", "False"]
+
+
+@needs("bwrap")
+def test_bwrap_layer(pool, tmp_path):
+    (tmp_path / "host-file").write_text("host")
+    code = ("import os, socket\n"
+            "hostname = socket.gethostname() if False else os.uname().nodename\n"
+            "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+            f"sees_host_tmp = os.path.exists({str(tmp_path / 'host-file')!r})\n"
+            "def writable(path):\n"
+            "    try:\n"
+            "        open(path, 'w').close()\n"
+            "        return True\n"
+            "    except OSError:\n"
+            "        return False\n")
+    result = pool.run(code, ["len(pids) < 10", "sees_host_tmp", "writable('/usr/execverify-x')", "writable('x')"],
+                      )
+    assert [c.value.text for c in result.calls] == ["True", "False", "False", "True"]
+
+
+def test_no_zombie_after_many_calls(pool):
+    for _ in range(20):
+        pool.run("x = 1", ["x"])
+    assert stray_processes([pool]) == []
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def test_doctor_prints_every_layer():
+    from execverify_data.cli import main
+
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    for name in LAYERS:
+        assert name in result.output
+    assert "smoke run: ok" in result.output
