@@ -33,6 +33,13 @@ def doctor(smoke: bool) -> None:
         uid = result.calls[0].value.text if result.calls and result.calls[0].ok else "?"
         click.echo(f"smoke run: {result.status.value} (layers used: {', '.join(pool.active_layers)}; "
                    f"child uid {uid}; {result.duration_s * 1000:.1f} ms)")
+        # a module the zygote did not pre-import: the dropped uid must be able to read the interpreter
+        imports = pool.run("import email.mime.text", ["1"], timeout=10)
+        if imports.ok:
+            click.echo("imports: any installed module can be imported inside the sandbox")
+        else:
+            click.echo(f"imports: WARNING, only pre-imported modules work inside the sandbox ({imports.detail}); "
+                       "install Python where an unprivileged user can read it, or install bubblewrap")
     if not ok:
         click.echo(f"smoke run failed: {result.detail}")
         sys.exit(1)
