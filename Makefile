@@ -7,10 +7,12 @@ PY := $(VENV)/bin/python
 
 .PHONY: venv demo test bench clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	# torch first: the pinned CPU wheel; a bare requirement would fetch a multi-GB CUDA build
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[test,train]'
 	touch $@
 
 venv: $(VENV)/.installed
