@@ -1,0 +1,323 @@
+"""Inputs for synthesized programs: typed draws from a seed, Hypothesis strategies, and mutation.
+
+Every parameter type is a string in the catalog's type language
+(:mod:`execverify_data.catalog.typelang`). Three things are built from it:
+
+* :func:`draw`: one value from a seeded ``random.Random``, fast and deterministic;
+  this is what the pipeline uses (see ``docs/synthesis.md`` for the measurement that
+  picked it over driving Hypothesis at run time);
+* :func:`strategy`: the Hypothesis strategy for the same domain, for property tests
+  and for users who want shrinking;
+* :func:`mutate`: a type-preserving edit of a value (edit characters, insert,
+  delete or swap elements, change keys, perturb numbers).
+
+:func:`draw_inputs` combines them: a seed input, then fresh draws and mutations of
+it, kept distinct by their canonical argument text.
+
+Size bounds (``min_size``/``max_size``, ExecVerify's "length greater than five") apply
+to the top-level string or container of each argument; nested elements stay short.
+
+>>> import random
+>>> draw("list[int]", random.Random(0), min_size=6, max_size=6)
+[9, 0, 1, 3, 6, 12]
+>>> args = draw_inputs(("str", "int"), seed=3, k=3)
+>>> len(args), all(isinstance(a, str) and isinstance(b, int) for a, b in args)
+(3, True)
+>>> draw_inputs(("str", "int"), seed=3, k=3) == args
+True
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from execverify_data.catalog import typelang
+from execverify_data.catalog.typelang import Type
+from execverify_data.errors import InvalidArgument
+from execverify_data.values import format_arguments
+
+__all__ = ["INT_RANGE", "draw", "strategy", "mutate", "draw_inputs"]
+
+#: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
+INT_RANGE = (-3, 12)
+_WORDS = ("apple", "banana", "kiwi", "lemon", "mango", "pear", "plum", "red", "blue", "cat", "dog", "sun",
+          "moon", "star", "tree", "code", "data", "a", "an", "the", "x", "yo")
+_CHARS = "abcdeklmnorstxy"
+_EXTRA = " ,-.ABE019"
+_FLOATS = (-2.5, -1.0, 0.0, 0.25, 0.5, 1.5, 2.0, 3.75, 10.0, 12.5)
+_SUPPORTED = ("str", "int", "float", "bool", "bytes", "None", "list", "set", "frozenset", "tuple", "dict")
+
+
+@lru_cache(maxsize=None)
+def _parse(type_text: str | Type) -> Type:
+    t = typelang.parse(type_text) if isinstance(type_text, str) else type_text
+    _validate(t, type_text)
+    return t
+
+
+def _validate(t: Type, text) -> None:
+    if t.name == "|":
+        for a in t.args:
+            _validate(a, text)
+        return
+    if t.name == "...":
+        return
+    if t.name not in _SUPPORTED:
+        raise InvalidArgument(f"cannot draw inputs of type {t} in {text!r}; use concrete types among {_SUPPORTED}")
+    for a in t.args:
+        _validate(a, text)
+
+
+def _bounds(min_size: int, max_size: int) -> None:
+    if not (isinstance(min_size, int) and isinstance(max_size, int) and 0 <= min_size <= max_size):
+        raise InvalidArgument(f"need 0 <= min_size <= max_size (ints), got {min_size!r}, {max_size!r}")
+
+
+# ------------------------------------------------------------------ seeded draws
+
+
+def _text(rng: random.Random, lo: int, hi: int) -> str:
+    n = rng.randint(lo, hi)
+    if rng.random() < 0.5:
+        words: list[str] = []
+        while len(" ".join(words)) < n:
+            words.append(rng.choice(_WORDS))
+        out = " ".join(words)[:n]
+        return out if len(out) >= lo else out + "a" * (lo - len(out))
+    pool = _CHARS + (_EXTRA if rng.random() < 0.5 else "")
+    return "".join(rng.choice(pool) for _ in range(n))
+
+
+def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool) -> object:
+    name = t.name
+    if not top:
+        lo, hi = (1, 5) if name in ("str", "bytes") else (0, 4)
+    if name == "|":
+        return _draw(rng.choice(t.args), rng, lo, hi, top)
+    if name == "int":
+        return rng.randint(*INT_RANGE)
+    if name == "bool":
+        return rng.random() < 0.5
+    if name == "float":
+        return rng.choice(_FLOATS)
+    if name == "None":
+        return None
+    if name == "str":
+        if not top:
+            return rng.choice(_WORDS) if rng.random() < 0.7 else _text(rng, lo, hi)
+        return _text(rng, lo, hi)
+    if name == "bytes":
+        return _text(rng, lo, hi).encode("ascii")
+    if name == "list":
+        return [_draw(t.args[0], rng, lo, hi, False) for _ in range(rng.randint(lo, hi))]
+    if name == "tuple":
+        if len(t.args) == 2 and t.args[1].name == "...":
+            return tuple(_draw(t.args[0], rng, lo, hi, False) for _ in range(rng.randint(lo, hi)))
+        return tuple(_draw(a, rng, lo, hi, False) for a in t.args)
+    if name in ("set", "frozenset"):
+        target = rng.randint(lo, hi)
+        out: set = set()
+        for _ in range(target * 8):
+            if len(out) >= target:
+                break
+            out.add(_draw(t.args[0], rng, lo, hi, False))
+        return out if name == "set" else frozenset(out)
+    if name == "dict":
+        target = rng.randint(lo, hi)
+        out_d: dict = {}
+        for _ in range(target * 8):
+            if len(out_d) >= target:
+                break
+            out_d[_draw(t.args[0], rng, lo, hi, False)] = _draw(t.args[1], rng, lo, hi, False)
+        return out_d
+    raise InvalidArgument(f"cannot draw a value of type {t}")
+
+
+def draw(type_text: str, rng: random.Random, *, min_size: int = 6, max_size: int = 10) -> object:
+    """One value of ``type_text`` drawn from ``rng`` (top-level sizes within the bounds).
+
+    Sets and dicts get as many distinct elements as the element domain allows.
+    """
+    _bounds(min_size, max_size)
+    if not isinstance(rng, random.Random):
+        raise InvalidArgument(f"rng must be a random.Random, got {type(rng).__name__}")
+    return _draw(_parse(type_text), rng, min_size, max_size, True)
+
+
+# ------------------------------------------------------------------ Hypothesis strategies
+
+
+def strategy(type_text: str, *, min_size: int = 6, max_size: int = 10):
+    """The Hypothesis strategy of :func:`draw`'s domain for ``type_text``.
+
+    >>> from hypothesis import given
+    >>> @given(strategy("dict[str, int]"))
+    ... def test(d):
+    ...     assert 1 <= len(d) <= 10
+    >>> test()
+    """
+    _bounds(min_size, max_size)
+    return _strategy(_parse(type_text), min_size, max_size, True)
+
+
+def _strategy(t: Type, lo: int, hi: int, top: bool):
+    from hypothesis import strategies as st
+
+    name = t.name
+    if not top:
+        lo, hi = (1, 5) if name in ("str", "bytes") else (0, 4)
+    if name == "|":
+        return st.one_of(*(_strategy(a, lo, hi, top) for a in t.args))
+    if name == "int":
+        return st.integers(*INT_RANGE)
+    if name == "bool":
+        return st.booleans()
+    if name == "float":
+        return st.sampled_from(_FLOATS)
+    if name == "None":
+        return st.none()
+    if name == "str":
+        text = st.text(alphabet=_CHARS + _EXTRA, min_size=lo, max_size=hi)
+        return text if top else st.one_of(st.sampled_from(_WORDS), text)
+    if name == "bytes":
+        return st.text(alphabet=_CHARS + _EXTRA, min_size=lo, max_size=hi).map(lambda s: s.encode("ascii"))
+    if name == "list":
+        return st.lists(_strategy(t.args[0], lo, hi, False), min_size=lo, max_size=hi)
+    if name == "tuple":
+        if len(t.args) == 2 and t.args[1].name == "...":
+            return st.lists(_strategy(t.args[0], lo, hi, False), min_size=lo, max_size=hi).map(tuple)
+        return st.tuples(*(_strategy(a, lo, hi, False) for a in t.args))
+    if name in ("set", "frozenset"):
+        elems = _strategy(t.args[0], lo, hi, False)
+        s = st.sets(elems, min_size=min(lo, 1), max_size=hi) if t.args[0].name == "bool" else st.sets(elems, min_size=lo, max_size=hi)
+        return s if name == "set" else s.map(frozenset)
+    if name == "dict":
+        return st.dictionaries(_strategy(t.args[0], lo, hi, False), _strategy(t.args[1], lo, hi, False), min_size=min(lo, 1), max_size=hi)
+    raise InvalidArgument(f"no strategy for type {t}")
+
+
+# ------------------------------------------------------------------ mutation
+
+
+def mutate(value: object, type_text: str, rng: random.Random) -> object:
+    """A type-preserving edit of ``value`` (a new object; ``value`` is not changed).
+
+    >>> import random
+    >>> mutate("banana", "str", random.Random(1)) != "banana"
+    True
+    """
+    return _mutate(value, _parse(type_text), rng, True)
+
+
+def _mutate(value, t: Type, rng: random.Random, top: bool):
+    name = t.name
+    if name == "|":
+        for a in t.args:
+            if typelang.conforms(value, a):
+                return _mutate(value, a, rng, top)
+        return value
+    if name == "int":
+        lo, hi = INT_RANGE
+        return min(hi, max(lo, value + rng.choice((-2, -1, 1, 2)))) if rng.random() < 0.8 else rng.randint(lo, hi)
+    if name == "bool":
+        return not value
+    if name == "float":
+        return value + rng.choice((-1.0, -0.5, 0.5, 1.0))
+    if name in ("str", "bytes"):
+        chars = list(value.decode("ascii") if name == "bytes" else value)
+        op = rng.randrange(4)
+        if op == 0 and chars:  # edit a character
+            chars[rng.randrange(len(chars))] = rng.choice(_CHARS + _EXTRA)
+        elif op == 1:  # insert
+            chars.insert(rng.randint(0, len(chars)), rng.choice(_CHARS + " "))
+        elif op == 2 and len(chars) > 1:  # delete
+            del chars[rng.randrange(len(chars))]
+        elif len(chars) > 1:  # swap
+            i, j = rng.sample(range(len(chars)), 2)
+            chars[i], chars[j] = chars[j], chars[i]
+        else:
+            chars.append(rng.choice(_CHARS))
+        text = "".join(chars)
+        return text.encode("ascii") if name == "bytes" else text
+    if name in ("list", "tuple"):
+        homogeneous = name == "list" or (len(t.args) == 2 and t.args[1].name == "...")
+        items = list(value)
+        if not homogeneous:
+            if items:
+                i = rng.randrange(len(items))
+                items[i] = _mutate(items[i], t.args[i], rng, False)
+            return tuple(items)
+        elem = t.args[0]
+        op = rng.randrange(4)
+        if op == 0 and items:
+            i = rng.randrange(len(items))
+            items[i] = _mutate(items[i], elem, rng, False)
+        elif op == 1:
+            items.insert(rng.randint(0, len(items)), _draw(elem, rng, 0, 4, False))
+        elif op == 2 and len(items) > 1:
+            del items[rng.randrange(len(items))]
+        elif len(items) > 1:
+            i, j = rng.sample(range(len(items)), 2)
+            items[i], items[j] = items[j], items[i]
+        else:
+            items.append(_draw(elem, rng, 0, 4, False))
+        return items if name == "list" else tuple(items)
+    if name in ("set", "frozenset"):
+        items = sorted(value, key=repr)
+        if items and rng.random() < 0.5:
+            items.remove(rng.choice(items))
+        items.append(_draw(t.args[0], rng, 0, 4, False))
+        return set(items) if name == "set" else frozenset(items)
+    if name == "dict":
+        out = dict(value)
+        keys = list(out)
+        op = rng.randrange(3)
+        if op == 0 and keys:  # change a key
+            k = rng.choice(keys)
+            out[_mutate(k, t.args[0], rng, False)] = out.pop(k)
+        elif op == 1 and keys:  # change a value
+            k = rng.choice(keys)
+            out[k] = _mutate(out[k], t.args[1], rng, False)
+        else:
+            out[_draw(t.args[0], rng, 0, 4, False)] = _draw(t.args[1], rng, 0, 4, False)
+        return out
+    return value
+
+
+# ------------------------------------------------------------------ several inputs
+
+
+def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: int = 10,
+                mutation_rate: float = 0.4) -> list[tuple]:
+    """``k`` distinct argument tuples for parameters of ``param_types``, from ``seed`` only.
+
+    The first tuple is drawn fresh; each later one is, with probability
+    ``mutation_rate``, a mutation of one argument of an earlier tuple, else a fresh draw.
+    Fewer than ``k`` come back only when the domain is too small.
+    """
+    if not isinstance(k, int) or k < 1:
+        raise InvalidArgument(f"k must be a positive int, got {k!r}")
+    types = [_parse(t) for t in param_types]
+    rng = random.Random(seed)
+    out: list[tuple] = []
+    seen: set[str] = set()
+    for _ in range(k * 6):
+        if len(out) >= k:
+            break
+        if out and rng.random() < mutation_rate:
+            base = list(rng.choice(out))
+            i = rng.randrange(len(base)) if base else 0
+            if base:
+                base[i] = _mutate(base[i], types[i], rng, True)
+            args = tuple(base)
+        else:
+            args = tuple(_draw(t, rng, min_size, max_size, True) for t in types)
+        try:
+            text = format_arguments(args)
+        except Exception:  # noqa: BLE001 - a value without a literal (never for these types)
+            continue
+        if text not in seen:
+            seen.add(text)
+            out.append(args)
+    return out
