@@ -19,7 +19,7 @@ to the top-level string or container of each argument; nested elements stay shor
 
 >>> import random
 >>> draw("list[int]", random.Random(0), min_size=6, max_size=6)
-[9, 0, 1, 3, 6, 12]
+[10, -2, 5, 12, 9, 6]
 >>> args = draw_inputs(("str", "int"), seed=3, k=3)
 >>> len(args), all(isinstance(a, str) and isinstance(b, int) for a, b in args)
 (3, True)
