@@ -20,7 +20,7 @@ import ctypes.util
 import errno
 import os
 
-__all__ = ["available", "install_filter", "load_library"]
+__all__ = ["available", "compile_filter", "install_compiled", "install_filter", "load_library"]
 
 _ACT_ALLOW = 0x7FFF0000
 _CMP_NE = 1
@@ -82,6 +82,8 @@ def load_library():
         lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
         lib.seccomp_load.restype = ctypes.c_int
         lib.seccomp_load.argtypes = [ctypes.c_void_p]
+        lib.seccomp_export_bpf.restype = ctypes.c_int
+        lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.seccomp_release.restype = None
         lib.seccomp_release.argtypes = [ctypes.c_void_p]
     except (OSError, AttributeError) as exc:
@@ -111,14 +113,15 @@ def _rule(lib, ctx, action: int, name: str, *cmps: tuple[int, int, int, int]) ->
         raise OSError(-rc, f"seccomp_rule_add_array({name}) failed")
 
 
-def install_filter() -> None:
-    """Install the filter on the calling process (irreversible; also sets no_new_privs).
+# Placeholder for the child's pid in a compiled filter: patched into the BPF at install time,
+# so the filter is compiled once per zygote and each child only copies and loads it.
+PID_PLACEHOLDER = 0x3EC0C0DE
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
 
-    Raises ``OSError`` when libseccomp is missing or the kernel refuses the filter.
-    """
-    lib = load_library()
-    if lib is None:
-        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+
+def _build(lib, pid: int):
     ctx = lib.seccomp_init(_ACT_ALLOW)
     if not ctx:
         raise OSError(errno.ENOMEM, "seccomp_init failed")
@@ -130,13 +133,83 @@ def install_filter() -> None:
         _rule(lib, ctx, eperm, "clone", (0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
         _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
         # signals only to itself (glibc passes pid sign-extended to a long)
-        me = os.getpid()
-        _rule(lib, ctx, eperm, "kill", (0, _CMP_NE, me, 0))
-        _rule(lib, ctx, eperm, "tgkill", (0, _CMP_NE, me, 0))
-        _rule(lib, ctx, eperm, "rt_sigqueueinfo", (0, _CMP_NE, me, 0))
-        _rule(lib, ctx, eperm, "rt_tgsigqueueinfo", (0, _CMP_NE, me, 0))
+        for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+            _rule(lib, ctx, eperm, name, (0, _CMP_NE, pid, 0))
+    except BaseException:
+        lib.seccomp_release(ctx)
+        raise
+    return ctx
+
+
+def install_filter() -> None:
+    """Build and install the filter on the calling process (irreversible; sets no_new_privs).
+
+    Raises ``OSError`` when libseccomp is missing or the kernel refuses the filter.
+    """
+    lib = load_library()
+    if lib is None:
+        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+    ctx = _build(lib, os.getpid())
+    try:
         rc = lib.seccomp_load(ctx)
         if rc < 0:
             raise OSError(-rc, "seccomp_load failed")
     finally:
         lib.seccomp_release(ctx)
+
+
+def compile_filter() -> bytes:
+    """The filter as classic BPF, with :data:`PID_PLACEHOLDER` where the pid goes."""
+    lib = load_library()
+    if lib is None:
+        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+    ctx = _build(lib, PID_PLACEHOLDER)
+    fd = os.memfd_create("execverify-seccomp", os.MFD_CLOEXEC)
+    try:
+        rc = lib.seccomp_export_bpf(ctx, fd)
+        if rc < 0:
+            raise OSError(-rc, "seccomp_export_bpf failed")
+        os.lseek(fd, 0, os.SEEK_SET)
+        program = b""
+        while chunk := os.read(fd, 1 << 16):
+            program += chunk
+    finally:
+        os.close(fd)
+        lib.seccomp_release(ctx)
+    if not program or len(program) % 8:
+        raise OSError(errno.EINVAL, "libseccomp exported an empty or malformed filter")
+    return program
+
+
+_libc_handle = None
+
+
+def _libc():
+    """libc with a typed ``prctl`` (cached: a zygote loads it once, its children inherit it)."""
+    global _libc_handle
+    if _libc_handle is None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+        _libc_handle = libc
+    return _libc_handle
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_compiled(program: bytes, pid: int) -> None:
+    """Install a program from :func:`compile_filter` for process ``pid`` (the caller)."""
+    import struct
+
+    patched = bytearray(program)
+    for offset in range(0, len(patched), 8):
+        if struct.unpack_from("<I", patched, offset + 4)[0] == PID_PLACEHOLDER:
+            struct.pack_into("<I", patched, offset + 4, pid)
+    buffer = ctypes.create_string_buffer(bytes(patched), len(patched))
+    prog = _SockFprog(len(patched) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")

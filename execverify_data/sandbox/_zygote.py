@@ -177,9 +177,12 @@ def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str) -> None
         os.setuid(cfg["uid"])
     _prctl(_PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
     if cfg.get("seccomp"):
-        from execverify_data.sandbox._seccomp import install_filter
+        from execverify_data.sandbox import _seccomp
 
-        install_filter()
+        if cfg.get("seccomp_program"):
+            _seccomp.install_compiled(cfg["seccomp_program"], os.getpid())
+        else:
+            _seccomp.install_filter()
     os.environ.clear()
     import io
 
@@ -560,7 +563,10 @@ class Zygote:
                     os._exit(0)
             os.waitpid(helper, 0)
         _reap_all()
-        shutil.rmtree(workdir, ignore_errors=True)
+        try:
+            os.rmdir(workdir)  # the common case: the code wrote no files
+        except OSError:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _exit_info(status: int) -> tuple[int | None, int | None]:
@@ -634,7 +640,16 @@ def main() -> None:
         from execverify_data.sandbox import _seccomp
 
         cfg["seccomp"] = _seccomp.load_library() is not None
+        try:  # compiled once here; each child only patches in its pid and loads it
+            cfg["seccomp_program"] = _seccomp.compile_filter()
+            _seccomp._libc()
+        except OSError:
+            cfg["seccomp_program"] = None
     zygote = Zygote(cfg, req_fd, resp_fd)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # children's collections then skip (and do not copy-on-write) the zygote's objects
     write_frame(resp_fd, {"ready": True, "pid": os.getpid(), "uid": os.getuid(), "seccomp": bool(cfg.get("seccomp"))})
     while True:
         request = read_frame(req_fd)
