@@ -1,0 +1,90 @@
+"""``get_generator(spec)``: build a backend from a short string.
+
+=================================== ==============================================
+spec                                backend
+=================================== ==============================================
+``transformers:PATH_OR_HUB_ID``     :class:`TransformersGenerator`
+``vllm:PATH_OR_HUB_ID``             :class:`VLLMGenerator`
+``openai:URL[#MODEL]``              :class:`OpenAICompatibleGenerator` (``MODEL``
+                                    defaults to the server's first listed model)
+=================================== ==============================================
+
+Keyword arguments go to the backend's constructor.
+
+>>> gen = get_generator("openai:http://localhost:8000/v1#Qwen/Qwen2.5-Coder-7B-Instruct", timeout=30)
+>>> gen.base_url, gen.model, gen.timeout
+('http://localhost:8000/v1', 'Qwen/Qwen2.5-Coder-7B-Instruct', 30.0)
+>>> get_generator("hf:gpt2")
+Traceback (most recent call last):
+...
+execverify_data.models.registry.BackendSpecError: unknown backend 'hf' in 'hf:gpt2'; valid backends are ['openai', 'transformers', 'vllm'] (spec form 'NAME:TARGET', e.g. 'transformers:/path/to/model')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from execverify_data.errors import ExecVerifyError
+from execverify_data.models.base import TextGenerator
+
+__all__ = ["BACKENDS", "BackendSpecError", "get_generator"]
+
+
+class BackendSpecError(ExecVerifyError, ValueError):
+    """A backend spec string names no known backend or lacks its target."""
+
+
+def _transformers(target: str, **kwargs: Any) -> TextGenerator:
+    from execverify_data.models.hf import TransformersGenerator
+
+    return TransformersGenerator(target, **kwargs)
+
+
+def _vllm(target: str, **kwargs: Any) -> TextGenerator:
+    from execverify_data.models.vllm_backend import VLLMGenerator
+
+    return VLLMGenerator(target, **kwargs)
+
+
+def _openai(target: str, **kwargs: Any) -> TextGenerator:
+    from execverify_data.models.openai_compat import OpenAICompatibleGenerator
+
+    url, _, model = target.partition("#")
+    if model:
+        if "model" in kwargs:
+            raise BackendSpecError(f"the model is given twice: '#{model}' in the spec and model={kwargs['model']!r}")
+        kwargs["model"] = model
+    return OpenAICompatibleGenerator(url, **kwargs)
+
+
+#: Backend name -> factory ``(target, **kwargs) -> TextGenerator``; factories import lazily.
+BACKENDS: dict[str, Callable[..., TextGenerator]] = {
+    "openai": _openai,
+    "transformers": _transformers,
+    "vllm": _vllm,
+}
+
+
+def get_generator(spec: str, **kwargs: Any) -> TextGenerator:
+    """Build the backend named by ``spec`` (``NAME:TARGET``); ``kwargs`` go to its constructor.
+
+    Args:
+        spec (`str`): ``transformers:PATH``, ``vllm:PATH`` or ``openai:URL#MODEL``.
+
+    Raises:
+        BackendSpecError (a ``ValueError``): unknown name or empty target.
+        BackendUnavailable (an ``ImportError``): the backend's extra is not installed.
+    """
+    valid = sorted(BACKENDS)
+    if not isinstance(spec, str):
+        raise BackendSpecError(f"spec must be a string 'NAME:TARGET' with NAME in {valid}, got {type(spec).__name__}")
+    name, sep, target = spec.partition(":")
+    if name not in BACKENDS:
+        raise BackendSpecError(
+            f"unknown backend {name!r} in {spec!r}; valid backends are {valid} "
+            "(spec form 'NAME:TARGET', e.g. 'transformers:/path/to/model')"
+        )
+    if not sep or not target:
+        raise BackendSpecError(f"spec {spec!r} has no target; write '{name}:TARGET' (a model path, or a URL for openai)")
+    return BACKENDS[name](target, **kwargs)

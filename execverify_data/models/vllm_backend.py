@@ -1,0 +1,86 @@
+"""``VLLMGenerator``: offline batched sampling with a ``vllm.LLM`` engine (``vllm:PATH``).
+
+vLLM is optional and heavy; it is imported only when a generator is built.
+
+>>> from execverify_data.models import VLLMGenerator, is_vllm_available
+>>> if not is_vllm_available():
+...     try:
+...         VLLMGenerator("Qwen/Qwen2.5-Coder-7B-Instruct")
+...     except ImportError as exc:
+...         print(str(exc).split(";")[1].strip())
+... else:
+...     print("install with: pip install 'execverify-data[vllm]'")
+install with: pip install 'execverify-data[vllm]'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.models.base import BackendUnavailable, Prompt, check_generate_args, is_vllm_available
+
+__all__ = ["VLLMGenerator"]
+
+INSTALL_HINT = "pip install 'execverify-data[vllm]'"
+
+
+class VLLMGenerator:
+    """Generate with an in-process vLLM engine.
+
+    Args:
+        model (`str` or `os.PathLike`): local folder or Hub id.
+        engine_kwargs: passed to ``vllm.LLM`` (``tensor_parallel_size``, ``gpu_memory_utilization``,
+            ``max_model_len``, ``dtype``...).
+
+    Plain prompts go to ``LLM.generate``; chat prompts to ``LLM.chat`` (the model's chat
+    template). ``seed`` becomes the per-request ``SamplingParams.seed``, so results are
+    reproducible for a fixed engine configuration.
+    """
+
+    def __init__(self, model: str | os.PathLike[str], **engine_kwargs: Any) -> None:
+        if not isinstance(model, (str, os.PathLike)):
+            raise InvalidArgument(f"model must be a local path or a Hub id, got {type(model).__name__}")
+        if not is_vllm_available():
+            raise BackendUnavailable(f"VLLMGenerator needs vllm, which is not installed; install with: {INSTALL_HINT}")
+        from vllm import LLM
+
+        self.model_name = os.fspath(model)
+        self.llm = LLM(model=self.model_name, **engine_kwargs)
+
+    def __repr__(self) -> str:
+        return f"VLLMGenerator({self.model_name!r})"
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        *,
+        n: int = 1,
+        temperature: float = 1.0,
+        max_new_tokens: int = 256,
+        seed: int | None = None,
+        stop: Sequence[str] | None = None,
+        top_p: float = 1.0,
+    ) -> list[list[str]]:
+        """``n`` completions per prompt; see :class:`execverify_data.models.TextGenerator`."""
+        stop = check_generate_args(
+            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
+        )
+        from vllm import SamplingParams
+
+        params = SamplingParams(
+            n=n, temperature=float(temperature), top_p=float(top_p), max_tokens=max_new_tokens, seed=seed, stop=stop
+        )
+        results: dict[int, list[str]] = {}
+        plain = [i for i, p in enumerate(prompts) if isinstance(p, str)]
+        chats = [i for i, p in enumerate(prompts) if not isinstance(p, str)]
+        if plain:
+            outs = self.llm.generate([prompts[i] for i in plain], params, use_tqdm=False)
+            results.update((i, [c.text for c in o.outputs]) for i, o in zip(plain, outs))
+        if chats:
+            messages = [[dict(m) for m in prompts[i]] for i in chats]
+            outs = self.llm.chat(messages, params, use_tqdm=False)
+            results.update((i, [c.text for c in o.outputs]) for i, o in zip(chats, outs))
+        return [results[i] for i in range(len(prompts))]
