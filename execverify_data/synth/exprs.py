@@ -144,6 +144,10 @@ class ExprBuilder:
         self.target = target
         self.used_params: set[str] = set()
 
+    @property
+    def read_names(self) -> set[str]:
+        return self.used_params
+
     # ------------------------------------------------------------------ literals
     def literal_for(self, t: Type, pname: str | None = None) -> Expr:
         rng = self.rng
@@ -243,6 +247,10 @@ class ExprBuilder:
             raise GenFail("range needs builtin.range")
         v = self.var_of(t)
         r = rng.random()
+        if v is not None and v.param and v.name in self.used_params and allow_literal and rng.random() < 0.6:
+            v = None  # prefer a fresh value to reusing a parameter already read
+        if pname in _BY_NAME and allow_literal and (v is None or v.name in self.used_params or rng.random() < 0.5):
+            return self.literal_for(t, pname)
         if v is not None and (r < 0.75 or not allow_literal):
             return self.use(Expr.var(v))
         if budget > 0 and self.allow_other and r < 0.9:
@@ -334,6 +342,8 @@ class ExprBuilder:
                 e = Expr(ast.Name(rng.choice(("int", "str")), ast.Load()), T("type"))
             elif entry.id == "op.ifexp" and p.name == "cond":
                 e = self.expr(T("bool"), budget, allow_literal=False)
+            elif entry.id in ("op.is", "op.is_not") and p.name == "b":
+                e = literal(None, "None")
             elif entry.id in _SAME_TYPE and positional and p.name == "b":
                 first = positional[0][1]
                 e = self.expr(first.type, budget, pname=p.name)

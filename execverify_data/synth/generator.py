@@ -294,7 +294,8 @@ class _Gen:
         return [ast.parse(e.text if False else _stmt_text(inst, e)).body[0]], Expr.var(var), guards
 
     # ------------------------------------------------------------------ straight line (L1, L2, helpers)
-    def straight(self, allow_other: bool, *, n_params: int, callee=None, params: list[Type] | None = None) -> Function:
+    def straight(self, allow_other: bool, *, n_params: int, callee=None, params: list[Type] | None = None,
+                 need_other: bool | None = None) -> Function:
         rng = self.rng
         callee = callee or self.inst
         scope = Scope()
@@ -343,7 +344,7 @@ class _Gen:
             body += st
         if not is_value_type(result.type):
             raise GenFail("result type has no literal")
-        if allow_other and not self._has_other(ps, body, result):
+        if (allow_other if need_other is None else need_other) and not self._has_other(ps, body, result):
             step = self._consume(b, scope, result, calls_only=True)
             if step is None:
                 raise GenFail("no other method or function")
@@ -469,7 +470,26 @@ class _Gen:
         return any(not i.startswith("op.") and i != self.target for i in ids)
 
     def _consume(self, b: ExprBuilder, scope: Scope, result: Expr, calls_only: bool = False):
-        for _ in range(12 if calls_only else 8):
+        if calls_only:
+            opts = _call_consumers(str(result.type), self.target)
+            for _ in range(10):
+                if not opts:
+                    break
+                inst = self.rng.choice(opts)
+                fixed = self.fixed_for(inst, [result])
+                if not fixed:
+                    continue
+                try:
+                    out, gs = b.call(inst, fixed=fixed)
+                except GenFail:
+                    continue
+                if gs or not is_value_type(out.type):
+                    continue
+                res = scope.fresh(name_for_result(inst.entry.name, out.type))
+                scope.declare(res, out.type)
+                return [ast.Assign([ast.Name(res, ast.Store())], out.node)], Expr(ast.Name(res, ast.Load()), out.type, frozenset(), frozenset({res}))
+            return None
+        for _ in range(8):
             t = T(self.rng.choice(("int", "str", "list[int]", "list[str]", "bool", str(result.type))))
             out = self.convert(b, result, t)
             if calls_only and (out is None or not isinstance(out.node, ast.Call) or self.target in out.entries):
@@ -515,7 +535,7 @@ class _Gen:
                 focus = [Expr.var(p) for p in ps]
                 st, res, gs = self.emit_call(b, scope, callee, budget=1, fixed=self.fixed_for(callee, focus))
             if gs:
-                raise GenFail("prelude call needs a guard")
+                st = self._guarded(b, st, gs, res)
             body += st
             self.placed = True
             self.prelude_result = res
@@ -537,6 +557,16 @@ class _Gen:
         name = self.function_name(callee, ps, None, verb=verb)
         returns = acc.type if acc.kind.name != "search" else acc.type
         return Function(name, ps, body, str(returns))
+
+    def _guarded(self, b: ExprBuilder, st: list[ast.stmt], gs: list[Expr], res: Expr | None) -> list[ast.stmt]:
+        """Make a call whose precondition depends on the input safe: ``x = call if guard else default``
+        or ``if guard: stmt``."""
+        test = gs[0] if len(gs) == 1 else Expr(ast.BoolOp(ast.And(), [g.node for g in gs]), T("bool"))
+        last = st[-1]
+        if isinstance(last, ast.Assign) and res is not None and is_value_type(res.type):
+            last.value = ast.IfExp(test.node, last.value, b.literal_for(res.type).node)
+            return st
+        return st[:-1] + [ast.If(test.node, [last], [])]
 
     def choose_acc(self, scope: Scope, chain: tuple[str, ...]) -> Accumulator:
         rng = self.rng
@@ -579,8 +609,11 @@ class _Gen:
             orelse: list[ast.stmt] = []
             if step == "if-elif":
                 alt_scope = scope.child()
-                _, cond2 = self.condition(alt_scope, place=False)
-                if cond2.text == test.text:
+                for _ in range(4):
+                    _, cond2 = self.condition(alt_scope, place=False)
+                    if cond2.text != test.text:
+                        break
+                else:
                     raise GenFail("elif repeats the if")
                 test2 = self.take_guards(cond2)
                 orelse = [ast.If(test2.node, self.leaf(alt_scope, plain=True, place=False), [])]
@@ -648,9 +681,17 @@ class _Gen:
         return [ast.For(ast.Name(loop_name, ast.Store()), iter_node, inner, [])]
 
     def focus(self, scope: Scope) -> list[Expr]:
-        own = [Expr.var(v) for v in reversed(scope.vars) if v.name != self.acc.name]
-        rest = [Expr.var(v) for v in reversed(scope.all_vars()) if v.name != self.acc.name and all(v.name != o.node.id for o in own)]
-        return own + rest
+        own = [v for v in reversed(scope.vars) if v.name != self.acc.name]
+        unused = [v for v in scope.all_vars() if v.param and v.name not in self.b.used_params and v not in own]
+        rest = [v for v in reversed(scope.all_vars()) if v.name != self.acc.name and v not in own and v not in unused]
+        if unused and self.rng.random() < 0.6:
+            order = own[:1] + unused + own[1:] + rest
+        else:
+            order = own + unused + rest
+        pre = self.prelude_result
+        if pre is not None and isinstance(pre.node, ast.Name) and pre.node.id not in self.b.read_names:
+            order = [v for v in order if v.name == pre.node.id] + [v for v in order if v.name != pre.node.id]
+        return [Expr.var(v) for v in order]
 
     def place_target(self, scope: Scope) -> tuple[list[ast.stmt], list[Expr]]:
         """Statements placing the target call in the current block (once)."""
@@ -735,12 +776,12 @@ class _Gen:
         """Level 6: the entry point (with the control-flow chain) calls a helper holding the target."""
         rng = self.rng
         spec = self.spec
-        helper_fn = self.straight(True, n_params=rng.choice((1, 1, 2)))
+        helper_fn = self.straight(True, n_params=rng.choice((1, 1, 2)), need_other=False)
         helper_fn.name = helper_fn.name if not helper_fn.name.startswith("_") else helper_fn.name[1:]
         functions = [helper_fn]
         helper = _Helper(helper_fn.name, tuple(p.type for p in helper_fn.params), typelang.parse(helper_fn.returns))
         for k in range(spec.helper_depth - 1):
-            fn = self.straight(True, n_params=len(helper.params), callee=helper, params=list(helper.params))
+            fn = self.straight(True, n_params=len(helper.params), callee=helper, params=list(helper.params), need_other=False)
             fn.name = f"{fn.name}_step{k + 1}"
             functions.append(fn)
             helper = _Helper(fn.name, tuple(p.type for p in fn.params), typelang.parse(fn.returns))
@@ -751,6 +792,27 @@ class _Gen:
             main.name = f"{main.name}_all"
         functions.append(main)
         return functions
+
+
+_CONSUMERS: dict[tuple[str, str], list[Instance]] = {}
+
+
+def _call_consumers(type_text: str, target: str) -> list[Instance]:
+    """Method/function instances (not the target, not mutators) that accept a value of this type."""
+    key = (type_text, target)
+    if key not in _CONSUMERS:
+        t = typelang.parse(type_text)
+        out = []
+        for insts in producers().values():
+            for inst in insts:
+                if inst.entry.kind == "operator" or inst.entry.id == target or _is_mutator(inst):
+                    continue
+                names = (["self"] if inst.sig.receiver else []) + [p.name for p in inst.sig.params if not p.optional and not p.keyword and not p.variadic]
+                if any(bind(inst.ptype(n), t, {}) is not None for n in names if inst.ptype(n).name != "Callable"):
+                    out.append(inst)
+        out.sort(key=lambda i: (i.entry.id, str(i.sig), str(i.bindings)))
+        _CONSUMERS[key] = out
+    return _CONSUMERS[key]
 
 
 def _stmt_text(inst: Instance, e: Expr) -> str:
@@ -769,10 +831,30 @@ def _entry_name(e: Expr) -> str:
     return "value"
 
 
+def _tidy_unused(body: list[ast.stmt], used: set[str]) -> None:
+    """Unused loop targets become ``_``; unused ``item = seq[i]`` reads are dropped."""
+    for node in list(ast.walk(ast.Module(body, type_ignores=[]))):
+        if isinstance(node, ast.For):
+            targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id not in used:
+                    t.id = "_"
+            if isinstance(node.target, ast.Tuple) and all(isinstance(t, ast.Name) and t.id == "_" for t in targets):
+                node.target = ast.Name("_", ast.Store())
+        for field_name in ("body", "orelse"):
+            block = getattr(node, field_name, None)
+            if isinstance(block, list):
+                keep = [st for st in block if not (isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name)
+                        and st.targets[0].id not in used and isinstance(st.value, ast.Subscript))]
+                if keep and len(keep) != len(block):
+                    setattr(node, field_name, keep)
+
+
 def _check_no_dead_stores(body: list[ast.stmt], used: set[str]) -> None:
+    _tidy_unused(body, used)
     for node in body:
         for n in ast.walk(node):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in used:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in used and n.id != "_":
                 raise GenFail(f"{n.id} is assigned but never read")
 
 
@@ -813,10 +895,10 @@ def deepen(functions: list[Function], need: int, rng: random.Random) -> None:
             return
         if not _inline_one(functions, rng):
             break
-    for _ in range(4):
+    for _ in range(2):
         if _max_depth(functions) >= need:
             return
-        if not _wrap_one(functions, rng):
+        if not _wrap_one(functions, rng, need):
             break
     if _max_depth(functions) < need:
         raise GenFail(f"cannot reach nested call depth {need}")
@@ -861,22 +943,49 @@ def _inline_one(functions: list[Function], rng: random.Random) -> bool:
     return True
 
 
-def _wrap_one(functions: list[Function], rng: random.Random) -> bool:
-    """Wrap the deepest returned call in a type-preserving builtin (``sorted``, ``str``, ``abs``...)."""
-    best = None
-    for f in functions:
-        head = typelang.parse(f.returns).name if f.returns else None
-        for st in f.body:
-            for n in ast.walk(st):
-                if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and head in _WRAPPERS:
-                    d = _call_depth(n.value)
-                    if best is None or d > best[0]:
-                        best = (d, n, head)
-    if best is None:
+# Finishing expressions for a returned value: (template, result type, call depth), by type head.
+_FINISH = {
+    "list": [("sorted(set({r}))", "list[X]", 1), ("len(set({r}))", "int", 1), ("list(reversed(sorted({r})))", "list[X]", 2),
+             ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2), ("len(list(set({r})))", "int", 2)],
+    "str": [("''.join(sorted({r}))", "str", 1), ("len(set({r}))", "int", 1), ("''.join(sorted(set({r})))", "str", 2),
+            ("len(set({r}.split()))", "int", 2), ("sorted(set({r}.split()))", "list[str]", 2)],
+    "int": [("str(abs({r}))", "str", 1), ("len(str(abs({r})))", "int", 2), ("list(range(min(abs({r}), 5)))", "list[int]", 2)],
+    "dict": [("sorted({r}.items())", "list[tuple[K, V]]", 1), ("dict(sorted({r}.items()))", "dict[K, V]", 2),
+             ("list(enumerate(sorted({r})))", "list[tuple[int, K]]", 2)],
+    "set": [("tuple(sorted({r}))", "tuple[X, ...]", 1), ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2),
+            ("len(list(sorted({r})))", "int", 2)],
+    "frozenset": [("tuple(sorted({r}))", "tuple[X, ...]", 1), ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2)],
+    "tuple": [("sorted(set({r}))", "list[X]", 1), ("list(reversed(sorted({r})))", "list[X]", 2)],
+    "bool": [("str(int({r}))", "str", 1), ("len(str(int({r})))", "int", 2)],
+    "float": [("str(round({r}, 2))", "str", 1), ("len(str(round({r}, 2)))", "int", 2)],
+    "bytes": [("list(sorted({r}))", "list[int]", 1), ("len(list(set({r})))", "int", 2)],
+}
+
+
+def _wrap_one(functions: list[Function], rng: random.Random, need: int = 1) -> bool:
+    """Wrap the entry point's final returned value in a finishing expression of nested calls."""
+    f = functions[-1]
+    ret = f.body[-1] if f.body else None
+    if not isinstance(ret, ast.Return) or ret.value is None or not f.returns:
         return False
-    _, ret, head = best
-    wrapper = rng.choice(_WRAPPERS[head])
-    if wrapper == "sorted" and typelang.parse(next(f.returns for f in functions if any(r is ret for st in f.body for r in ast.walk(st)))).args[0].name not in ("int", "str"):
-        wrapper = "list"
-    ret.value = ast.Call(ast.Name(wrapper, ast.Load()), [ret.value], [])
+    t = typelang.parse(f.returns)
+    have = max(_call_depth(ret.value), 0)
+    options = [o for o in _FINISH.get(t.name, ()) if have + o[2] >= need]
+    short = [o for o in options if o[2] == min(x[2] for x in options)] if options else []
+    if t.name in ("list", "set", "frozenset", "tuple") and t.args and t.args[0].name not in ("int", "str"):
+        return False
+    if t.name == "dict" and t.args[0].name not in ("int", "str"):
+        return False
+    if any(isinstance(n, ast.Return) and n is not ret for st in f.body for n in ast.walk(st)):
+        return False  # early returns: the type must stay the same everywhere
+    if not short:
+        return False
+    template, rtype, _ = rng.choice(short)
+    inner = ast.unparse(ret.value)
+    if not isinstance(ret.value, (ast.Name, ast.Call, ast.Attribute, ast.Subscript)):
+        inner = f"({inner})"
+    ret.value = expr_node(template.format(r=inner))
+    x = str(t.args[0]) if t.args else "int"
+    k, v = (str(t.args[0]), str(t.args[1])) if t.name == "dict" else ("int", "int")
+    f.returns = rtype.replace("X", x).replace("K", k).replace("V", v)
     return True

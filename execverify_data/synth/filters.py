@@ -1,0 +1,229 @@
+"""Filters a synthesized program must pass before it becomes a record.
+
+In order (the first one that fails names the rejection, see :data:`REASONS`):
+
+1. ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
+   (the checker is the judge; a failure here is a generator bug, counted).
+2. ``unused_param``: every entry-point parameter is read.
+3. inputs: ``k`` distinct inputs are drawn (:func:`execverify_data.inputs.draw_inputs`);
+   each is traced under a step budget and a time limit. An input whose call raises
+   is discarded and counted (``input_raised``); a program that runs out of steps or
+   time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
+   is ``too_few_inputs``; an output without a literal is ``unaskable_output``.
+4. ``trace_length``: every kept trace has between ``min_events`` and ``max_events`` line events.
+5. ``nondeterministic``: a second run of every kept input gives an identical trace.
+6. ``constant_output``: the output depends on the input (not all outputs equal).
+7. ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
+   before in the same shard.
+
+Tracing is done by a :class:`Tracer`: ``"inprocess"`` traces in the calling process
+(the pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit;
+generated programs are trusted: terminating by construction, no I/O) and is the
+fast default; ``"trusted"`` sends every call to the
+:class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about
+2.5x slower, for untrusted generators).
+
+>>> normalized_hash("def f(a):\\n    return a.upper() + 'x'\\n") == normalized_hash("def g(s):\\n    return s.upper() + 'yy'\\n")
+True
+>>> normalized_hash("def f(a):\\n    return a.upper()\\n") == normalized_hash("def f(a):\\n    return a.lower()\\n")
+False
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.inputs import draw_inputs
+from execverify_data.synth.checker import check
+from execverify_data.synth.generator import Program
+from execverify_data.synth.spec import ConstraintSpec
+from execverify_data.trace import Status, Trace, trace_call
+from execverify_data.values import format_arguments, format_call
+
+__all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "unused_params"]
+
+#: Rejection reasons, in the order the filters run.
+REASONS = ("checker", "unused_param", "step_budget", "unaskable_output", "too_few_inputs", "trace_length",
+           "nondeterministic", "constant_output", "duplicate")
+
+
+@dataclass(frozen=True)
+class FilterConfig:
+    """Settings of the filters.
+
+    Args:
+        k (`int`, defaults to 3): inputs each accepted program keeps.
+        draws (`int`, defaults to 3): candidate inputs drawn per kept input (``k * draws`` at most).
+        max_steps (`int`, defaults to 5000): line events allowed per call.
+        timeout (`float`, defaults to 2.0): seconds allowed per call.
+        min_events, max_events (`int`, defaults to 1 and 2000): bounds on each kept trace's length.
+    """
+
+    k: int = 3
+    draws: int = 3
+    max_steps: int = 5000
+    timeout: float = 2.0
+    min_events: int = 1
+    max_events: int = 2000
+
+    def __post_init__(self) -> None:
+        for name in ("k", "draws", "max_steps", "min_events", "max_events"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+        if self.min_events > self.max_events:
+            raise InvalidArgument(f"min_events ({self.min_events}) must not exceed max_events ({self.max_events})")
+        if not isinstance(self.timeout, (int, float)) or self.timeout <= 0:
+            raise InvalidArgument(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+
+
+@dataclass
+class Accepted:
+    """A program that passed every filter, with its inputs and traces."""
+
+    program: Program
+    spec: ConstraintSpec
+    inputs: list[str]
+    traces: list[Trace]
+    ast_hash: str
+    catalog_ids: list[str] = field(default_factory=list)
+
+
+class Tracer:
+    """Traces calls of one program: in this process (``"inprocess"``) or in the trusted runner (``"trusted"``)."""
+
+    def __init__(self, kind: str = "inprocess", *, max_steps: int = 5000, timeout: float = 2.0, workers: int = 1):
+        if kind not in ("inprocess", "trusted"):
+            raise InvalidArgument(f"tracer kind must be 'inprocess' or 'trusted', got {kind!r}")
+        self.kind, self.max_steps, self.timeout = kind, max_steps, timeout
+        self._runner = None
+        if kind == "trusted":
+            from execverify_data.sandbox.trusted import TrustedRunner
+
+            self._runner = TrustedRunner(workers, max_steps=max_steps, timeout=timeout)
+
+    def trace_many(self, source: str, calls: list[str]) -> list[Trace]:
+        if self._runner is not None:
+            return self._runner.map([(source, c) for c in calls])
+        return [trace_call(source, c, max_steps=self.max_steps, timeout=self.timeout) for c in calls]
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+
+
+class _Normalizer(ast.NodeTransformer):
+    """Abstract identifiers (by first appearance) and literals (by type); keep attribute names and calls."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def _id(self, name: str) -> str:
+        import builtins
+
+        if hasattr(builtins, name):
+            return name
+        return self.names.setdefault(name, f"v{len(self.names)}")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        node.name = self._id(node.name)
+        node.returns = None
+        self.generic_visit(node)
+        return node
+
+    def visit_arg(self, node: ast.arg):
+        node.arg = self._id(node.arg)
+        node.annotation = None
+        return node
+
+    def visit_Name(self, node: ast.Name):
+        node.id = self._id(node.id)
+        return node
+
+    def visit_Constant(self, node: ast.Constant):
+        return ast.Constant(f"<{type(node.value).__name__}>")
+
+
+def normalized_hash(source: str) -> str:
+    """SHA-1 of the program's AST with identifiers renamed by first use and literals replaced by their type."""
+    tree = _Normalizer().visit(ast.parse(source))
+    return hashlib.sha1(ast.dump(tree, include_attributes=False).encode()).hexdigest()
+
+
+def unused_params(source: str, entry: str) -> list[str]:
+    """Entry-point parameters that the function body never reads."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            reads = {n.id for st in node.body for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            return [a.arg for a in node.args.args if a.arg not in reads]
+    return []
+
+
+def _same(a: Trace, b: Trace) -> bool:
+    return a.status == b.status and a.output == b.output and a.events == b.events and a.exception == b.exception
+
+
+def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: Tracer,
+             seen: set[str] | None = None, counts: dict[str, int] | None = None) -> tuple[Accepted | None, str | None]:
+    """Run every filter on ``program``; returns ``(accepted, None)`` or ``(None, reason)``.
+
+    ``seen`` (normalized hashes already accepted) is updated on acceptance; ``counts``
+    receives ``input_raised``, the number of discarded inputs.
+    """
+    report = check(program.code, spec, entry=program.entry_point)
+    if not report.ok:
+        return None, "checker"
+    if unused_params(program.code, program.entry_point):
+        return None, "unused_param"
+    digest = normalized_hash(program.code)
+    if seen is not None and digest in seen:
+        return None, "duplicate"
+    candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size)
+    kept_inputs: list[str] = []
+    kept: list[Trace] = []
+    calls = [format_call(program.entry_point, args) for args in candidates]
+    # trace in small batches: most programs need only the first k candidates; when the
+    # first k outputs agree, a few more candidates are tried to find one that differs
+    position, extra = 0, 0
+    while position < len(calls):
+        if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.k):
+            break
+        size = (config.k - len(kept)) + 1 if len(kept) < config.k else 2
+        batch = calls[position: position + size]
+        args_batch = candidates[position: position + size]
+        position += len(batch)
+        for args, trace in zip(args_batch, tracer.trace_many(program.code, batch)):
+            if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+                return None, "step_budget"
+            if trace.status is not Status.OK:
+                if counts is not None:
+                    counts["input_raised"] = counts.get("input_raised", 0) + 1
+                continue
+            if not trace.output.askable:
+                return None, "unaskable_output"
+            if len(kept) < config.k:
+                kept.append(trace)
+                kept_inputs.append(format_arguments(args))
+            else:
+                extra += 1
+                if trace.output.text != kept[0].output.text:
+                    kept[-1], kept_inputs[-1] = trace, format_arguments(args)
+                    break
+    if len(kept) < config.k:
+        return None, "too_few_inputs"
+    if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
+        return None, "trace_length"
+    again = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
+    if not all(_same(a, b) for a, b in zip(kept, again)):
+        return None, "nondeterministic"
+    if len({t.output.text for t in kept}) < 2:
+        return None, "constant_output"
+    if seen is not None:
+        seen.add(digest)
+    from execverify_data.synth.checker import catalog_entries_used
+
+    return Accepted(program, spec, kept_inputs, kept, digest, sorted(catalog_entries_used(program.code))), None
