@@ -185,3 +185,20 @@ def test_closed_runner_refuses_work():
     pool.close()
     with pytest.raises(InvalidArgument, match="closed"):
         pool.trace(DOUBLE, "f(1)")
+
+
+def test_a_stuck_worker_is_killed_and_replaced():
+    # A worker that stops answering (here: stopped by SIGSTOP before it reads the job)
+    # is killed after timeout + 3 * grace; the job gets status timeout.
+    import signal
+
+    with TrustedRunner(1, timeout=0.3, grace=0.2) as pool:
+        assert pool.trace(DOUBLE, "f(1)").output.text == "2"
+        stuck = pool._pool[0]
+        os.kill(stuck.process.pid, signal.SIGSTOP)
+        start = time.monotonic()
+        result = pool.trace(DOUBLE, "f(2)")
+        assert result.status is Status.TIMEOUT
+        assert 0.8 < time.monotonic() - start < 5
+        assert stuck.process.poll() is not None and pool._pool[0] is not stuck
+        assert pool.trace(DOUBLE, "f(3)").output.text == "6"
