@@ -239,6 +239,9 @@ def _shard_done(out: Path, shard: int) -> bool:
 
 
 def _init_worker(memory_mb: int | None) -> None:  # pragma: no cover - runs in worker processes
+    import warnings
+
+    warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "is" with a literal in a generated program
     if memory_mb:
         import resource
 

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "questions": "execverify_data.cli.questions:questions",
     "score": "execverify_data.cli.score:score",
     "trace": "execverify_data.cli.trace:trace",
+    "synthesize": "execverify_data.cli.synthesize:synthesize",
 }
 
 

@@ -342,6 +342,8 @@ class ExprBuilder:
                 e = Expr(ast.Name(rng.choice(("int", "str")), ast.Load()), T("type"))
             elif entry.id == "op.ifexp" and p.name == "cond":
                 e = self.expr(T("bool"), budget, allow_literal=False)
+            elif entry.id in ("op.is", "op.is_not") and p.name == "a":
+                e = self.expr(self.concretize(pt), budget, allow_literal=False)
             elif entry.id in ("op.is", "op.is_not") and p.name == "b":
                 e = literal(None, "None")
             elif entry.id in _SAME_TYPE and positional and p.name == "b":
