@@ -78,9 +78,12 @@ class Status(str, enum.Enum):
     * ``exception``: the call raised; ``Trace.exception`` says what.
     * ``step_limit``: the call executed more than ``max_steps`` lines.
     * ``timeout``: the call ran longer than ``timeout`` seconds.
-    * ``crashed``: the process running the call died without a result
-      (only from :mod:`execverify_data.sandbox.trusted`: ``os._exit``, a signal,
-      memory exhaustion outside Python's control).
+    * ``crashed``: no complete trace exists. From :func:`trace_call`: tracing was
+      switched off before the call ended (a trace callback failed, usually with a
+      RecursionError when the program recursed to the limit, or the program called
+      ``sys.settrace``). From :mod:`execverify_data.sandbox.trusted`: the process
+      running the call died without a result (``os._exit``, a signal, memory
+      exhaustion outside Python's control). ``exception`` says which.
     """
 
     OK = "ok"
@@ -405,7 +408,7 @@ class _Recorder:
         if self.stopped is not None:
             return
         self.stopped = status
-        sys.settrace(None)
+        sys.settrace(None)  # trace_call puts back the previous trace function
         live = {record: None for record in self.stack}
         for frame_object, record in list(self.frames.items()):
             if record.pending is not None and record in live:
@@ -499,7 +502,7 @@ def trace_call(
             line events check the clock. Use the trusted runner for a hard kill.
 
     Returns:
-        `Trace`: frozen; ``status`` is never ``crashed`` here.
+        `Trace`: frozen.
 
     Raises:
         ProgramError: the program does not compile, the call is not a literal call (and
@@ -547,12 +550,15 @@ def trace_call(
             raise ProgramError(
                 f"the program failed before the call: {type(exc).__name__}: {exc}"
             ) from None
+        tracer = recorder.on_call
+        previous_tracer = sys.gettrace()  # e.g. coverage's: put back afterwards
         try:
-            sys.settrace(recorder.on_call)
+            sys.settrace(tracer)
             try:
                 result = function(*args, **kwargs)
             finally:
-                sys.settrace(None)
+                lost = sys.gettrace() is not tracer
+                sys.settrace(previous_tracer)
             if recorder.stopped is None:
                 output = encode(result)
         except (_StepLimit, _Timeout):
@@ -562,6 +568,17 @@ def trace_call(
                 status = Status.EXCEPTION
                 exception = ExceptionInfo(type(exc).__name__, _message(exc))
         recorder.done = True
+        if lost and recorder.stopped is None:
+            # CPython switches tracing off when a trace callback raises (typically a
+            # RecursionError when the program recurses to the limit) or when the
+            # program calls sys.settrace itself: the events are incomplete.
+            outcome = "returned" if status is Status.OK else f"raised {exception.type}"
+            recorder.stopped = Status.CRASHED
+            lost_info = ExceptionInfo(
+                "TracerError",
+                f"tracing stopped before the call ended (a trace callback failed, usually at the recursion "
+                f"limit, or the program changed sys.settrace); the events are incomplete; the call {outcome}",
+            )
     except _Timeout:  # a late alarm outside the call
         recorder.stop(Status.TIMEOUT, None)
     finally:
@@ -569,6 +586,8 @@ def trace_call(
         sys.stdout = saved_stdout
     if recorder.stopped is not None:
         status, output, exception = recorder.stopped, None, None
+        if status is Status.CRASHED:
+            exception = lost_info
     return Trace(status, recorder.build_events(), output, exception, _PYTHON, stdout.getvalue())
 
 

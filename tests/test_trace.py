@@ -553,3 +553,43 @@ def test_tracing_is_removed_after_the_call():
     assert sys.gettrace() is None
     run("def f():\n    while True: pass\n", "f()", timeout=0.2)
     assert sys.gettrace() is None
+
+
+def test_tracing_lost_at_the_recursion_limit_is_reported_not_hidden():
+    # At the recursion limit CPython switches a failing trace callback off: the trace
+    # would silently miss every later line, so it is reported as crashed.
+    trace = run(
+        """\
+        def g(n):
+            return g(n + 1)
+
+        def f():
+            try:
+                g(0)
+            except RecursionError:
+                pass
+            return 1
+        """,
+        "f()",
+    )
+    assert trace.status is Status.CRASHED
+    assert trace.exception.type == "TracerError" and "recursion limit" in trace.exception.message
+    assert trace.output is None
+
+
+def test_program_that_switches_tracing_off_is_reported():
+    trace = run("import sys\ndef f():\n    sys.settrace(None)\n    x = 1\n    return x\n", "f()")
+    assert trace.status is Status.CRASHED and trace.exception.type == "TracerError"
+
+
+def test_a_previous_trace_function_is_put_back():
+    def outer(frame, event, arg):
+        return None
+
+    sys.settrace(outer)
+    try:
+        trace = run(STRAIGHT, "f(2)")
+        assert sys.gettrace() is outer
+    finally:
+        sys.settrace(None)
+    assert trace.status is Status.OK and len(trace.events) == 3
