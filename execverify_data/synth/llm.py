@@ -1,0 +1,439 @@
+r"""LLM-backed program generator: a :class:`ConstraintSpec` becomes a prompt, a model writes the code.
+
+The prompt renders the spec as ExecVerify-style hard requirements ("write Python
+code that tests the ``{method}`` method of the ``{type}`` type", nested calls,
+other methods, the control-flow chain, the helper chain, the number of parameters,
+input sizes). The template lives here and is versioned by :data:`PROMPT_VERSION`,
+recorded with every accepted program.
+
+Each completion goes through the same gates as a programmatic program:
+
+1. extraction: the last fenced ``python`` block, else the whole text (``no_code`` when empty);
+2. ``ast.parse`` (``syntax_error``);
+3. the constraint checker :func:`~execverify_data.synth.checker.check`
+   (``checker:<first missed constraint>``, e.g. ``checker:control_flow``);
+4. exact duplicates of an earlier accepted program in the same call (``duplicate``);
+5. optionally (``filters=FilterConfig(...)``) the programmatic pipeline's filters
+   :func:`execverify_data.synth.filters.evaluate`: unused parameters, inputs drawn from
+   the entry point's type annotations, step budget, determinism, constant output,
+   normalized-AST duplicates (``filter:<reason>``; ``filter:param_types`` when the
+   entry point's parameters lack annotations the input generator can draw from).
+
+>>> from execverify_data.synth.spec import ConstraintSpec
+>>> spec = ConstraintSpec("str.split", nested_depth=1, other_methods=True, control_flow=("for", "if"),
+...                       helper_depth=1, n_params=1, min_size=6, max_size=10)
+>>> print(render_prompt(spec))  # doctest: +ELLIPSIS
+Write Python code that tests the `split` method of the `str` type.
+<BLANKLINE>
+Hard requirements:
+1. Call the `split` method on a `str` value (`value.split(...)`) at least once.
+2. Use nested calls: at least one call must take another call directly as an argument, 1 level deep, e.g. `f(g(x))`.
+3. Also use at least one other built-in method or function besides `split`.
+4. Include this control-flow chain, each statement inside the body of the previous one: a `for` loop, then inside it an `if` statement.
+5. Use a chain of helper functions 1 call long: the entry-point function calls a helper function defined in the code.
+6. The entry-point function is the last function in the code, and no other function calls it. It takes exactly 1 parameter (no default values, no `*args` or `**kwargs`), annotated with a concrete type such as `str`, `int`, `list[int]` or `dict[str, int]`, and returns a value.
+7. It must work for inputs whose strings and containers have between 6 and 10 elements, terminate quickly and give the same result every time.
+8. The code holds only imports and top-level function definitions: no classes, no top-level statements, no tests, no `print`.
+9. Import only these standard-library modules, if any: bisect, collections, functools, heapq, itertools, math, re, string, typing.
+10. Do not use `while True`, randomness, I/O, the clock, dunder names or attributes, or any of: __import__, breakpoint, compile, delattr, dir, eval, exec, exit, getattr, globals, help, input, locals, memoryview, open, quit, setattr, vars.
+<BLANKLINE>
+Reply with the complete program in a single ```python code block.
+>>> extract_code("Sure!\n```python\ndef f(x):\n    return x\n```\nDone.")
+'def f(x):\n    return x\n'
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from execverify_data import catalog
+from execverify_data.errors import InvalidArgument
+from execverify_data.models.base import TextGenerator, derive_seed
+from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, check
+from execverify_data.synth.spec import ConstraintSpec
+
+__all__ = [
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "LLMProgram",
+    "LLMProgramGenerator",
+    "extract_code",
+    "render_messages",
+    "render_prompt",
+]
+
+#: Bumped whenever the rendered prompt of some spec changes.
+PROMPT_VERSION = "llm-prompt-v1"
+
+SYSTEM_PROMPT = (
+    "You are an expert Python programmer. You write small, self-contained, deterministic Python programs "
+    "that exercise built-in types, exactly as the user's requirements say."
+)
+
+_HEAD_METHOD = "Write Python code that tests the `{name}` method of the `{type}` type."
+_HEAD_FUNCTION = "Write Python code that tests the built-in function `{name}`."
+_TAIL = "Reply with the complete program in a single ```python code block."
+_NESTED_EXAMPLES = {1: "f(g(x))", 2: "f(g(h(x)))", 3: "f(g(h(k(x))))"}
+_FLOW_WORDS = {
+    "if": "an `if` statement",
+    "for": "a `for` loop",
+    "while": "a `while` loop whose condition eventually becomes false",
+    "if-elif": "an `if` statement with an `elif` branch",
+}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def render_requirements(spec: ConstraintSpec) -> list[str]:
+    """The numbered hard requirements for ``spec`` (without numbers), in prompt order."""
+    if not isinstance(spec, ConstraintSpec):
+        raise InvalidArgument(f"spec must be a ConstraintSpec, got {type(spec).__name__}")
+    entry = catalog.get(spec.target)
+    out = []
+    if entry.kind == "method":
+        kind = spec.target.split(".", 1)[0]
+        out.append(f"Call the `{entry.name}` method on a `{kind}` value (`value.{entry.name}(...)`) at least once.")
+    else:
+        out.append(f"Call the built-in function `{entry.name}(...)` at least once.")
+    if spec.nested_depth:
+        out.append(
+            "Use nested calls: at least one call must take another call directly as an argument, "
+            f"{_plural(spec.nested_depth, 'level')} deep, e.g. `{_NESTED_EXAMPLES[spec.nested_depth]}`."
+        )
+    if spec.other_methods:
+        out.append(f"Also use at least one other built-in method or function besides `{entry.name}`.")
+    if spec.control_flow:
+        steps = [_FLOW_WORDS[spec.control_flow[0]]]
+        steps += [f"then inside it {_FLOW_WORDS[step]}" for step in spec.control_flow[1:]]
+        out.append(
+            "Include this control-flow chain, each statement inside the body of the previous one: "
+            + ", ".join(steps)
+            + "."
+        )
+    if spec.helper_depth:
+        chain = "the entry-point function calls a helper function defined in the code"
+        if spec.helper_depth > 1:
+            chain += ", which calls another helper" + ", which calls another" * (spec.helper_depth - 2)
+        out.append(f"Use a chain of helper functions {_plural(spec.helper_depth, 'call')} long: {chain}.")
+    out.append(
+        "The entry-point function is the last function in the code, and no other function calls it. "
+        f"It takes exactly {_plural(spec.n_params, 'parameter')} (no default values, no `*args` or `**kwargs`), "
+        f"annotated with a concrete type such as `str`, `int`, `list[int]` or `dict[str, int]`, and returns a value."
+    )
+    out.append(
+        f"It must work for inputs whose strings and containers have between {spec.min_size} and {spec.max_size} "
+        "elements, terminate quickly and give the same result every time."
+    )
+    out.append(
+        "The code holds only imports and top-level function definitions: "
+        "no classes, no top-level statements, no tests, no `print`."
+    )
+    modules = ", ".join(sorted(ALLOWED_IMPORTS - {"__future__"}))
+    out.append(f"Import only these standard-library modules, if any: {modules}.")
+    out.append(
+        "Do not use `while True`, randomness, I/O, the clock, dunder names or attributes, or any of: "
+        + ", ".join(sorted(FORBIDDEN_NAMES))
+        + "."
+    )
+    return out
+
+
+def render_prompt(spec: ConstraintSpec) -> str:
+    """The user prompt for ``spec`` (template version :data:`PROMPT_VERSION`)."""
+    requirements = render_requirements(spec)
+    entry = catalog.get(spec.target)
+    if entry.kind == "method":
+        head = _HEAD_METHOD.format(name=entry.name, type=spec.target.split(".", 1)[0])
+    else:
+        head = _HEAD_FUNCTION.format(name=entry.name)
+    body = "\n".join(f"{i}. {line}" for i, line in enumerate(requirements, 1))
+    return f"{head}\n\nHard requirements:\n{body}\n\n{_TAIL}"
+
+
+def render_messages(spec: ConstraintSpec) -> list[dict[str, str]]:
+    """Chat messages for ``spec``: :data:`SYSTEM_PROMPT` then :func:`render_prompt`.
+
+    >>> [m["role"] for m in render_messages(ConstraintSpec("list.pop"))]
+    ['system', 'user']
+    """
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": render_prompt(spec)}]
+
+
+def render_completion_prompt(spec: ConstraintSpec) -> str:
+    """A plain-text prompt for base (non-chat) models; it ends by opening a ```python block.
+
+    >>> render_completion_prompt(ConstraintSpec("list.pop")).endswith("```python\\n")
+    True
+    """
+    return f"{SYSTEM_PROMPT}\n\n{render_prompt(spec)}\n\n```python\n"
+
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_OPEN_LABELED = re.compile(r"```[ \t]*(?:python3?|py)[ \t]*\n", re.IGNORECASE)
+
+
+def extract_code(text: str) -> str:
+    r"""The program in a completion: the last fenced ``python`` (or unlabeled) block, else the whole text.
+
+    An opened block that is never closed gives what follows the fence; text that
+    only closes a block (a completion of a prompt ending in ```python) gives what
+    precedes the fence.
+
+    >>> extract_code("```python\ndef a():\n    return 1\n```\n```py\ndef b():\n    return 2\n```")
+    'def b():\n    return 2\n'
+    >>> extract_code("def c():\n    return 3\n```\nExplanation...")
+    'def c():\n    return 3\n'
+    >>> extract_code("```python\ndef d():\n    return 4\n")
+    'def d():\n    return 4\n'
+    >>> extract_code("   ")
+    ''
+    """
+    if not isinstance(text, str):
+        raise InvalidArgument(f"text must be a str, got {type(text).__name__}")
+    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
+    code_blocks = [body for lang, body in blocks if lang in ("python", "python3", "py", "")]
+    if code_blocks:
+        return code_blocks[-1] if code_blocks[-1].strip() else ""
+    if not blocks and "```" in text:
+        labeled = list(_OPEN_LABELED.finditer(text))
+        head = text[: text.index("```")]
+        if labeled:
+            tail = text[labeled[-1].end() :]
+        elif not head.strip():  # a bare opening fence: skip its line
+            _, _, tail = text[len(head) :].partition("\n")
+        else:  # a closing fence only: the prompt opened the block
+            return head
+        return tail if tail.strip() else ""
+    return text if text.strip() else ""
+
+
+@dataclass
+class LLMProgram:
+    """A program an LLM wrote that passed every gate.
+
+    Args:
+        source (`str`): the extracted program.
+        entry_point (`str`): the function the checker took as the entry point.
+        spec (`ConstraintSpec`): the spec it was asked for and meets.
+        seed (`int`): the ``seed`` of the :meth:`LLMProgramGenerator.generate` call.
+        spec_index, sample_index (`int`): its spec's position and its sample number, which
+            with ``seed`` and the backend replay it (for seeded local backends).
+        prompt_version (`str`): :data:`PROMPT_VERSION`.
+        backend (`str`): ``repr`` of the backend.
+        completion (`str`): the raw completion text.
+        filtered (`Any`, optional): the :class:`execverify_data.synth.filters.Accepted` record
+            (inputs and traces) when filters ran.
+    """
+
+    source: str
+    entry_point: str
+    spec: ConstraintSpec
+    seed: int
+    spec_index: int
+    sample_index: int
+    prompt_version: str
+    backend: str
+    completion: str
+    filtered: Any = field(default=None, repr=False)
+
+
+def _param_types(tree: ast.Module, entry: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            args = node.args.args
+            if any(a.annotation is None for a in args):
+                return None
+            return tuple(ast.unparse(a.annotation) for a in args), tuple(a.arg for a in args)
+    return None
+
+
+class LLMProgramGenerator:
+    """Ask a :class:`~execverify_data.models.TextGenerator` for programs meeting specs, keep those that pass.
+
+    Args:
+        generator (`TextGenerator`): the backend (see :func:`execverify_data.models.get_generator`).
+        samples_per_spec (`int`, defaults to 4): completions asked per spec.
+        temperature (`float`, defaults to 0.8), top_p (`float`, defaults to 0.95),
+        max_new_tokens (`int`, defaults to 1024): sampling settings.
+        chat (`bool`, defaults to True): send chat messages (:func:`render_messages`, for
+            instruct models); False sends :func:`render_completion_prompt` (base models)
+            and stops at the closing fence.
+        filters (`FilterConfig`, optional): also run :func:`execverify_data.synth.filters.evaluate`
+            (needs annotated entry-point parameters); None runs the checker only.
+        tracer (`Tracer`, optional): the filters' tracer; defaults to ``Tracer("trusted")``
+            (LLM code is untrusted: every call runs in the trusted runner's child process).
+
+    >>> class Fixed:  # a backend that always answers the same program
+    ...     def generate(self, prompts, *, n=1, temperature=1.0, max_new_tokens=256, seed=None, stop=None, top_p=1.0):
+    ...         return [["```python\\ndef f(xs: list[int]) -> list[int]:\\n    return sorted(set(xs))\\n```"] * n
+    ...                 for _ in prompts]
+    >>> gen = LLMProgramGenerator(Fixed(), samples_per_spec=2)
+    >>> accepted, counts = gen.generate([ConstraintSpec("builtin.sorted", nested_depth=1)], seed=0)
+    >>> [p.entry_point for p in accepted], dict(counts)
+    (['f'], {'accepted': 1, 'duplicate': 1})
+    """
+
+    def __init__(
+        self,
+        generator: TextGenerator,
+        *,
+        samples_per_spec: int = 4,
+        temperature: float = 0.8,
+        top_p: float = 0.95,
+        max_new_tokens: int = 1024,
+        chat: bool = True,
+        filters: Any = None,
+        tracer: Any = None,
+    ) -> None:
+        if not callable(getattr(generator, "generate", None)):
+            raise InvalidArgument(
+                f"generator must be a TextGenerator (an object with .generate), got {type(generator).__name__}; "
+                "see execverify_data.models.get_generator"
+            )
+        if isinstance(samples_per_spec, bool) or not isinstance(samples_per_spec, int) or samples_per_spec < 1:
+            raise InvalidArgument(f"samples_per_spec must be an int of at least 1, got {samples_per_spec!r}")
+        if not isinstance(chat, bool):
+            raise InvalidArgument(f"chat must be True or False, got {chat!r}")
+        if filters is not None:
+            from execverify_data.synth.filters import FilterConfig
+
+            if not isinstance(filters, FilterConfig):
+                raise InvalidArgument(f"filters must be a FilterConfig or None, got {type(filters).__name__}")
+        if tracer is not None and filters is None:
+            raise InvalidArgument("tracer is only used by the filters; pass filters=FilterConfig(...) too")
+        self.generator = generator
+        self.samples_per_spec = samples_per_spec
+        self.temperature = temperature
+        self.top_p = top_p
+        self.max_new_tokens = max_new_tokens
+        self.chat = chat
+        self.filters = filters
+        self.tracer = tracer
+
+    def prompt(self, spec: ConstraintSpec) -> Any:
+        """What is sent to the backend for ``spec``: chat messages or a completion prompt."""
+        return render_messages(spec) if self.chat else render_completion_prompt(spec)
+
+    def generate(self, specs: Sequence[ConstraintSpec], seed: int) -> tuple[list[LLMProgram], Counter]:
+        """Sample ``samples_per_spec`` programs per spec and keep those passing every gate.
+
+        Args:
+            specs (`list[ConstraintSpec]`): the specs, one prompt each.
+            seed (`int`): the backend's sampling seed (and the filters' input seed, derived per sample).
+
+        Returns:
+            ``(accepted, counts)``: the accepted programs in spec then sample order, and a
+            ``Counter`` with ``accepted`` and one key per rejection reason (``no_code``,
+            ``syntax_error``, ``checker:<constraint>``, ``duplicate``, ``filter:<reason>``);
+            its values sum to ``len(specs) * samples_per_spec``.
+        """
+        if isinstance(specs, ConstraintSpec) or not isinstance(specs, Sequence):
+            raise InvalidArgument(f"specs must be a list of ConstraintSpec, got {type(specs).__name__}")
+        for i, spec in enumerate(specs):
+            if not isinstance(spec, ConstraintSpec):
+                raise InvalidArgument(f"specs[{i}] must be a ConstraintSpec, got {type(spec).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidArgument(f"seed must be an int, got {seed!r}")
+        counts: Counter = Counter()
+        accepted: list[LLMProgram] = []
+        if not specs:
+            return accepted, counts
+        completions = self.generator.generate(
+            [self.prompt(spec) for spec in specs],
+            n=self.samples_per_spec,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_new_tokens=self.max_new_tokens,
+            seed=seed,
+            stop=None if self.chat else ["\n```"],
+        )
+        if len(completions) != len(specs) or any(len(c) != self.samples_per_spec for c in completions):
+            raise InvalidArgument(
+                f"{self.generator!r} returned {[len(c) for c in completions]} completions for {len(specs)} prompts "
+                f"with n={self.samples_per_spec}; a TextGenerator must return n completions per prompt"
+            )
+        backend = repr(self.generator)
+        seen_sources: set[str] = set()
+        seen_hashes: set[str] = set()
+        tracer, own_tracer = self.tracer, False
+        try:
+            for i, (spec, texts) in enumerate(zip(specs, completions)):
+                for j, text in enumerate(texts):
+                    if self.filters is not None and tracer is None:
+                        from execverify_data.synth.filters import Tracer
+
+                        tracer, own_tracer = Tracer("trusted"), True
+                    program, reason = self._gate(spec, text, derive_seed(seed, i, j), seen_sources, seen_hashes, tracer)
+                    if program is None:
+                        counts[reason] += 1
+                        continue
+                    counts["accepted"] += 1
+                    source, entry, filtered = program
+                    accepted.append(
+                        LLMProgram(source, entry, spec, seed, i, j, PROMPT_VERSION, backend, text, filtered)
+                    )
+        finally:
+            if own_tracer:
+                tracer.close()
+        return accepted, counts
+
+    def _gate(
+        self,
+        spec: ConstraintSpec,
+        text: str,
+        row_seed: int,
+        seen_sources: set[str],
+        seen_hashes: set[str],
+        tracer: Any,
+    ) -> tuple[tuple[str, str, Any] | None, str]:
+        source = extract_code(text if isinstance(text, str) else "")
+        if not source.strip():
+            return None, "no_code"
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return None, "syntax_error"
+        report = check(source, spec)
+        if not report.ok:
+            return None, f"checker:{report.missed[0].name}"
+        key = source.strip()
+        if key in seen_sources:
+            return None, "duplicate"
+        entry = report.entry_point
+        filtered = None
+        if self.filters is not None:
+            filtered, reason = self._filter(spec, source, tree, entry, row_seed, seen_hashes, tracer)
+            if filtered is None:
+                return None, f"filter:{reason}"
+        seen_sources.add(key)
+        return (source, entry, filtered), "accepted"
+
+    def _filter(
+        self,
+        spec: ConstraintSpec,
+        source: str,
+        tree: ast.Module,
+        entry: str,
+        row_seed: int,
+        seen_hashes: set[str],
+        tracer: Any,
+    ) -> tuple[Any, str | None]:
+        from execverify_data.synth.filters import evaluate
+        from execverify_data.synth.generator import Program
+
+        typed = _param_types(tree, entry)
+        if typed is None:
+            return None, "param_types"
+        types, names = typed
+        program = Program(source, entry, types, names, level=0, target=spec.target, seed=row_seed)
+        try:
+            return evaluate(program, spec, seed=row_seed, config=self.filters, tracer=tracer, seen=seen_hashes)
+        except InvalidArgument:
+            return None, "param_types"
