@@ -58,19 +58,17 @@ _INLINE = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _OPEN_ANY = re.compile(r"<answer>", re.IGNORECASE)
 _CRUX = re.compile(r"\[ANSWER\](.*?)\[/ANSWER\]", re.IGNORECASE | re.DOTALL)
 _CRUX_OPEN = re.compile(r"\[ANSWER\]", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_MARKER = re.compile(
-    r"^(?:"
-    r"(?:answer|ans|a|q|question)\s*\d{0,3}\s*[:.)\-]\s*"  # "Answer 3:", "A1)", "Q2."
-    r"|\(?\d{1,3}[.):]\s+"  # "1. ", "2) ", "(3) ", "4: "
-    r"|[-*\u2022]\s+"  # bullets
-    r")",
+# List markers ("1. ", "2) ", "Answer 3:", "- ") and prose ("The output is"), repeated: removed.
+_PREFIX = re.compile(
+    r"^(?:(?:"
+    r"(?:answer|ans|a|q|question)\s*\d{0,3}\s*[:.)\-]\s*"
+    r"|\(?\d{1,3}[.):]\s+"
+    r"|[-*\u2022]\s+"
+    r"|(?:the\s+)?(?:output|answer|result|return value|returned value|value)\s*(?:is|:|=)\s*"
+    r"))+",
     re.IGNORECASE,
 )
-_PROSE_PREFIX = re.compile(
-    r"^(?:the\s+)?(?:output|answer|result|return value|returned value|value)\s*(?:is|:|=)\s*",
-    re.IGNORECASE,
-)
+_NO_PREFIX_START = frozenset("'\"[({`")
 _PATH = re.compile(r"^(?:line\s*(?:number\s*)?)?(-?\d+)\s*\.?$", re.IGNORECASE)
 _TYPE = re.compile(r"^(?:type\s*[:=]?\s*)?[`'\"]?(?:<class\s+'([\w.]+)'>|([A-Za-z_][\w.]*))[`'\"]?\.?$", re.IGNORECASE)
 _STATE = re.compile(r"^(.*);\s*(.+?)\s*$", re.DOTALL)
@@ -145,15 +143,12 @@ def _crux_block(text: str) -> str:
 
 
 def clean_line(line: str) -> str:
-    """Trim one answer line: whitespace, a list marker, prose like ``Output:``, wrapping backticks."""
+    """Trim one answer line: whitespace, list markers, prose like ``Output:``, wrapping backticks."""
     line = line.strip()
-    for _ in range(2):
-        marker = _MARKER.match(line)
-        if marker:
-            line = line[marker.end() :].lstrip()
-        prose = _PROSE_PREFIX.match(line)
-        if prose:
-            line = line[prose.end() :].lstrip()
+    if line and line[0] not in _NO_PREFIX_START:
+        prefix = _PREFIX.match(line)
+        if prefix:
+            line = line[prefix.end() :]
     if len(line) >= 2 and line[0] == "`" and line[-1] == "`":
         line = line.strip("`").strip()
     return line
@@ -162,12 +157,13 @@ def clean_line(line: str) -> str:
 def _lines(block: str) -> list[str]:
     out = []
     for raw in block.split("\n"):
-        if not raw.strip() or _FENCE.match(raw):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(("```", "~~~")):
             continue
-        if len(raw) > MAX_LINE_CHARS:
+        if len(stripped) > MAX_LINE_CHARS:
             out.append("")  # present but unreadable: counts as an answer, and a wrong one
             continue
-        out.append(clean_line(raw))
+        out.append(clean_line(stripped))
     return out
 
 
@@ -212,6 +208,11 @@ def final_parts(line: str, kind: str) -> tuple[str | None, str | None]:
     text = line.strip()
     if text.endswith(";"):
         text = text[:-1].rstrip()
+    if "==" not in text and not text.startswith("assert"):  # no assertion: skip the statement parse
+        if kind == "io":
+            return None, text
+        if "(" not in text:
+            return None, None
     node = _parse_statement(text)
     if isinstance(node, ast.Assert):
         node = node.test

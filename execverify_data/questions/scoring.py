@@ -30,7 +30,7 @@ Scoring never raises for any completion: an unreadable answer is a wrong answer.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -50,14 +50,15 @@ class Verification:
     style: str
     questions: tuple[Question, ...]
     program: str | None = None
+    #: the question kinds, in order
+    kinds: tuple[Kind, ...] = field(init=False)
+    #: position of the final-answer (``io``/``oi``) question, or None
+    final_index: int | None = field(init=False)
 
-    @property
-    def final_index(self) -> int | None:
-        """Position of the final-answer (``io``/``oi``) question, or None."""
-        for i, question in enumerate(self.questions):
-            if question.kind in FINAL_KINDS:
-                return i
-        return None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kinds", tuple(q.kind for q in self.questions))
+        final = [i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS]
+        object.__setattr__(self, "final_index", final[0] if final else None)
 
 
 @lru_cache(maxsize=4096)
@@ -98,7 +99,10 @@ def load_verification(verification: Any) -> Verification | None:
     if isinstance(verification, str):
         return _verification_from_text(verification)
     if isinstance(verification, dict):
-        key = json.dumps(verification, sort_keys=True, ensure_ascii=False)
+        try:  # the JSON text is a cheap cache key: equal rows (GRPO samples of one prompt) parse once
+            key = json.dumps(verification, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return _verification_from_dict(verification)
         return _verification_from_text(key)
     raise InvalidArgument(f"verification must be a dict or a JSON string, got {type(verification).__name__}")
 
@@ -208,32 +212,30 @@ class OiExecutor:
         return results
 
 
-def _check_state(question: Question, answer: str) -> bool:
-    if question.expected is None:
-        return answer.strip().rstrip(".").strip().lower() == NOT_EXECUTED
-    value, type_name = extract.split_state(answer)
-    return type_name == question.expected.type and same(question.expected, value)
-
-
-def _check_simple(question: Question, answer: str) -> bool:
+def _check(question: Question, answer: str, same_text) -> tuple[bool, bool]:
+    """``(correct, readable)`` for a non-oi answer; ``readable``: it has the form its kind asks for."""
     kind = question.kind
     if kind is Kind.IO:
-        call, value = extract.final_parts(answer, "io")
+        value = extract.final_parts(answer, "io")[1]
         if value is None:
-            return False
-        return same(question.expected, value)  # type: ignore[arg-type]
+            return False, False
+        return same_text(question.expected, value), True
     if kind is Kind.PATH:
-        return same(question.expected, extract.normalize_path(answer))  # type: ignore[arg-type]
+        return same_text(question.expected, extract.normalize_path(answer)), bool(answer)
     if kind is Kind.COVERAGE:
-        return same(question.expected, extract.normalize_coverage(answer))  # type: ignore[arg-type]
+        return same_text(question.expected, extract.normalize_coverage(answer)), bool(answer)
     if kind is Kind.STATE:
-        return _check_state(question, answer)
+        if answer.strip().rstrip(".").strip().lower() == NOT_EXECUTED:
+            return question.expected is None, True
+        value, type_name = extract.split_state(answer)
+        if question.expected is None or type_name is None:
+            return False, type_name is not None
+        return type_name == question.expected.type and same_text(question.expected, value), True
     raise AssertionError(kind)  # pragma: no cover
 
 
-def _oi_call(question: Question, answer: str) -> str | None:
+def _oi_call(question: Question, call: str | None, claimed: str | None) -> str | None:
     """The canonical literal call to run for an oi answer, or None when the answer fails before running."""
-    call, claimed = extract.final_parts(answer, "oi")
     if call is None:
         return None
     if claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
@@ -245,20 +247,6 @@ def _oi_call(question: Question, answer: str) -> str | None:
         return format_call(name, args, kwargs)
     except (AnswerError, InvalidArgument, RecursionError, MemoryError, ValueError):
         return None
-
-
-def _readable(question: Question, answer: str) -> bool:
-    """Whether an answer has the form its kind asks for (used by ``well_formed``)."""
-    kind = question.kind
-    if not answer:
-        return False
-    if kind is Kind.OI:
-        return extract.final_parts(answer, "oi")[0] is not None
-    if kind is Kind.IO:
-        return extract.final_parts(answer, "io")[1] is not None
-    if kind is Kind.STATE:
-        return answer.strip().lower().rstrip(".") == NOT_EXECUTED or extract.split_state(answer)[1] is not None
-    return True
 
 
 class Scorer:
@@ -297,7 +285,23 @@ class Scorer:
         """
         if len(verifications) != len(completions):
             raise InvalidArgument(f"{len(verifications)} verifications for {len(completions)} completions")
-        parsed = [load_verification(v) for v in verifications]
+        by_id: dict[int, Verification | None] = {}
+        parsed = []
+        for v in verifications:  # one parse per distinct object of the batch
+            key = id(v)
+            if key not in by_id:
+                by_id[key] = load_verification(v)
+            parsed.append(by_id[key])
+        memo: dict[tuple[str, str, str], bool] = {}
+
+        def same_text(expected: CanonicalValue, text: str) -> bool:
+            # values.same decides; identical answers to the same value in one batch are decided once
+            key = (expected.text, expected.type, text)
+            verdict = memo.get(key)
+            if verdict is None:
+                verdict = memo[key] = same(expected, text)
+            return verdict
+
         partial: list[tuple | None] = []
         pending: list[tuple[int, int, str]] = []  # (row, question index, call)
         jobs: list[tuple[str, str]] = []
@@ -313,22 +317,24 @@ class Scorer:
             lines = lines or []
             answers = [lines[i] if i < len(lines) else None for i in range(len(questions))]
             correct = [False] * len(questions)
+            readable = len(lines) == len(questions)
             for i, (question, answer) in enumerate(zip(questions, answers)):
                 if answer is None:
                     continue
                 if question.kind is Kind.OI:
-                    call = _oi_call(question, answer)
+                    call, claimed = extract.final_parts(answer, "oi")
+                    readable = readable and call is not None
+                    call = _oi_call(question, call, claimed)
                     if call is not None:
                         pending.append((row, i, call))
                         jobs.append((verification.program, call))  # type: ignore[arg-type]
                     continue
                 try:
-                    correct[i] = _check_simple(question, answer)
+                    correct[i], ok = _check(question, answer, same_text)
                 except (RecursionError, MemoryError):  # pragma: no cover - defensive
-                    correct[i] = False
-            well_formed = len(lines) == len(questions) and all(
-                _readable(q, a) for q, a in zip(questions, answers) if a is not None
-            )
+                    correct[i], ok = False, False
+                readable = readable and ok
+            well_formed = readable
             partial.append((verification, answers, correct, len(lines), well_formed))
         if jobs and run_oi:
             outputs = self.oi_executor.outputs(jobs)
@@ -350,7 +356,7 @@ class Scorer:
                     extra=max(0, n_answers - len(verification.questions)),
                     well_formed=well_formed,
                     final_index=verification.final_index,
-                    kinds=tuple(q.kind for q in verification.questions),
+                    kinds=verification.kinds,
                 )
             )
         return results
