@@ -178,6 +178,10 @@ class _Gen:
         deepen(functions, spec.nested_depth, self.rng)
         main = functions[-1]
         code = render(functions)
+        if spec.other_methods and not self._other_in(code):
+            if not _wrap_one(functions, self.rng, 1) or not self._other_in(render(functions)):
+                raise GenFail("no other method or function")
+            code = render(functions)
         ast.parse(code)
         return Program(code, main.name, tuple(str(p.type) for p in main.params), tuple(p.name for p in main.params),
                        self.level, self.target, self.seed, tuple(f.name for f in functions[:-1]))
@@ -462,12 +466,14 @@ class _Gen:
             return out
         return None
 
-    def _has_other(self, ps, body, result) -> bool:
-        from execverify_data.synth.checker import catalog_entries_used
+    def _other_in(self, code: str) -> bool:
+        """Whether some call maps only to catalog methods/functions other than the target (the checker's rule)."""
+        from execverify_data.catalog.usage import analyze
 
-        fn = Function("f", ps, body + [ast.Return(result.node)], None)
-        ids = catalog_entries_used(render([fn]))
-        return any(not i.startswith("op.") and i != self.target for i in ids)
+        return any(use.ids and self.target not in use.ids for use in analyze(code).calls)
+
+    def _has_other(self, ps, body, result) -> bool:
+        return self._other_in(render([Function("f", ps, body + [ast.Return(result.node)], None)]))
 
     def _consume(self, b: ExprBuilder, scope: Scope, result: Expr, calls_only: bool = False):
         if calls_only:
