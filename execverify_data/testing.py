@@ -21,18 +21,34 @@ Needs the ``train`` extra (``pip install torch==2.13.0`` first, then
 ('<|endoftext|>', '<|im_start|>', '<|im_end|>')
 >>> "<|im_start|>assistant" in CHATML_TEMPLATE
 True
+
+:class:`OpenAICompatibleServer` serves any :class:`~execverify_data.models.TextGenerator`
+over HTTP on ``127.0.0.1`` (``/v1/models``, ``/v1/completions``, ``/v1/chat/completions``),
+so clients of ``vllm serve`` can be tested offline; it needs only the standard library.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import threading
+import time
 from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["CHATML_TEMPLATE", "QWEN2_SPLIT_REGEX", "TINY_SPECIAL_TOKENS", "build_tiny_model", "train_tiny_tokenizer"]
+__all__ = [
+    "CHATML_TEMPLATE",
+    "QWEN2_SPLIT_REGEX",
+    "TINY_SPECIAL_TOKENS",
+    "OpenAICompatibleServer",
+    "build_tiny_model",
+    "train_tiny_tokenizer",
+]
 
 #: Special tokens, in id order (0, 1, 2): padding/end of text, start and end of a chat turn.
 TINY_SPECIAL_TOKENS: tuple[str, ...] = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
@@ -180,8 +196,6 @@ def build_tiny_model(
 
     raw = train_tiny_tokenizer(corpus, vocab_size=vocab_size)
     model_json = raw.get_vocab(with_added_tokens=True)
-    import json
-
     bpe = json.loads(raw.to_str())["model"]
     tokenizer = Qwen2Tokenizer(
         vocab=bpe["vocab"],
@@ -224,3 +238,131 @@ def build_tiny_model(
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
+
+
+class OpenAICompatibleServer:
+    """A minimal OpenAI-compatible HTTP server in a thread, on ``127.0.0.1`` and a free port.
+
+    Serves ``GET /v1/models``, ``POST /v1/completions`` (``prompt``: one string) and
+    ``POST /v1/chat/completions`` (``messages``) by calling ``generator.generate`` with
+    the request's ``n``, ``temperature``, ``top_p``, ``max_tokens``, ``seed`` and ``stop``.
+    Requests are handled one at a time (a local model is not thread-safe). Every
+    request body is appended to :attr:`requests` as ``(path, body)``; statuses put in
+    :attr:`fail_next` are answered (with an error body) before serving, to test retries.
+
+    Args:
+        generator (`TextGenerator`): what produces the completions.
+        model_name (`str`, defaults to ``"tiny"``): the served model id; requests naming
+            another model get HTTP 404, as with ``vllm serve``.
+
+    >>> class Upper:
+    ...     def generate(self, prompts, *, n=1, temperature=1.0, max_new_tokens=16, seed=None, stop=None, top_p=1.0):
+    ...         return [[str(p).upper()] * n for p in prompts]
+    >>> from execverify_data.models import OpenAICompatibleGenerator
+    >>> with OpenAICompatibleServer(Upper()) as server:
+    ...     OpenAICompatibleGenerator(server.base_url).generate(["abc"], n=2)
+    [['ABC', 'ABC']]
+    """
+
+    def __init__(self, generator: Any, *, model_name: str = "tiny") -> None:
+        if not callable(getattr(generator, "generate", None)):
+            raise InvalidArgument(f"generator must have a generate method, got {type(generator).__name__}")
+        self.generator = generator
+        self.model_name = model_name
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.fail_next: list[int] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1`` (only while running)."""
+        if self._server is None:
+            raise RuntimeError("the server is not running; use it as a context manager")
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> OpenAICompatibleServer:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                return
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _error(self, status: int, message: str) -> None:
+                self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": status}})
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") != "/v1/models":
+                    return self._error(404, f"no route GET {self.path}")
+                self._send(200, {"object": "list", "data": [{"id": owner.model_name, "object": "model"}]})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except json.JSONDecodeError as exc:
+                    return self._error(400, f"body is not JSON: {exc}")
+                route = self.path.rstrip("/")
+                owner.requests.append((route, body))
+                if owner.fail_next:
+                    status = owner.fail_next.pop(0)
+                    return self._error(status, f"injected failure {status}")
+                if route not in ("/v1/completions", "/v1/chat/completions"):
+                    return self._error(404, f"no route POST {self.path}")
+                if body.get("model") != owner.model_name:
+                    return self._error(404, f"The model `{body.get('model')}` does not exist.")
+                chat = route == "/v1/chat/completions"
+                prompt = body.get("messages") if chat else body.get("prompt")
+                stop = body.get("stop")
+                try:
+                    with owner._lock:
+                        texts = owner.generator.generate(
+                            [prompt],
+                            n=body.get("n", 1),
+                            temperature=body.get("temperature", 1.0),
+                            top_p=body.get("top_p", 1.0),
+                            max_new_tokens=body.get("max_tokens", 16),
+                            seed=body.get("seed"),
+                            stop=[stop] if isinstance(stop, str) else stop,
+                        )[0]
+                except (TypeError, ValueError) as exc:
+                    return self._error(400, str(exc))
+                if chat:
+                    choices = [
+                        {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+                        for i, t in enumerate(texts)
+                    ]
+                else:
+                    choices = [{"index": i, "text": t, "finish_reason": "stop"} for i, t in enumerate(texts)]
+                kind = "chat.completion" if chat else "text_completion"
+                self._send(
+                    200,
+                    {"id": f"cmpl-{len(owner.requests)}", "object": kind, "created": int(time.time()),
+                     "model": owner.model_name, "choices": choices},
+                )
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="openai-test-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
