@@ -411,3 +411,37 @@ def test_cli_score_errors_are_one_line(tmp_path):
 
 def test_styles_constant():
     assert STYLES == ("execverify", "cruxeval", "chat")
+
+
+# --------------------------------------------------------------------------- synthesized programs
+
+
+def test_synthesized_programs_references_near_misses_and_rationales(scorer):
+    generator = pytest.importorskip("execverify_data.synth.generator")
+    inputs = pytest.importorskip("execverify_data.inputs")
+    from execverify_data.rationale import rationale_completion
+    from execverify_data.values import format_call
+
+    checked = 0
+    for level in (1, 3, 4, 5, 6):
+        for seed in range(3):
+            try:
+                program = generator.generate(generator.spec_for(level, seed), seed)
+            except Exception:  # the generator may fail for a (spec, seed); it is not under test here
+                continue
+            for args in inputs.draw_inputs(program.param_types, seed=seed, k=2):
+                call = format_call(program.entry_point, args)
+                trace = trace_call(program.code, call)
+                questions = select_questions(program.code, trace, call, seed=seed, n_path=3, n_state=3, n_coverage=2)
+                r = render(program.code, questions, call=call)
+                assert all(scorer.score(r.verification, r.reference_completion).correct)
+                chain = rationale_completion(program.code, trace, questions, call=call)
+                assert all(scorer.score(r.verification, chain).correct)
+                reference = r.reference_completion.split("\n")
+                for i, q in enumerate(questions):
+                    for label, wrong in near_misses(q):
+                        result = scorer.score(r.verification, _replace(r.reference_completion, i, wrong))
+                        assert not result.correct[i], (program.code, call, q, label)
+                assert len(reference) == len(questions) + 2
+                checked += 1
+    assert checked >= 10
