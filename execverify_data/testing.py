@@ -54,9 +54,7 @@ __all__ = [
 TINY_SPECIAL_TOKENS: tuple[str, ...] = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 
 #: The pre-tokenization regex of Qwen2 (``transformers.models.qwen2.tokenization_qwen2``).
-QWEN2_SPLIT_REGEX = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-)
+QWEN2_SPLIT_REGEX = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
 #: ChatML, as Qwen2.5 writes it (without a default system message).
 CHATML_TEMPLATE = (
@@ -184,7 +182,8 @@ def build_tiny_model(
             raise InvalidArgument(f"{name} must be an int of at least {lo}, got {value!r}")
     if hidden_size % heads or (hidden_size // heads) % 2:
         raise InvalidArgument(
-            f"hidden_size ({hidden_size}) must be divisible by heads ({heads}) with an even head size (rotary embeddings)"
+            f"hidden_size ({hidden_size}) must be divisible by heads ({heads}) "
+            "with an even head size (rotary embeddings)"
         )
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed must be an int, got {seed!r}")
@@ -348,13 +347,20 @@ class OpenAICompatibleServer:
                 kind = "chat.completion" if chat else "text_completion"
                 self._send(
                     200,
-                    {"id": f"cmpl-{len(owner.requests)}", "object": kind, "created": int(time.time()),
-                     "model": owner.model_name, "choices": choices},
+                    {
+                        "id": f"cmpl-{len(owner.requests)}",
+                        "object": kind,
+                        "created": int(time.time()),
+                        "model": owner.model_name,
+                        "choices": choices,
+                    },
                 )
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="openai-test-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="openai-test-server", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -34,10 +34,20 @@ class Recorder:
         self.text, self.calls = text, []
 
     def generate(self, prompts, *, n=1, temperature=1.0, max_new_tokens=256, seed=None, stop=None, top_p=1.0):
-        check_generate_args(prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed,
-                            stop=stop, top_p=top_p)
-        self.calls.append(dict(prompts=prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens,
-                               seed=seed, stop=stop, top_p=top_p))
+        check_generate_args(
+            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
+        )
+        self.calls.append(
+            dict(
+                prompts=prompts,
+                n=n,
+                temperature=temperature,
+                max_new_tokens=max_new_tokens,
+                seed=seed,
+                stop=stop,
+                top_p=top_p,
+            )
+        )
         return [[f"{self.text}{j}" for j in range(n)] for _ in prompts]
 
 
@@ -137,8 +147,16 @@ def test_http_round_trip_completions_and_chat():
         routes = sorted(route for route, _ in server.requests)
         assert routes == ["/v1/chat/completions", "/v1/completions", "/v1/completions"]
         body = next(b for r, b in server.requests if r == "/v1/chat/completions")
-        assert body == {"model": "m1", "n": 2, "temperature": 0.5, "top_p": 1.0, "max_tokens": 7, "seed": 11,
-                        "stop": ["\n```"], "messages": CHAT}
+        assert body == {
+            "model": "m1",
+            "n": 2,
+            "temperature": 0.5,
+            "top_p": 1.0,
+            "max_tokens": 7,
+            "seed": 11,
+            "stop": ["\n```"],
+            "messages": CHAT,
+        }
         plain = next(b for r, b in server.requests if r == "/v1/completions")
         assert plain["prompt"] in ("a", "b") and "seed" in plain
         server.requests.clear()
@@ -228,7 +246,7 @@ def test_transformers_greedy_matches_hf_generate(tiny_generator):
         assert row[0] == row[1]
         ids = torch.tensor([gen.encode(prompt)])
         ref = gen.model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=10)
-        assert row[0] == gen.tokenizer.decode(ref[0, ids.shape[1]:], skip_special_tokens=True)
+        assert row[0] == gen.tokenizer.decode(ref[0, ids.shape[1] :], skip_special_tokens=True)
 
 
 def test_transformers_chat_template_is_applied(tiny_generator):

@@ -22,10 +22,16 @@ from execverify_data.synth.spec import ConstraintSpec, level_spec
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 LEVEL6 = ConstraintSpec(
-    "str.split", nested_depth=1, other_methods=True, control_flow=("for", "if"), helper_depth=1, n_params=1,
-    min_size=6, max_size=10,
+    "str.split",
+    nested_depth=1,
+    other_methods=True,
+    control_flow=("for", "if"),
+    helper_depth=1,
+    n_params=1,
+    min_size=6,
+    max_size=10,
 )
-GOOD6 = '''\
+GOOD6 = """\
 def helper(words: list[str]) -> list[str]:
     return sorted(set(words))
 
@@ -36,7 +42,7 @@ def main(text: str) -> list[str]:
         if len(w) > 2:
             out.append(w.upper())
     return out
-'''
+"""
 SORTED1 = ConstraintSpec("builtin.sorted", nested_depth=1, n_params=2)
 GOOD_SORTED = "def f(xs: list[int], k: int) -> list[int]:\n    return sorted(set(xs))[:k]\n"
 
@@ -64,18 +70,40 @@ class Scripted:
 
 def test_prompt_renders_every_constraint_of_the_spec():
     text = render_prompt(LEVEL6)
-    assert text.startswith("Write Python code that tests the `split` method of the `str` type.\n\nHard requirements:\n1. ")
-    for piece in ("1 level deep, e.g. `f(g(x))`", "besides `split`", "a `for` loop, then inside it an `if` statement",
-                  "helper functions 1 call long", "exactly 1 parameter ", "between 6 and 10 elements",
-                  "```python code block"):
+    assert text.startswith(
+        "Write Python code that tests the `split` method of the `str` type.\n\nHard requirements:\n1. "
+    )
+    for piece in (
+        "1 level deep, e.g. `f(g(x))`",
+        "besides `split`",
+        "a `for` loop, then inside it an `if` statement",
+        "helper functions 1 call long",
+        "exactly 1 parameter ",
+        "between 6 and 10 elements",
+        "```python code block",
+    ):
         assert piece in text, piece
-    deep = render_prompt(ConstraintSpec("list.pop", nested_depth=2, control_flow=("while", "if-elif", "for"),
-                                        helper_depth=3, n_params=3, min_size=0, max_size=4))
+    deep = render_prompt(
+        ConstraintSpec(
+            "list.pop",
+            nested_depth=2,
+            control_flow=("while", "if-elif", "for"),
+            helper_depth=3,
+            n_params=3,
+            min_size=0,
+            max_size=4,
+        )
+    )
     assert "tests the `pop` method of the `list` type" in deep
     assert "2 levels deep, e.g. `f(g(h(x)))`" in deep and "exactly 3 parameters" in deep
-    assert ("a `while` loop whose condition eventually becomes false, then inside it an `if` statement with an "
-            "`elif` branch, then inside it a `for` loop") in deep
-    assert "3 calls long: the entry-point function calls a helper function defined in the code, which calls another helper, which calls another" in deep
+    assert (
+        "a `while` loop whose condition eventually becomes false, then inside it an `if` statement with an "
+        "`elif` branch, then inside it a `for` loop"
+    ) in deep
+    assert (
+        "3 calls long: the entry-point function calls a helper function defined in the code, "
+        "which calls another helper, which calls another." in deep
+    )
     plain = render_prompt(ConstraintSpec("builtin.sorted"))
     assert plain.startswith("Write Python code that tests the built-in function `sorted`.")
     assert "nested" not in plain and "control-flow" not in plain and "besides" not in plain
@@ -143,8 +171,14 @@ def test_rejections_are_counted_by_reason():
     ]
     gen = LLMProgramGenerator(Scripted(*answers), samples_per_spec=len(answers))
     accepted, counts = gen.generate([LEVEL6], seed=0)
-    assert counts == {"no_code": 1, "syntax_error": 2, "checker:imports": 1, "checker:control_flow": 1,
-                      "accepted": 2, "duplicate": 1}
+    assert counts == {
+        "no_code": 1,
+        "syntax_error": 2,
+        "checker:imports": 1,
+        "checker:control_flow": 1,
+        "accepted": 2,
+        "duplicate": 1,
+    }
     assert [p.sample_index for p in accepted] == [5, 7]
     assert sum(counts.values()) == len(answers)
 
@@ -195,11 +229,17 @@ def test_filters_run_on_llm_programs():
     tracer = filters.Tracer("inprocess")
     unannotated = GOOD_SORTED.replace("xs: list[int], k: int", "xs, k")
     constant = "def f(xs: list[int], k: int) -> int:\n    return len(sorted(set([1, 2])))\n"
-    gen = LLMProgramGenerator(Scripted(fenced(GOOD_SORTED), fenced(unannotated), fenced(constant)),
-                              samples_per_spec=3, filters=filters.FilterConfig(k=2), tracer=tracer)
+    gen = LLMProgramGenerator(
+        Scripted(fenced(GOOD_SORTED), fenced(unannotated), fenced(constant)),
+        samples_per_spec=3,
+        filters=filters.FilterConfig(k=2),
+        tracer=tracer,
+    )
     accepted, counts = gen.generate([SORTED1], seed=0)
     assert counts["accepted"] == 1 and counts["filter:param_types"] == 1
-    assert sum(counts.values()) == 3 and any(key.startswith("filter:") and key != "filter:param_types" for key in counts)
+    assert sum(counts.values()) == 3 and any(
+        key.startswith("filter:") and key != "filter:param_types" for key in counts
+    )
     [program] = accepted
     assert len(program.filtered.inputs) == 2 and program.filtered.program.code == GOOD_SORTED
 

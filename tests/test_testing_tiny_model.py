@@ -18,7 +18,7 @@ transformers = pytest.importorskip("transformers")
 UNICODE_CODE = [
     "def f(s):\n    return s.replace('é', 'e\u0301') + '日本語 ∑ 🙂'\n",
     "def g(xs):\n\tout = {'ключ': [1, 2.5, -3]}\n    return [x ** 2 for x in xs if x != 'ß']  # naïve\n",
-    "  \n\n\r\nx = \"tab\\there\"  \u00a0nbsp\u3000ideographic space\n",
+    '  \n\n\r\nx = "tab\\there"  \u00a0nbsp\u3000ideographic space\n',
     "s = 'I'm' + \"WE'LL\" + '123456' + 'x'*7\n",
 ]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 from collections.abc import Mapping, Sequence
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 
@@ -46,7 +46,7 @@ __all__ = [
 #: One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``.
 Message = Mapping[str, str]
 #: A plain completion prompt or a list of chat messages.
-Prompt = Union[str, Sequence[Message]]
+Prompt = str | Sequence[Message]
 
 
 class BackendUnavailable(ExecVerifyError, ImportError):
@@ -131,8 +131,10 @@ def _check_prompt(i: int, prompt: object) -> None:
             f"({{'role': ..., 'content': ...}}), got {type(prompt).__name__}"
         )
     for j, message in enumerate(prompt):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str) or not isinstance(
-            message.get("content"), str
+        if (
+            not isinstance(message, Mapping)
+            or not isinstance(message.get("role"), str)
+            or not isinstance(message.get("content"), str)
         ):
             raise InvalidArgument(
                 f"prompts[{i}][{j}] must be a dict with str 'role' and 'content', got {message!r:.80}"

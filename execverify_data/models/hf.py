@@ -119,9 +119,7 @@ class TransformersGenerator:
             raise InvalidArgument(
                 "chat prompts need a tokenizer with a chat template; pass plain strings or a chat model"
             )
-        text = self.tokenizer.apply_chat_template(
-            [dict(m) for m in prompt], add_generation_prompt=True, tokenize=False
-        )
+        text = self.tokenizer.apply_chat_template([dict(m) for m in prompt], add_generation_prompt=True, tokenize=False)
         return list(self.tokenizer(text, add_special_tokens=False).input_ids)
 
     def generate(

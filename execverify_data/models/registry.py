@@ -86,5 +86,7 @@ def get_generator(spec: str, **kwargs: Any) -> TextGenerator:
             "(spec form 'NAME:TARGET', e.g. 'transformers:/path/to/model')"
         )
     if not sep or not target:
-        raise BackendSpecError(f"spec {spec!r} has no target; write '{name}:TARGET' (a model path, or a URL for openai)")
+        raise BackendSpecError(
+            f"spec {spec!r} has no target; write '{name}:TARGET' (a model path, or a URL for openai)"
+        )
     return BACKENDS[name](target, **kwargs)
