@@ -1,26 +1,35 @@
 """Running code: the trusted runner for synthesized programs (``sandbox.trusted``)
 and the layered runner for untrusted, model-written code (``sandbox.untrusted``).
 
-The untrusted runner's public names are re-exported here; see ``docs/sandbox.md``.
+The untrusted runner's public names are re-exported here (imported on first use, so that
+the zygote process, which imports ``sandbox._zygote``, stays small); see ``docs/sandbox.md``.
 """
 
-from execverify_data.sandbox.layers import Layer, detect_layers
-from execverify_data.sandbox.untrusted import (
-    CallResult,
-    SandboxResult,
-    Status,
-    UntrustedPool,
-    default_pool,
-    run_untrusted,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CallResult",
-    "Layer",
-    "SandboxResult",
-    "Status",
-    "UntrustedPool",
-    "default_pool",
-    "detect_layers",
-    "run_untrusted",
-]
+import importlib
+
+_EXPORTS = {
+    "CallResult": "execverify_data.sandbox.untrusted",
+    "SandboxResult": "execverify_data.sandbox.untrusted",
+    "Status": "execverify_data.sandbox.untrusted",
+    "UntrustedPool": "execverify_data.sandbox.untrusted",
+    "default_pool": "execverify_data.sandbox.untrusted",
+    "run_untrusted": "execverify_data.sandbox.untrusted",
+    "Layer": "execverify_data.sandbox.layers",
+    "detect_layers": "execverify_data.sandbox.layers",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -16,7 +16,6 @@ rather than a crash.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 
@@ -69,9 +68,13 @@ def load_library():
     global _lib, _lib_error
     if _lib is not None or _lib_error is not None:
         return _lib
-    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
     try:
-        lib = ctypes.CDLL(name, use_errno=True)
+        try:
+            lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
+        except OSError:
+            from ctypes import util  # runs ldconfig: only when the usual soname is missing
+
+            lib = ctypes.CDLL(util.find_library("seccomp") or "libseccomp.so", use_errno=True)
         lib.seccomp_init.restype = ctypes.c_void_p
         lib.seccomp_init.argtypes = [ctypes.c_uint32]
         lib.seccomp_rule_add_array.restype = ctypes.c_int
@@ -98,9 +101,7 @@ def available() -> tuple[bool, str]:
     lib = load_library()
     if lib is None:
         return False, _lib_error or "libseccomp not loadable"
-    if not os.path.exists("/proc/self/status"):
-        return True, f"libseccomp loaded ({ctypes.util.find_library('seccomp')})"
-    return True, f"libseccomp loaded ({ctypes.util.find_library('seccomp') or 'libseccomp.so.2'})"
+    return True, f"libseccomp loaded ({lib._name})"
 
 
 def _rule(lib, ctx, action: int, name: str, *cmps: tuple[int, int, int, int]) -> None:

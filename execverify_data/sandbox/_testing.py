@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from execverify_data.sandbox._zygote import TESTER_NAME
+
 __all__ = ["stray_processes"]
 
 
@@ -18,6 +20,9 @@ def _processes() -> dict[int, tuple[int, int, str]]:
                 fields = dict(line.split(":", 1) for line in handle if ":" in line)
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            with open(f"/proc/{entry}/comm", "rb") as handle:
+                if handle.read().strip() == TESTER_NAME:
+                    cmdline = f"[{TESTER_NAME.decode()}] {cmdline}"
         except OSError:
             continue
         table[int(entry)] = (int(fields["PPid"]), int(fields["Uid"].split()[0]), cmdline)
@@ -37,14 +42,20 @@ def stray_processes(pools=(), ignore=()) -> list[str]:
         children.setdefault(ppid, []).append(pid)
     stray = []
     todo = list(children.get(os.getpid(), []))
+    testers: set[int] = set()  # one persistent test child per zygote is infrastructure
     while todo:
         pid = todo.pop()
         ppid, uid, cmdline = table[pid]
+        if cmdline.startswith(f"[{TESTER_NAME.decode()}]") and _is_infrastructure(table[ppid][2]) \
+                and ppid not in testers:
+            testers.add(ppid)
+            todo.extend(children.get(pid, []))
+            continue
         if pid not in ignore and not _is_infrastructure(cmdline):
             stray.append(f"{pid} (parent {ppid}, uid {uid}): {cmdline[:120]}")
         todo.extend(children.get(pid, []))
     uids = {worker.uid for pool in pools for worker in list(pool._workers) if worker.uid is not None}
     for pid, (ppid, uid, cmdline) in table.items():
-        if uid in uids:
+        if uid in uids and not (ppid in testers and cmdline.startswith(f"[{TESTER_NAME.decode()}]")):
             stray.append(f"{pid} (parent {ppid}, sandbox uid {uid}): {cmdline[:120]}")
     return sorted(set(stray))

@@ -30,7 +30,6 @@ import json
 import math
 import os
 import resource
-import secrets
 import select
 import shutil
 import signal
@@ -45,14 +44,18 @@ RESULT_FD = 3
 SECRET_FD = 4
 
 # Modules a completion commonly imports; pre-importing them keeps the per-call cost a fork.
+# Left out on purpose: ``threading`` and ``statistics``/``secrets`` (and what imports them), whose
+# at-fork hooks would run in every child; a completion that needs them imports them itself.
 PREIMPORTS = (
-    "abc", "array", "ast", "bisect", "calendar", "cmath", "collections", "collections.abc",
-    "contextlib", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
-    "functools", "hashlib", "heapq", "io", "itertools", "json", "math", "numbers",
-    "operator", "random", "re", "statistics", "string", "textwrap", "threading", "time",
-    "traceback", "typing", "unicodedata", "ctypes", "ctypes.util", "execverify_data.values",
+    "abc", "array", "ast", "bisect", "cmath", "collections", "collections.abc", "contextlib",
+    "copy", "dataclasses", "datetime", "decimal", "enum", "fractions", "functools", "hashlib",
+    "heapq", "io", "itertools", "json", "math", "numbers", "operator", "random", "re", "string",
+    "textwrap", "time", "typing", "unicodedata", "ctypes", "execverify_data.values",
 )
 
+TESTER_NAME = b"ev-tester"  # the persistent test child's process name (``/proc/<pid>/comm``)
+_PR_SET_NAME = 15
+_TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
@@ -124,7 +127,7 @@ def parse_frames(data: bytes):
 _libc = None
 
 
-def _prctl(option: int, arg: int) -> None:
+def _prctl(option: int, arg) -> None:
     global _libc
     if _libc is None:
         import ctypes
@@ -144,7 +147,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message[:500]}" if message else type(exc).__name__
 
 
-def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str) -> None:
+def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str, cpu_limit: bool = True) -> None:
     """Set up a freshly forked child: session, fds ``0..n-1`` = ``fd_list``, rlimits, uid, seccomp."""
     os.setsid()
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -164,6 +167,8 @@ def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str) -> None
         resource.RLIMIT_NOFILE: (64, 64),
         resource.RLIMIT_CORE: (0, 0),
     }
+    if not cpu_limit:  # the persistent test child: the zygote's wall-clock limit applies per test
+        del limits[resource.RLIMIT_CPU]
     if cfg.get("uid") is not None:
         limits[resource.RLIMIT_NPROC] = (int(request["max_threads"]) + 1,) * 2
     for which, (soft, hard) in limits.items():
@@ -195,7 +200,7 @@ def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str) -> None
 def _child(role, request: dict, cfg: dict, fd_list: list[int], workdir: str, *args) -> None:
     """Runs in a forked child; never returns (``os._exit``)."""
     try:
-        _confine(request, cfg, fd_list, workdir)
+        _confine(request, cfg, fd_list, workdir, cpu_limit=role is not _serve_tests)
     except BaseException as exc:  # noqa: BLE001 - set-up failed: report and die
         try:
             os.write(2, f"sandbox set-up failed: {_describe(exc)}\n".encode())
@@ -288,11 +293,12 @@ class _CandidateDied(Exception):
     pass
 
 
-def _run_test(request: dict, test: str) -> None:
-    """Role of the test child in test mode (fds: 0-2 null, 3 verdict out, 4 replies in, 5 requests out).
+def _test_once(test: str, reply_fd: int, request_fd: int) -> dict:
+    """Run one test against the candidate behind ``reply_fd``/``request_fd``; return the outcome.
 
-    This process never runs untrusted code: the test's names for the candidate's functions
-    are proxies that send canonical arguments to the candidate child and parse its answers."""
+    Runs in the test child, which never executes untrusted code: the test's names for the
+    candidate's functions are proxies that send canonical arguments to the candidate child
+    and parse its answers with the restricted parser."""
     from execverify_data.values import encode, parse
 
     outcome: dict = {"test_passed": False, "detail": "", "candidate_error": None, "memory": False,
@@ -304,10 +310,10 @@ def _run_test(request: dict, test: str) -> None:
             args_value, kwargs_value = encode(tuple(args)), encode(dict(kwargs))
             if not (args_value.askable and kwargs_value.askable):
                 raise TypeError(f"arguments of {name}() cannot cross the sandbox boundary")
-            write_frame(5, {"name": name, "args": args_value.text, "kwargs": kwargs_value.text})
             try:
-                reply = read_frame(4)
-            except ValueError:
+                write_frame(request_fd, {"name": name, "args": args_value.text, "kwargs": kwargs_value.text})
+                reply = read_frame(reply_fd)
+            except (OSError, ValueError):
                 reply = None
             if not isinstance(reply, dict):
                 raise _CandidateDied(f"the candidate process died during {name}()")
@@ -326,8 +332,8 @@ def _run_test(request: dict, test: str) -> None:
         return call
 
     try:
-        hello = read_frame(4)
-    except ValueError:
+        hello = read_frame(reply_fd)
+    except (OSError, ValueError):
         hello = None
     if not isinstance(hello, dict):
         outcome.update(candidate_died=True, detail="the candidate process died before answering")
@@ -348,11 +354,34 @@ def _run_test(request: dict, test: str) -> None:
         except BaseException as exc:  # noqa: BLE001
             outcome["detail"] = _describe(exc)
         outcome["memory"] = state["memory"]
-    try:
+    return outcome
+
+
+def _serve_tests(request: dict) -> None:
+    """Role of the persistent test child (fds: 0-2 null, 3 verdicts out, 4 control socket in).
+
+    Each job is a frame ``{"id", "test"}`` followed by one byte carrying, as ``SCM_RIGHTS``, the
+    two pipe ends connected to that job's candidate child. Started once per zygote (and again
+    after a time-out), so a test costs one fork (the candidate's), not two."""
+    import socket
+
+    _prctl(_PR_SET_NAME, TESTER_NAME)
+    control = socket.socket(fileno=4)
+    while True:
+        job = read_frame(4)
+        if not isinstance(job, dict):
+            os._exit(0)
+        _, fds, _, _ = socket.recv_fds(control, 1, 2)
+        if len(fds) != 2:
+            os._exit(74)
+        reply_fd, request_fd = fds
+        try:
+            outcome = _test_once(str(job.get("test", "")), reply_fd, request_fd)
+        finally:
+            os.close(reply_fd)
+            os.close(request_fd)
+        outcome["id"] = job.get("id")
         write_frame(3, outcome)
-    except BaseException:  # noqa: BLE001
-        os._exit(72)
-    os._exit(0)
 
 
 # --------------------------------------------------------------------------- zygote side
@@ -368,6 +397,12 @@ class Zygote:
         os.makedirs(self.private, mode=0o700, exist_ok=True)
         self.null = os.open(os.devnull, os.O_RDWR)
         self.counter = 0
+        self.jobs = 0
+        self.tester = None
+        self.tester_dir = os.path.join(self.base, f"tester-{os.getpid()}")
+        os.mkdir(self.tester_dir, 0o700)
+        if cfg.get("uid") is not None:
+            os.chown(self.tester_dir, cfg["uid"], cfg["gid"])
 
     def _fork(self, role, request: dict, fd_list: list[int], workdir: str, *args) -> int:
         pid = os.fork()
@@ -416,7 +451,7 @@ class Zygote:
         pids.append(pid)
         os.close(result_w)
         os.close(secret_r)
-        secret = secrets.token_hex(16)
+        secret = os.urandom(16).hex()
         os.write(secret_w, secret.encode())  # generated after the fork: never in the child's memory image
         os.close(secret_w)
         try:
@@ -443,8 +478,36 @@ class Zygote:
             response.update(_death(status, deadline))
         return response
 
-    # -- test mode: the candidate child runs the code; a second child runs the test against proxies
+    # -- test mode: the candidate child runs the code; the persistent test child runs the test
+    def _tester(self, request: dict):
+        """The persistent test child (started on first use and after a failure)."""
+        if self.tester is None:
+            import socket
+
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            verdict_r, verdict_w = os.pipe2(os.O_CLOEXEC)
+            limits = {**request, "memory_mb": max(1024, int(request["memory_mb"])), "output_limit": 1 << 20}
+            pid = self._fork(_serve_tests, limits, [self.null, self.null, self.null, verdict_w, theirs.fileno()],
+                             self.tester_dir)
+            theirs.close()
+            os.close(verdict_w)
+            self.tester = {"pid": pid, "socket": ours, "verdicts": verdict_r, "jobs": 0}
+        return self.tester
+
+    def _drop_tester(self) -> None:
+        tester, self.tester = self.tester, None
+        if tester is not None:
+            _kill(tester["pid"])
+            try:
+                os.waitpid(tester["pid"], 0)
+            except ChildProcessError:
+                pass
+            tester["socket"].close()
+            os.close(tester["verdicts"])
+
     def _handle_test(self, request: dict, workdir: str, out: int, err: int, pids: list[int]) -> dict:
+        import socket
+
         req_r, req_w = os.pipe2(os.O_CLOEXEC)
         rep_r, rep_w = os.pipe2(os.O_CLOEXEC)
         start = time.monotonic()
@@ -456,30 +519,36 @@ class Zygote:
         # the test text is read only now, so the candidate's memory never held it
         test_frame = read_frame(self.req_fd)
         if not isinstance(test_frame, dict):
+            _kill(candidate)
             os._exit(0)  # the host is gone
-        result_r, result_w = os.pipe2(os.O_CLOEXEC)
-        tester = self._fork(_run_test, request, [self.null, self.null, self.null, result_w, rep_r, req_w], workdir,
-                            str(test_frame.get("test", "")))
-        pids.append(tester)
-        for fd in (result_w, rep_r, req_w):
-            os.close(fd)
+        self.jobs += 1
+        job_id = self.jobs
+        tester = self._tester(request)
         try:
-            status, data, timed_out, too_much = self._watch(tester, result_r, deadline)
+            write_frame(tester["socket"].fileno(), {"id": job_id, "test": str(test_frame.get("test", ""))})
+            socket.send_fds(tester["socket"], [b"F"], [rep_r, req_w])
+        except OSError:
+            self._drop_tester()
+            tester = None
         finally:
-            os.close(result_r)
+            os.close(rep_r)
+            os.close(req_w)
+        frame, timed_out = None, False
+        if tester is not None:
+            frame, timed_out = self._await_verdict(tester, job_id, candidate, deadline)
         try:
             done, candidate_status = os.waitpid(candidate, os.WNOHANG)
         except ChildProcessError:
             done, candidate_status = 0, 0
         if not done:
             _kill(candidate)
-            _, killed_status = os.waitpid(candidate, 0)
-        response = _base_response(time.monotonic() - start, status)
-        frames = [f for f in parse_frames(data) if isinstance(f, dict)]
-        frame = frames[-1] if frames else None
+            os.waitpid(candidate, 0)
+        response = _base_response(time.monotonic() - start, candidate_status if done else 0)
+        if not done:
+            response["exit_code"] = None
         if timed_out:
             response.update(status="timeout", detail=f"no result within {request['timeout']} s")
-        elif too_much or frame is None or response["exit_code"] != 0:
+        elif frame is None:
             response.update(status="crashed", detail="the test process died without a verdict")
         else:
             response["test_passed"] = bool(frame.get("test_passed"))
@@ -491,12 +560,57 @@ class Zygote:
                 response["test_passed"] = False
                 if done:
                     response.update(_death(candidate_status, deadline))
-                    response["exit_code"], response["signal"] = _exit_info(candidate_status)
                 else:
                     response.update(status="crashed", detail=response["detail"])
             elif frame.get("memory"):
                 response["status"] = "memory"
+        if self.tester is not None and self.tester["jobs"] >= _TESTER_JOBS:
+            self._drop_tester()
         return response
+
+    def _await_verdict(self, tester: dict, job_id: int, candidate: int, deadline: float):
+        """The test child's verdict for ``job_id`` (``None`` if it died), and whether time ran out.
+
+        On time-out the candidate is killed first: the test child then sees end-of-file and
+        answers at once; one that still does not answer within a second is replaced."""
+        tester["jobs"] += 1
+        pidfd = os.pidfd_open(tester["pid"])
+        poller = select.poll()
+        poller.register(tester["verdicts"], select.POLLIN)
+        poller.register(pidfd, select.POLLIN)
+        poller.register(self.req_fd, select.POLLHUP)
+        buffer = bytearray()
+        timed_out = False
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    if timed_out:  # the grace period is over too
+                        self._drop_tester()
+                        return None, True
+                    timed_out = True
+                    _kill(candidate)
+                    deadline = time.monotonic() + 1.0
+                    continue
+                for fd, event in poller.poll(remaining * 1000):
+                    if fd == tester["verdicts"]:
+                        chunk = os.read(fd, 1 << 16)
+                        if not chunk:
+                            self._drop_tester()
+                            return None, timed_out
+                        buffer += chunk
+                        for frame in parse_frames(bytes(buffer)):
+                            if isinstance(frame, dict) and frame.get("id") == job_id:
+                                return frame, timed_out
+                    elif fd == pidfd:
+                        self._drop_tester()
+                        return None, timed_out
+                    elif fd == self.req_fd and event & (select.POLLHUP | select.POLLERR):
+                        _kill(candidate)
+                        self._drop_tester()
+                        os._exit(0)  # the host is gone
+        finally:
+            os.close(pidfd)
 
     # -- shared
     def _watch(self, pid: int, result_r: int, deadline: float):
@@ -551,7 +665,9 @@ class Zygote:
                 pass
         uid = self.cfg.get("uid")
         if uid is not None and not self.cfg.get("seccomp"):
-            # without seccomp a grandchild may have left the process group: kill every process of the uid
+            # without seccomp a grandchild may have left the process group: kill every process of the
+            # uid (the persistent test child included, it is restarted on the next test)
+            self._drop_tester()
             helper = os.fork()
             if helper == 0:  # pragma: no cover - helper
                 try:
@@ -662,7 +778,9 @@ def main() -> None:
                         "calls": [], "test_passed": None, "stdout": "", "stderr": "", "duration_s": 0.0,
                         "exit_code": None, "signal": None}
         write_frame(resp_fd, response)
+    zygote._drop_tester()
     shutil.rmtree(zygote.private, ignore_errors=True)
+    shutil.rmtree(zygote.tester_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":  # pragma: no cover
