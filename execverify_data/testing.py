@@ -29,7 +29,6 @@ so clients of ``vllm serve`` can be tested offline; it needs only the standard l
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import threading
@@ -68,10 +67,10 @@ _INSTALL_HINT = "pip install torch==2.13.0 && pip install 'execverify-data[train
 
 
 def _require(*modules: str) -> None:
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        from execverify_data.models.base import BackendUnavailable
+    from execverify_data.models.base import BackendUnavailable, module_available
 
+    missing = [m for m in modules if not module_available(m)]
+    if missing:
         raise BackendUnavailable(f"build_tiny_model needs {', '.join(missing)}; install with: {_INSTALL_HINT}")
 
 

@@ -212,8 +212,9 @@ def test_http_wrong_number_of_choices():
 
 @pytest.fixture(scope="module")
 def tiny_generator(tmp_path_factory):
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
+    torch.set_num_threads(1)  # OMP_NUM_THREADS=1 comes too late when torch was imported earlier
     from execverify_data.testing import build_tiny_model
 
     path = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")

@@ -249,8 +249,9 @@ def test_filters_run_on_llm_programs():
 
 @pytest.fixture(scope="module")
 def tiny_generator(tmp_path_factory):
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
+    torch.set_num_threads(1)  # OMP_NUM_THREADS=1 comes too late when torch was imported earlier
     from execverify_data.models import get_generator
     from execverify_data.testing import build_tiny_model
 

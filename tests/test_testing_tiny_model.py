@@ -14,6 +14,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
+torch.set_num_threads(1)  # OMP_NUM_THREADS=1 comes too late when torch was imported earlier
 
 UNICODE_CODE = [
     "def f(s):\n    return s.replace('é', 'e\u0301') + '日本語 ∑ 🙂'\n",
@@ -108,3 +109,9 @@ def test_custom_corpus_and_size(tmp_path):
 def test_bad_arguments(tmp_path, kwargs, match):
     with pytest.raises(InvalidArgument, match=match):
         build_tiny_model(tmp_path / "bad", **kwargs)
+
+
+def test_missing_train_extra_raises_import_error_with_hint(tmp_path, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "transformers", None)
+    with pytest.raises(ImportError, match=r"needs transformers; install with: pip install torch==2\.13\.0"):
+        build_tiny_model(tmp_path / "never")

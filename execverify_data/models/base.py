@@ -39,6 +39,7 @@ __all__ = [
     "is_torch_available",
     "is_transformers_available",
     "is_vllm_available",
+    "module_available",
     "prompt_text",
     "truncate_at_stop",
 ]
@@ -81,7 +82,8 @@ class TextGenerator(Protocol):
     ) -> list[list[str]]: ...
 
 
-def _module_available(name: str) -> bool:
+def module_available(name: str) -> bool:
+    """True when module ``name`` can be imported (checked without importing it)."""
     try:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
@@ -90,17 +92,17 @@ def _module_available(name: str) -> bool:
 
 def is_torch_available() -> bool:
     """True when ``torch`` can be imported (checked without importing it)."""
-    return _module_available("torch")
+    return module_available("torch")
 
 
 def is_transformers_available() -> bool:
     """True when ``transformers`` and ``torch`` can be imported (checked without importing them)."""
-    return _module_available("transformers") and is_torch_available()
+    return module_available("transformers") and is_torch_available()
 
 
 def is_vllm_available() -> bool:
     """True when ``vllm`` can be imported (checked without importing it)."""
-    return _module_available("vllm")
+    return module_available("vllm")
 
 
 def derive_seed(seed: int, *parts: object) -> int:

@@ -85,8 +85,10 @@ class TransformersGenerator:
         if is_path:
             model = AutoModelForCausalLM.from_pretrained(os.fspath(model), dtype=dtype, **(model_kwargs or {}))
             model.to(self.device)
+        elif device is None:
+            self.device = next(model.parameters()).device
         else:
-            self.device = next(model.parameters()).device if device is None else self.device
+            model.to(self.device)
         if tokenizer is None:
             source = getattr(model, "name_or_path", None)
             if not source:
