@@ -202,3 +202,14 @@ def test_a_stuck_worker_is_killed_and_replaced():
         assert 0.8 < time.monotonic() - start < 5
         assert stuck.process.poll() is not None and pool._pool[0] is not stuck
         assert pool.trace(DOUBLE, "f(3)").output.text == "6"
+
+
+def test_a_worker_that_cannot_start_is_an_error(tmp_path):
+    from execverify_data.errors import ExecVerifyError
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'No module named execverify_data' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with TrustedRunner(1, python=str(fake)) as pool:
+        with pytest.raises(ExecVerifyError, match="could not start.*No module named execverify_data"):
+            pool.trace(DOUBLE, "f(1)")

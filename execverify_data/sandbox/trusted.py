@@ -47,12 +47,13 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections import deque
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
-from execverify_data.errors import InvalidArgument, ProgramError
+from execverify_data.errors import ExecVerifyError, InvalidArgument, ProgramError
 from execverify_data.trace import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, ExceptionInfo, Status, Trace
 
 __all__ = ["DEFAULT_MEMORY_MB", "Job", "TrustedRunner", "run_traced"]
@@ -77,6 +78,7 @@ PREIMPORTED = (
 )
 
 _HEADER = struct.Struct("!Q")
+_READY = b"ready"
 _BOOT = "import sys; from execverify_data.sandbox.trusted import _worker_main; _worker_main(int(sys.argv[1]))"
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -127,6 +129,7 @@ def _worker_main(fd: int) -> None:  # pragma: no cover - runs in the worker proc
     gc.collect()
     gc.freeze()  # keep the collector away from inherited objects: fewer copy-on-write faults per job
     sock = socket.socket(fileno=fd)
+    _send(sock, _READY)
     while True:
         message = _recv(sock)
         if message is None:
@@ -214,6 +217,9 @@ def _child_setup(memory_mb: int | None) -> None:  # pragma: no cover - runs in t
 
 class _Worker:
     def __init__(self, python: str):
+        self.python = python
+        self.ready = False
+        self.stderr = tempfile.TemporaryFile()  # read only if the worker fails to start
         parent_end, worker_end = socket.socketpair()
         env = dict(os.environ)
         env["PYTHONHASHSEED"] = "0"
@@ -224,7 +230,7 @@ class _Worker:
             pass_fds=(worker_end.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self.stderr,
             env=env,
             start_new_session=True,
         )
@@ -235,6 +241,29 @@ class _Worker:
     def fileno(self) -> int:
         return self.sock.fileno()
 
+    def wait_ready(self) -> None:
+        """Wait for the worker's start-up handshake; raise if it could not start."""
+        if self.ready:
+            return
+        try:
+            message = _recv(self.sock)
+        except OSError:
+            message = None
+        if message != _READY:
+            try:
+                self.process.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
+            self.stderr.seek(0)
+            tail = self.stderr.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            self.kill()
+            raise ExecVerifyError(
+                f"a trusted-runner worker ({self.python}) could not start: "
+                + (" | ".join(tail) or f"exit status {self.process.returncode}")
+                + "; check that this interpreter can import execverify_data"
+            )
+        self.ready = True
+
     def kill(self) -> None:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
@@ -242,6 +271,7 @@ class _Worker:
             pass
         self.sock.close()
         self.process.wait()
+        self.stderr.close()
 
     def close(self, wait: float = 2.0) -> None:
         self.sock.close()  # the worker reads EOF and exits
@@ -249,6 +279,7 @@ class _Worker:
             self.process.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             self.kill()
+        self.stderr.close()
 
 
 def _positive(name: str, value, kind=(int, float), allow_none: bool = False):
@@ -354,43 +385,51 @@ class TrustedRunner:
         idle = list(self._pool)
         busy: dict[_Worker, tuple[int, float]] = {}
         hard_limit = self.timeout + 3 * self.grace
-        while work or busy:
-            while work and idle:
-                worker = idle.pop()
-                index, job = work.popleft()
-                message = pickle.dumps(
-                    (job.source, job.call, bool(job.trusted_call), self.max_steps, self.timeout, self.memory_mb, self.grace)
-                )
-                try:
-                    _send(worker.sock, message)
-                except OSError:
-                    results[index] = _crashed("the worker process died before taking the job")
-                    idle.append(self._replace(worker))
+        try:
+            while work or busy:
+                while work and idle:
+                    worker = idle.pop()
+                    index, job = work.popleft()
+                    message = pickle.dumps(
+                        (job.source, job.call, bool(job.trusted_call), self.max_steps, self.timeout, self.memory_mb, self.grace)
+                    )
+                    worker.wait_ready()
+                    try:
+                        _send(worker.sock, message)
+                    except OSError:
+                        results[index] = _crashed("the worker process died before taking the job")
+                        idle.append(self._replace(worker))
+                        continue
+                    busy[worker] = (index, time.monotonic() + hard_limit)
+                if not busy:
                     continue
-                busy[worker] = (index, time.monotonic() + hard_limit)
-            if not busy:
-                continue
-            wait = max(0.0, min(deadline for _, deadline in busy.values()) - time.monotonic())
-            ready, _, _ = select.select(list(busy), [], [], wait)
-            for worker in ready:
-                index, _ = busy.pop(worker)
-                try:
-                    payload = _recv(worker.sock)
-                except OSError:
-                    payload = None
-                if payload is None:
-                    results[index] = _crashed("the worker process died while running the job")
-                    idle.append(self._replace(worker))
-                    continue
-                kind, value = pickle.loads(payload)
-                results[index] = value if kind == "trace" else ProgramError(value)
-                idle.append(worker)
-            now = time.monotonic()
-            for worker, (index, deadline) in list(busy.items()):
-                if now >= deadline:
-                    del busy[worker]
-                    results[index] = Trace(Status.TIMEOUT)
-                    idle.append(self._replace(worker))
+                wait = max(0.0, min(deadline for _, deadline in busy.values()) - time.monotonic())
+                ready, _, _ = select.select(list(busy), [], [], wait)
+                for worker in ready:
+                    index, _ = busy.pop(worker)
+                    try:
+                        payload = _recv(worker.sock)
+                    except OSError:
+                        payload = None
+                    if payload is None:
+                        results[index] = _crashed("the worker process died while running the job")
+                        idle.append(self._replace(worker))
+                        continue
+                    kind, value = pickle.loads(payload)
+                    results[index] = value if kind == "trace" else ProgramError(value)
+                    idle.append(worker)
+                now = time.monotonic()
+                for worker, (index, deadline) in list(busy.items()):
+                    if now >= deadline:
+                        del busy[worker]
+                        results[index] = Trace(Status.TIMEOUT)
+                        idle.append(self._replace(worker))
+        except BaseException:
+            # interrupted (Ctrl-C, a worker that cannot start): replies still on their way
+            # must not reach a later call, so the workers holding jobs are replaced
+            for worker in busy:
+                self._replace(worker)
+            raise
         if not return_exceptions:
             for result in results:
                 if isinstance(result, ProgramError):
