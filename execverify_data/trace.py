@@ -34,8 +34,8 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from types import CodeType, FrameType
 from operator import is_
+from types import CodeType, FrameType
 from typing import Any, Mapping, NamedTuple
 
 from execverify_data import values
@@ -255,10 +255,12 @@ def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
     name = node.func.id
     node.func = ast.Name(id="__execverify_pack__", ctx=ast.Load())
     expression = ast.fix_missing_locations(ast.Expression(body=node))
-    scope = dict(namespace)
-    scope["__execverify_pack__"] = _pack
     code = compile(expression, _CALL_FILENAME, "eval", dont_inherit=True)
-    args, kwargs = eval(code, scope)  # trusted: benchmark call expressions, only with trusted_call=True
+    namespace["__execverify_pack__"] = _pack  # lambdas in the call see the program's own globals
+    try:
+        args, kwargs = eval(code, namespace)  # trusted: benchmark call expressions, only with trusted_call=True
+    finally:
+        del namespace["__execverify_pack__"]
     return name, args, kwargs
 
 
