@@ -538,7 +538,7 @@ def trace_call(
     alarm = _Alarm(timeout, recorder)
     try:
         try:
-            exec(code, namespace)  # the program text itself, the one thing this module runs
+            exec(code, namespace)  # trusted: the program under trace (trusted code; untrusted code uses sandbox.untrusted)
             if trusted_call:
                 name, args, kwargs = _trusted_arguments(call, namespace)
             function = namespace.get(name)
