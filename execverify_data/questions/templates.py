@@ -158,13 +158,14 @@ class Rendered:
 
     Attributes:
         prompt (`str` or `list[dict]`): the prompt text, or chat messages for the ``chat`` style.
-        questions (`list[str]`): the question texts, in order.
+        questions (`list[dict]`): one ``{"kind", "text", "reference_answer"}`` per question,
+            in order; ``reference_answer`` is that question's line of the reference completion.
         reference_completion (`str`): the exact text a perfect model would write.
         verification (`dict`): the JSON-serialisable object rewards and scorers read.
     """
 
     prompt: str | list[dict[str, str]]
-    questions: list[str]
+    questions: list[dict[str, str]]
     reference_completion: str
     verification: dict[str, Any]
 
@@ -261,12 +262,14 @@ def render(
             instructions = CRUX_INPUT_INSTRUCTIONS.format(open=CRUX_OPEN, close=CRUX_CLOSE)
             example, assertion = CRUX_EXAMPLE_INPUT, f"assert {question.entry}(??) == {question.expected.text}"  # type: ignore[union-attr]
         prompt = f"{instructions}\n\n{example}\n\n[PYTHON]\n{code}\n{assertion}\n[/PYTHON]\n"
-        return Rendered(prompt, [assertion], reference, verification)
+        items = [{"kind": question.kind.value, "text": assertion, "reference_answer": answers[0]}]
+        return Rendered(prompt, items, reference, verification)
     body, texts = _execverify_body(source, questions, call)
+    items = [{"kind": q.kind.value, "text": t, "reference_answer": a} for q, t, a in zip(questions, texts, answers)]
     if style == "chat":
         messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": body}]
-        return Rendered(messages, texts, reference, verification)
-    return Rendered(body, texts, reference, verification)
+        return Rendered(messages, items, reference, verification)
+    return Rendered(body, items, reference, verification)
 
 
 def dumps(rendered: Rendered) -> str:
