@@ -300,3 +300,12 @@ def test_filters_default_to_the_trusted_runner():
     accepted, counts = gen.generate([LEVEL6], seed=3)
     assert counts == {"accepted": 1}
     assert len(accepted[0].filtered.traces) == 2
+
+
+def test_pathological_completions_are_rejected_not_raised():
+    deep = "def f(x: int) -> int:\n    return " + "(" * 5000 + "x" + ")" * 5000 + "\n"
+    calls = "def f(x: int) -> int:\n    return " + "abs(" * 3000 + "x" + ")" * 3000 + "\n"
+    gen = LLMProgramGenerator(Scripted(fenced(deep), fenced(calls), "\x00\x01", "```python\n```"), samples_per_spec=4)
+    accepted, counts = gen.generate([SORTED1], seed=0)
+    assert accepted == [] and sum(counts.values()) == 4
+    assert counts["no_code"] == 1

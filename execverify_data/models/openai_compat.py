@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -93,6 +94,10 @@ class OpenAICompatibleGenerator:
         self.backoff = float(backoff)
         self.concurrency = concurrency
         self.extra_body = dict(extra_body or {})
+        host = (urllib.parse.urlsplit(self.base_url).hostname or "").lower()
+        # proxies from the environment apply, except to a server on this machine
+        handlers = [urllib.request.ProxyHandler({})] if host in ("localhost", "127.0.0.1", "::1") else []
+        self._opener = urllib.request.build_opener(*handlers)
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleGenerator({self.base_url!r}, model={self.model!r})"
@@ -109,7 +114,7 @@ class OpenAICompatibleGenerator:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             request = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with self._opener.open(request, timeout=self.timeout) as response:
                     payload = response.read()
             except urllib.error.HTTPError as exc:
                 detail = exc.read().decode("utf-8", "replace")[:500]

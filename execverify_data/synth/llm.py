@@ -398,9 +398,12 @@ class LLMProgramGenerator:
             return None, "no_code"
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None, "syntax_error"
-        report = check(source, spec)
+        try:
+            report = check(source, spec)
+        except RecursionError:  # pathologically deep expressions
+            return None, "checker:too_deep"
         if not report.ok:
             return None, f"checker:{report.missed[0].name}"
         key = source.strip()
