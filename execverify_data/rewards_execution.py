@@ -20,7 +20,8 @@ Formulas (``docs/questions.md`` has the gaming table):
 * :class:`IOReward` (``io_reward``): 1.0/0.0 for the ``io`` question; None for rows without one.
 * :class:`OIReward` (``oi_reward``): 1.0/0.0 for the ``oi`` question, checked by running
   the program's function on the proposed literal arguments in a warm trusted runner
-  (started on first use, never at import or unpickling); None for rows without one.
+  (started on first use, never at import or unpickling; the default instances share
+  one); None for rows without one.
 * :class:`FormatReward` (``format_reward``): 1.0 when the completion has the prompt
   style's answer block with exactly one readable answer per question, else 0.0.
 
@@ -175,8 +176,11 @@ class FormatReward(ExecutionReward):
         return float(result.well_formed)
 
 
+# The default instances share one scorer, hence one oi runner (started on first use).
+_DEFAULT_SCORER = Scorer(OiExecutor())
+
 #: Default instances, the names TRL logs.
-whitebox_reward = WhiteboxReward()
-io_reward = IOReward()
-oi_reward = OIReward()
-format_reward = FormatReward()
+whitebox_reward = WhiteboxReward(scorer=_DEFAULT_SCORER)
+io_reward = IOReward(scorer=_DEFAULT_SCORER)
+oi_reward = OIReward(scorer=_DEFAULT_SCORER)
+format_reward = FormatReward(scorer=_DEFAULT_SCORER)
