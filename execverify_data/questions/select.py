@@ -74,6 +74,17 @@ class ProgramLines:
     assigned: dict[int, list[str]] = field(default_factory=dict)
 
 
+def _always_has_event(node: ast.stmt) -> bool:
+    """Whether the statement compiles to code with a line event of its own whenever control reaches it."""
+    if isinstance(node, ast.AnnAssign) and node.value is None:
+        return False  # "x: int" in a function compiles to nothing
+    if isinstance(node, (ast.If, ast.While)) and isinstance(node.test, ast.Constant):
+        return False  # constant tests are folded away by the compiler
+    if isinstance(node, ast.Expr):
+        return not isinstance(node.value, ast.Constant)
+    return isinstance(node, _EXECUTABLE)
+
+
 def _stored_names(node: ast.AST) -> list[str]:
     names: list[str] = []
     targets: list[ast.AST] = []
@@ -119,9 +130,7 @@ def analyze_program(source: str) -> ProgramLines:
             names = _stored_names(node)
             if names:
                 info.assigned.setdefault(node.lineno, names)
-            if isinstance(node, _EXECUTABLE) or (
-                isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant)
-            ):
+            if _always_has_event(node):
                 info.statements.add(node.lineno)
             if in_loop:
                 info.loop.add(node.lineno)
