@@ -442,18 +442,22 @@ class _Alarm:
 
     The handler raises only while the call is running and not yet stopped, so a
     late signal (the line-event clock check and the timer can expire together)
-    never escapes from :func:`trace_call`.
+    never escapes from :func:`trace_call`. A timer and handler that were set before
+    (pytest-timeout's, for instance) are put back afterwards, the timer with the
+    time it had left.
     """
 
     def __init__(self, seconds: float | None, recorder: _Recorder):
         self.recorder = recorder
         self.previous = None
+        self.previous_timer = (0.0, 0.0)
         self.armed = (
             seconds is not None and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
         )
         if self.armed:
             self.previous = _set_signal_handler(signal.SIGALRM, self.on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+            self.started = time.monotonic()
+            self.previous_timer = signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
 
     def on_alarm(self, signum, frame):
         recorder = self.recorder
@@ -468,6 +472,10 @@ class _Alarm:
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             _set_signal_handler(signal.SIGALRM, self.previous)
+            left, interval = self.previous_timer
+            if left > 0:
+                left = max(left - (time.monotonic() - self.started), 1e-3)
+                signal.setitimer(signal.ITIMER_REAL, left, interval)
 
 
 class _Capped(io.StringIO):

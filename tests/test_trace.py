@@ -593,3 +593,19 @@ def test_a_previous_trace_function_is_put_back():
     finally:
         sys.settrace(None)
     assert trace.status is Status.OK and len(trace.events) == 3
+
+
+def test_an_outer_alarm_timer_and_handler_are_put_back():
+    import signal
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        run(STRAIGHT, "f(1)")
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25.0 < left <= 30.0
+        assert signal.getsignal(signal.SIGALRM) is not None and not fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
