@@ -55,10 +55,17 @@ TINY_SPECIAL_TOKENS: tuple[str, ...] = ("<|endoftext|>", "<|im_start|>", "<|im_e
 #: The pre-tokenization regex of Qwen2 (``transformers.models.qwen2.tokenization_qwen2``).
 QWEN2_SPLIT_REGEX = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
-#: ChatML, as Qwen2.5 writes it (without a default system message).
+#: ChatML, as Qwen2.5 writes it (without a default system message), with ``{% generation %}``
+#: markers around assistant replies so that TRL's ``assistant_only_loss=True`` can mask the rest.
 CHATML_TEMPLATE = (
     "{%- for message in messages %}"
+    "{%- if message['role'] == 'assistant' %}"
+    "{{- '<|im_start|>assistant\\n' }}"
+    "{%- generation %}{{- message['content'] + '<|im_end|>' }}{%- endgeneration %}"
+    "{{- '\\n' }}"
+    "{%- else %}"
     "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+    "{%- endif %}"
     "{%- endfor %}"
     "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
 )

@@ -68,6 +68,16 @@ def test_special_tokens_are_single_ids_and_chat_template_is_chatml(loaded):
     assert tokenizer.decode(ids) == text
 
 
+def test_chat_template_marks_assistant_replies_for_training(loaded):
+    tokenizer, _ = loaded
+    messages = [{"role": "user", "content": "f(1)?"}, {"role": "assistant", "content": "2"}]
+    text = tokenizer.apply_chat_template(messages, tokenize=False)
+    assert text == "<|im_start|>user\nf(1)?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n"
+    out = tokenizer.apply_chat_template(messages, return_dict=True, return_assistant_tokens_mask=True)
+    ids, mask = out["input_ids"], out["assistant_masks"]
+    assert tokenizer.decode([i for i, m in zip(ids, mask) if m]) == "2<|im_end|>"
+
+
 def test_generate_works_and_is_seeded(loaded):
     tokenizer, model = loaded
     batch = tokenizer(["def f(x):\n    return", "x = [1, 2"], return_tensors="pt", padding=True, padding_side="left")
