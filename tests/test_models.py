@@ -291,3 +291,15 @@ def test_transformers_bad_arguments(tiny_generator):
         TransformersGenerator(tiny_generator.model, tokenizer=tiny_generator.tokenizer, batch_size=0)
     with pytest.raises(InvalidArgument, match="model must be a local path"):
         TransformersGenerator(3.5)
+
+
+def test_transformers_top_p_and_training_mode(tiny_generator):
+    gen = tiny_generator
+    greedy = gen.generate(PROMPTS, temperature=0, max_new_tokens=8)
+    assert gen.generate(PROMPTS, temperature=1.0, top_p=1e-6, max_new_tokens=8, seed=9) == greedy
+    gen.model.train()
+    try:
+        assert gen.generate(PROMPTS, temperature=0, max_new_tokens=8) == greedy
+        assert gen.model.training  # a model lent by a trainer gets its mode back
+    finally:
+        gen.model.eval()

@@ -142,20 +142,37 @@ class TransformersGenerator:
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
         encoded = [self.encode(p) for p in prompts]
-        rows = [(i, j) for i in range(len(prompts)) for j in range(n)]
+        training = self.model.training
+        self.model.eval()  # no dropout while sampling; a model lent by a trainer gets its mode back
+        try:
+            return self._generate(encoded, n, seed, float(temperature), float(top_p), max_new_tokens, stop)
+        finally:
+            self.model.train(training)
+
+    def _generate(
+        self,
+        encoded: list[list[int]],
+        n: int,
+        seed: int,
+        temperature: float,
+        top_p: float,
+        max_new_tokens: int,
+        stop: list[str] | None,
+    ) -> list[list[str]]:
+        rows = [(i, j) for i in range(len(encoded)) for j in range(n)]
         texts: dict[tuple[int, int], str] = {}
         for start in range(0, len(rows), self.batch_size):
             chunk = rows[start : start + self.batch_size]
             outs = self._decode_batch(
                 [encoded[i] for i, _ in chunk],
                 [derive_seed(seed, i, j) for i, j in chunk],
-                temperature=float(temperature),
-                top_p=float(top_p),
+                temperature=temperature,
+                top_p=top_p,
                 max_new_tokens=max_new_tokens,
                 stop=stop,
             )
             texts.update(zip(chunk, outs))
-        return [[texts[i, j] for j in range(n)] for i in range(len(prompts))]
+        return [[texts[i, j] for j in range(n)] for i in range(len(encoded))]
 
     def _decode_batch(
         self,
