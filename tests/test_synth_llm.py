@@ -200,6 +200,8 @@ def test_several_specs_and_completion_mode():
         (lambda: LLMProgramGenerator(object()), "generator must be a TextGenerator"),
         (lambda: LLMProgramGenerator(Scripted("x"), samples_per_spec=0), "samples_per_spec must be an int"),
         (lambda: LLMProgramGenerator(Scripted("x"), chat="yes"), "chat must be True or False"),
+        (lambda: LLMProgramGenerator(Scripted("x"), temperature=-1), "temperature must be a number >= 0"),
+        (lambda: LLMProgramGenerator(Scripted("x"), max_new_tokens=0), "max_new_tokens must be an int"),
         (lambda: LLMProgramGenerator(Scripted("x"), filters={"k": 2}), "filters must be a FilterConfig"),
         (lambda: LLMProgramGenerator(Scripted("x"), tracer=object()), "tracer is only used by the filters"),
         (lambda: LLMProgramGenerator(Scripted("x")).generate(LEVEL6, seed=0), "specs must be a list"),

@@ -53,7 +53,7 @@ from typing import Any
 
 from execverify_data import catalog
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import TextGenerator, derive_seed
+from execverify_data.models.base import TextGenerator, check_generate_args, derive_seed
 from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, check
 from execverify_data.synth.spec import ConstraintSpec
 
@@ -299,6 +299,15 @@ class LLMProgramGenerator:
             )
         if isinstance(samples_per_spec, bool) or not isinstance(samples_per_spec, int) or samples_per_spec < 1:
             raise InvalidArgument(f"samples_per_spec must be an int of at least 1, got {samples_per_spec!r}")
+        check_generate_args(
+            [],
+            n=samples_per_spec,
+            temperature=temperature,
+            max_new_tokens=max_new_tokens,
+            seed=None,
+            stop=None,
+            top_p=top_p,
+        )
         if not isinstance(chat, bool):
             raise InvalidArgument(f"chat must be True or False, got {chat!r}")
         if filters is not None:
