@@ -164,3 +164,33 @@ def test_a_dead_worker_is_replaced():
         os.killpg(worker.proc.pid, signal.SIGKILL)
         assert single.run("x = 1", ["x"]).status is Status.KILLED
         assert single.run("x = 2", ["x"]).calls[0].value.text == "2"
+
+
+CONFIGS = {
+    "without-bwrap": {"bwrap": False},
+    "without-seccomp": {"seccomp": False},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", list(CONFIGS), ids=list(CONFIGS))
+def test_every_hostile_completion_with_one_layer_off(config, world):
+    """The remaining layers still hold: all completions at once, in parallel on the pool."""
+    kwargs = CONFIGS[config]
+    with UntrustedPool(2, **kwargs) as layered:
+        if "bwrap" not in layered.active_layers and "privilege_drop" not in layered.active_layers:
+            pytest.skip("neither bwrap nor a privilege drop would remain: files of this uid are reachable")
+        reward = UnitTestReward(timeout=1.0, memory_mb=512)
+        reward._get_pool = lambda: layered
+        codes = [_fill(path.read_text(), world["values"]) for path in ADVERSARIAL]
+        rewards = reward(prompts=[""] * len(codes), completions=codes, tests=[TESTS] * len(codes),
+                         entry_point=["add"] * len(codes))
+        assert rewards == [0.0] * len(codes), [p.name for p, r in zip(ADVERSARIAL, rewards) if r]
+        assert world["canary"].read_text() == "canary"
+        assert not world["marker"].exists()
+        assert world["victim"].poll() is None
+        if "seccomp" in layered.active_layers or "bwrap" in layered.active_layers:
+            with pytest.raises(BlockingIOError):
+                world["listener"].accept()
+        assert layered.run("x = 1", ["x"]).calls[0].value.text == "1"
+        assert stray_processes([layered], ignore={world["victim"].pid}) == []
