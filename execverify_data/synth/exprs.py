@@ -32,8 +32,8 @@ class GenFail(Exception):
     """This attempt cannot be completed; the caller retries with fresh choices."""
 
 
-WORDS = ("apple", "banana", "kiwi", "lemon", "mango", "pear", "plum", "grape", "red", "blue", "green",
-         "cat", "dog", "sun", "moon", "star", "tree", "code", "data", "node", "alpha", "beta")
+WORDS = ("apple", "banana", "kiwi", "lemon", "mango", "pear", "plum", "red", "blue", "cat", "dog", "sun",
+         "moon", "star", "tree", "code", "data", "the", "an")
 _SUBS = ("a", "e", "o", " ", ",", "-", "an", "ap", "x", "le", ".")
 
 _PARAM_NAMES = {
@@ -143,6 +143,7 @@ class ExprBuilder:
         self.allow_other = allow_other
         self.target = target
         self.used_params: set[str] = set()
+        self.avoid: set[str] = set()  # variables already passed to the call being built
 
     @property
     def read_names(self) -> set[str]:
@@ -216,6 +217,8 @@ class ExprBuilder:
     # ------------------------------------------------------------------ expressions
     def var_of(self, t: Type, prefer_unused: bool = True):
         vs = [v for v in self.scope.all_vars() if v.type == t]
+        fresh = [v for v in vs if v.name not in self.avoid]
+        vs = fresh or vs
         if not vs:
             return None
         unused = [v for v in vs if v.param and v.name not in self.used_params]
@@ -311,15 +314,28 @@ class ExprBuilder:
         entry, sig = inst.entry, inst.sig
         if entry.id != self.target and not self.allow_other:
             raise GenFail("only the target entry is allowed")
+        saved_avoid = self.avoid
+        self.avoid = set(saved_avoid).union(*(e.reads for e in fixed.values())) if fixed else set(saved_avoid)
+        try:
+            return self._call(inst, budget, fixed)
+        finally:
+            self.avoid = saved_avoid
+
+    def _call(self, inst: Instance, budget: int, fixed: dict[str, Expr]) -> tuple[Expr, list[Expr]]:
+        rng = self.rng
+        entry, sig = inst.entry, inst.sig
+        fixed_names = set(fixed)
         bound: dict[str, Expr] = {}
         positional: list[tuple[str, Expr]] = []
         keywords: list[tuple[str, Expr]] = []
         if sig.receiver is not None:
             rt = inst.ptype("self")
             bound["self"] = fixed.pop("self", None) or self.expr(rt, budget, allow_literal=False)
+            self.avoid |= bound["self"].reads
         skipping = False
-        for p in sig.params:
-            if p.optional and p.name not in fixed:
+        all_optional = entry.kind == "function" and sig.params and all(p.optional or p.variadic for p in sig.params)
+        for index, p in enumerate(sig.params):
+            if p.optional and p.name not in fixed and not (all_optional and index == 0):
                 if skipping or rng.random() < 0.65:
                     skipping = skipping or not p.keyword
                     continue
@@ -332,7 +348,10 @@ class ExprBuilder:
                 e = literal(None, "None") if rng.random() < 0.3 else self.callable_arg(next(m for m in pt.args if m.name == "Callable"), p.name)
             elif pt.name == "Iterator":
                 src_t = Type("list", (pt.args[0],))
-                src = self.expr(src_t, 0)
+                try:
+                    src = self.expr(src_t, 0, allow_literal=False)
+                except GenFail:
+                    src = self.expr(src_t, 0)
                 if not self.allow_other:
                     raise GenFail("iterator arguments need builtin.iter")
                 e = call_function("iter", [src], pt, entry="builtin.iter")
@@ -366,8 +385,16 @@ class ExprBuilder:
                     e = self.expr(ct, budget, pname=p.name)
             if p.variadic and entry.id in ("builtin.max", "builtin.min"):
                 continue
+            self.avoid |= e.reads
             bound[p.name] = e
             (keywords if p.keyword else positional).append((p.name, e))
+        if entry.id in _SAME_TYPE and "a" in bound and "b" in bound and bound["a"].type != bound["b"].type \
+                and entry.id not in ("op.is", "op.is_not"):
+            free = "a" if "a" not in fixed_names else "b"
+            keep = "b" if free == "a" else "a"
+            new = self.expr(bound[keep].type, 0, pname=free)
+            bound[free] = new
+            positional = [(n, new if n == free else e) for n, e in positional]
         guards = self._preconditions(inst, bound)
         if entry.kind == "method":
             node = call_method(bound["self"], entry.name, [e for _, e in positional], inst.returns, entry=entry.id,

@@ -346,6 +346,8 @@ class _Gen:
                 raise GenFail(f"parameter {p.name} is unused")
             st, result = step
             body += st
+        if isinstance(result.node, ast.Name) and rng.random() < 0.3:
+            body += self._tweak(result)
         if not is_value_type(result.type):
             raise GenFail("result type has no literal")
         if (allow_other if need_other is None else need_other) and not self._has_other(ps, body, result):
@@ -365,6 +367,25 @@ class _Gen:
         if any(p.name not in used for p in ps):
             raise GenFail("a parameter is unused")
         return Function(name, ps, body, str(result.type))
+
+    def _tweak(self, result: Expr) -> list[ast.stmt]:
+        """An in-place adjustment of a result: ``count %= 7``, ``del items[:2]``, ``items[1:3] = [x]``..."""
+        rng, name, t = self.rng, result.node.id, result.type
+        k = rng.choice((2, 3, 5, 7))
+        if t.name == "int":
+            op = rng.choice(("+=", "-=", "*=", "//=", "%=", "|=", "&=", "^=", "<<=")[:8])
+            return [stmt(f"{name} {op} {k}")]
+        if t.name == "float":
+            return [stmt(f"{name} {rng.choice(('/=', '*=', '-='))} {k}")]
+        if t.name == "list" and t.args[0].name in ("int", "str"):
+            item = repr(rng.choice((0, 1, 9)) if t.args[0].name == "int" else rng.choice(("x", "end", "a")))
+            return [rng.choice((stmt(f"del {name}[:{k - 1}]"), stmt(f"{name}[1:{k}] = [{item}]"),
+                                ast.If(expr_node(name), [stmt(f"del {name}[0]")], [])))]
+        if t.name == "dict" and t.args[1].name == "int":
+            return [ast.If(expr_node(f"{name}"), [stmt(f"{name}[next(iter({name}))] = {k}")], [])]
+        if t.name == "set":
+            return [stmt(f"{name} {rng.choice(('|=', '&=', '^=', '-='))} {{{k}}}" if t.args[0].name == "int" else f"{name} |= {{'x'}}")]
+        return []
 
     def _combine(self, b: ExprBuilder, scope: Scope, result: Expr, other: Expr):
         """One step that reads both ``result`` and ``other``."""
@@ -952,18 +973,18 @@ def _inline_one(functions: list[Function], rng: random.Random) -> bool:
 # Finishing expressions for a returned value: (template, result type, call depth), by type head.
 _FINISH = {
     "list": [("sorted(set({r}))", "list[X]", 1), ("len(set({r}))", "int", 1), ("list(reversed(sorted({r})))", "list[X]", 2),
-             ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2), ("len(list(set({r})))", "int", 2)],
+             ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2), ("sorted(set(map(str, {r})))", "list[str]", 2)],
     "str": [("''.join(sorted({r}))", "str", 1), ("len(set({r}))", "int", 1), ("''.join(sorted(set({r})))", "str", 2),
             ("len(set({r}.split()))", "int", 2), ("sorted(set({r}.split()))", "list[str]", 2)],
-    "int": [("str(abs({r}))", "str", 1), ("len(str(abs({r})))", "int", 2), ("list(range(min(abs({r}), 5)))", "list[int]", 2)],
+    "int": [("str(abs({r}))", "str", 1), ("str(max(abs({r}), 1))", "str", 2), ("list(range(min(abs({r}), 5)))", "list[int]", 2)],
     "dict": [("sorted({r}.items())", "list[tuple[K, V]]", 1), ("dict(sorted({r}.items()))", "dict[K, V]", 2),
              ("list(enumerate(sorted({r})))", "list[tuple[int, K]]", 2)],
     "set": [("tuple(sorted({r}))", "tuple[X, ...]", 1), ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2),
             ("len(list(sorted({r})))", "int", 2)],
     "frozenset": [("tuple(sorted({r}))", "tuple[X, ...]", 1), ("list(enumerate(sorted({r})))", "list[tuple[int, X]]", 2)],
     "tuple": [("sorted(set({r}))", "list[X]", 1), ("list(reversed(sorted({r})))", "list[X]", 2)],
-    "bool": [("str(int({r}))", "str", 1), ("len(str(int({r})))", "int", 2)],
-    "float": [("str(round({r}, 2))", "str", 1), ("len(str(round({r}, 2)))", "int", 2)],
+    "bool": [("str(int({r}))", "str", 1), ("str(int(bool({r})))", "str", 2)],
+    "float": [("str(round({r}, 2))", "str", 1), ("str(abs(round({r}, 2)))", "str", 2)],
     "bytes": [("list(sorted({r}))", "list[int]", 1), ("len(list(set({r})))", "int", 2)],
 }
 
