@@ -134,7 +134,7 @@ _CALLS_CHECK = re.compile(r"^check\(", re.M)
 def _with_check_call(test: str, entry_point: str | None) -> str:
     """HumanEval-style tests define ``check(candidate)`` at top level; call it when the test does not.
 
-    >>> _with_check_call("def check(candidate):\n    assert candidate(1)\n", "f").splitlines()[-1]
+    >>> _with_check_call("def check(candidate):\\n    assert candidate(1)\\n", "f").splitlines()[-1]
     'check(f)'
     """
     if entry_point and entry_point.isidentifier() and _DEFINES_CHECK.search(test) and not _CALLS_CHECK.search(test):
