@@ -274,3 +274,21 @@ def test_doctor_prints_every_layer():
     for name in LAYERS:
         assert name in result.output
     assert "smoke run: ok" in result.output
+
+
+def test_a_forked_process_gets_its_own_workers(pool):
+    assert pool.run("x = 1", ["x"]).ok
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the fork
+        code = 1
+        try:
+            code = 0 if pool.run("x = 2", ["x"]).calls[0].value.text == "2" else 1
+            pool.close()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    os.close(read)
+    os.close(write)
+    assert os.WEXITSTATUS(status) == 0
+    assert pool.run("x = 3", ["x"]).calls[0].value.text == "3"

@@ -55,6 +55,9 @@ PREIMPORTS = (
     "ctypes", "execverify_data.values",
 )
 
+# Values crossing between the test child and the candidate child may be large (tests with big inputs).
+RPC_MAX_CHARS = 16 * 1024 * 1024
+RPC_MAX_ITEMS = 2_000_000
 TESTER_NAME = b"ev-tester"  # the persistent test child's process name (``/proc/<pid>/comm``)
 _PR_SET_NAME = 15
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
@@ -277,10 +280,10 @@ def _serve_candidate(request: dict) -> None:
         if call is None:
             os._exit(0)
         try:
-            args = parse(call["args"])
-            kwargs = parse(call["kwargs"])
+            args = parse(call["args"], max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
+            kwargs = parse(call["kwargs"], max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
             value = namespace[call["name"]](*args, **kwargs)
-            reply = {"value": list(encode(value))}
+            reply = {"value": list(encode(value, max_chars=RPC_MAX_CHARS))}
         except BaseException as exc:  # noqa: BLE001
             reply = {"error": type(exc).__name__, "message": _describe(exc), "memory": isinstance(exc, MemoryError)}
         _flush_std()
@@ -320,7 +323,8 @@ def _test_once(test: str, reply_fd: int, request_fd: int) -> dict:
 
     def remote(name: str):
         def call(*args, **kwargs):
-            args_value, kwargs_value = encode(tuple(args)), encode(dict(kwargs))
+            args_value = encode(tuple(args), max_chars=RPC_MAX_CHARS)
+            kwargs_value = encode(dict(kwargs), max_chars=RPC_MAX_CHARS)
             if not (args_value.askable and kwargs_value.askable):
                 raise TypeError(f"arguments of {name}() cannot cross the sandbox boundary")
             try:
@@ -334,7 +338,7 @@ def _test_once(test: str, reply_fd: int, request_fd: int) -> dict:
                 text, type_name, askable, _ = reply["value"]
                 if not askable:
                     raise TypeError(f"{name}() returned a {type_name}, which has no canonical value")
-                return parse(text)
+                return parse(text, max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
             state["memory"] = state["memory"] or bool(reply.get("memory"))
             exc_type = getattr(builtins, str(reply.get("error")), None)
             if not (isinstance(exc_type, type) and issubclass(exc_type, Exception)):
@@ -757,7 +761,6 @@ def main() -> None:
     if cfg is None:
         return
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     import importlib
 
     for name in PREIMPORTS:

@@ -313,11 +313,16 @@ class UntrustedPool:
             drop_privileges=_resolve(drop_privileges, "privilege_drop"),
         )
         self.size = workers
+        self._closed = False
+        self._reset()
+
+    def _reset(self) -> None:
+        # also used in a forked copy of this process: the parent's workers are not ours to use or stop
+        self._pid = os.getpid()
         self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
-        self._slots = threading.Semaphore(workers)
+        self._slots = threading.Semaphore(self.size)
         self._lock = threading.Lock()
         self._workers: set[_Worker] = set()
-        self._closed = False
         self._executor: ThreadPoolExecutor | None = None
 
     # -- layers
@@ -380,6 +385,8 @@ class UntrustedPool:
         jobs = list(jobs)
         if len(jobs) <= 1:
             return [self.run(**job) for job in jobs]
+        if self._pid != os.getpid():
+            self._reset()
         with self._lock:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="execverify-sandbox")
@@ -389,6 +396,8 @@ class UntrustedPool:
     def _acquire(self) -> _Worker:
         if self._closed:
             raise ExecVerifyError("this UntrustedPool is closed")
+        if self._pid != os.getpid():
+            self._reset()
         self._slots.acquire()
         try:
             return self._idle.get_nowait()
@@ -415,6 +424,8 @@ class UntrustedPool:
     def close(self) -> None:
         """Stop every worker (idempotent)."""
         self._closed = True
+        if self._pid != os.getpid():
+            return
         with self._lock:
             workers, self._workers = list(self._workers), set()
             executor, self._executor = self._executor, None
