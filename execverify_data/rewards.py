@@ -160,9 +160,12 @@ class UnitTestReward:
     * ``assert CALL == EXPECTED`` with a literal ``EXPECTED``: all such tests of a row share one
       sandboxed execution that only computes the ``CALL`` values; the comparison happens here,
       with :func:`values.same` (strict types; a lying ``__eq__`` cannot pass).
-    * any other test (``check(candidate)`` functions, ``assert abs(...) < eps``...) runs in its
-      own fork, after the code, and passes when it ends without raising, as reported on a
-      result channel that only accepts a frame carrying a secret the child gets after forking.
+    * any other test (``check(candidate)`` functions, ``assert abs(...) < eps``...) gets a fork
+      of its own for the code (the *candidate*), while the test text runs in a separate test
+      process that never executes model code: the completion's functions are proxies there that
+      exchange canonical values with the candidate, so the test's assertions compare plain
+      builtin values and its verdict travels on a pipe the candidate never had. A test that
+      defines ``check`` without calling it gets ``check(<entry_point>)`` appended.
 
     Thread-safe; pickling keeps only the settings (workers start again in the new process).
     """

@@ -18,8 +18,15 @@ from execverify_data.rewards import (
     split_assertion,
     unit_test_reward,
 )
+from execverify_data.sandbox._testing import stray_processes
 
 ADD = "def add(a, b):\n    return a + b\n"
+
+
+@pytest.fixture(autouse=True)
+def no_stray_processes():
+    yield
+    assert stray_processes() == []
 
 
 @pytest.fixture(scope="module")
