@@ -26,6 +26,7 @@ import ast
 import random
 from dataclasses import dataclass, field
 
+from execverify_data import catalog
 from execverify_data.catalog import typelang
 from execverify_data.catalog.typelang import Type
 from execverify_data.errors import InvalidArgument
@@ -142,7 +143,17 @@ def _singular(name: str, elem: Type) -> str:
 
 
 def _is_mutator(inst: Instance) -> bool:
-    return inst.entry.form == "stmt" or inst.sig.returns == "None" or inst.sig.mutates
+    return inst.sig.mutates or inst.sig.returns == "None" or inst.entry.form == "stmt"
+
+
+_PURE: dict[str, list[Instance]] = {}
+
+
+def _pure_producers(type_text: str) -> list[Instance]:
+    """Producers of ``type_text`` that change nothing in place."""
+    if type_text not in _PURE:
+        _PURE[type_text] = [i for i in producers().get(type_text, []) if not _is_mutator(i)]
+    return _PURE[type_text]
 
 
 class _Gen:
@@ -391,7 +402,7 @@ class _Gen:
         """One step that reads both ``result`` and ``other``."""
         for _ in range(10):
             t = T(self.rng.choice(("int", "str", "list[int]", "list[str]", "bool", str(result.type), str(other.type))))
-            opts = [i for i in producers().get(str(t), []) if not _is_mutator(i)]
+            opts = _pure_producers(str(t))
             if not opts:
                 continue
             inst = self.rng.choice(opts)
@@ -446,7 +457,7 @@ class _Gen:
 
     def _transform(self, b: ExprBuilder, e: Expr, t: Type) -> Expr | None:
         """An expression of type ``t`` computed from ``e`` (same type), e.g. ``text.lower()``."""
-        opts = [i for i in producers().get(str(t), []) if not _is_mutator(i)]
+        opts = _pure_producers(str(t))
         for _ in range(6):
             if not opts:
                 return None
@@ -466,13 +477,11 @@ class _Gen:
         """An expression of type ``to`` that reads ``e``."""
         if e.type == to:
             return e
-        opts = producers().get(str(to), [])
+        opts = _pure_producers(str(to))
         for _ in range(12):
             if not opts:
                 return None
             inst = self.rng.choice(opts)
-            if _is_mutator(inst):
-                continue
             fixed = self.fixed_for(inst, [e])
             if not fixed:
                 continue
@@ -494,7 +503,19 @@ class _Gen:
         return any(use.ids and self.target not in use.ids for use in analyze(code).calls)
 
     def _has_other(self, ps, body, result) -> bool:
-        return self._other_in(render([Function("f", ps, body + [ast.Return(result.node)], None)]))
+        """Cheap syntactic version of :meth:`_other_in` (the final check uses the usage analyzer)."""
+        import builtins
+
+        name = catalog.get(self.target).name
+        for st in [*body, ast.Return(result.node)]:
+            for n in ast.walk(st):
+                if isinstance(n, ast.Call):
+                    f = n.func
+                    if isinstance(f, ast.Name) and hasattr(builtins, f.id) and f.id != name:
+                        return True
+                    if isinstance(f, ast.Attribute) and f.attr != name:
+                        return True
+        return False
 
     def _consume(self, b: ExprBuilder, scope: Scope, result: Expr, calls_only: bool = False):
         if calls_only:

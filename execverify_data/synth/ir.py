@@ -87,6 +87,16 @@ def literal(value: object, type_: Type | str) -> Expr:
             if isinstance(value, frozenset):
                 text = f"frozenset({text})"
         node = ast.parse(text, mode="eval").body
+    elif isinstance(value, (str, bytes, bool, type(None))) or (isinstance(value, (int, float)) and value >= 0):
+        node = ast.Constant(value)
+    elif isinstance(value, (int, float)):
+        node = ast.UnaryOp(ast.USub(), ast.Constant(-value))
+    elif isinstance(value, list):
+        node = ast.List([literal(v, "object").node for v in value], ast.Load())
+    elif isinstance(value, tuple):
+        node = ast.Tuple([literal(v, "object").node for v in value], ast.Load())
+    elif isinstance(value, dict):
+        node = ast.Dict([literal(k, "object").node for k in value], [literal(v, "object").node for v in value.values()])
     else:
         node = ast.parse(repr(value), mode="eval").body
     return Expr(node, type_, frozenset(), frozenset(), value, True)
