@@ -211,6 +211,9 @@ class UnitTestReward:
             if not row_tests:
                 plans.append(None)
                 continue
+            if not all(isinstance(t, str) for t in row_tests):
+                raise InvalidArgument("each row of tests must be a list of assertion strings, "
+                                      f"got {[type(t).__name__ for t in row_tests]}")
             code = extract_code(completion)
             checks: list = []  # (kind, job index, call index or None, expected or None)
             equality = [(t, split_assertion(t)) for t in row_tests]

@@ -142,6 +142,8 @@ def test_registry_and_bad_arguments():
         unit_test_reward(prompts=[""], completions=["x"], tests=[["a"], ["b"]])
     with pytest.raises(InvalidArgument):
         unit_test_reward(prompts=[""], completions=[3], tests=[["assert True"]])
+    with pytest.raises(InvalidArgument):
+        unit_test_reward(prompts=[""], completions=["x = 1"], tests=[[1, 2]])
 
 
 @pytest.mark.slow
