@@ -258,7 +258,7 @@ def _run_shard_job(args) -> dict:  # pragma: no cover - runs in worker processes
 
 
 def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
-               progress: Callable[[int, int], None] | None = None, memory_mb: int | None = 4096) -> dict:
+               progress: Callable[[int, int], None] | None = None, memory_mb: int | None = 1024) -> dict:
     """Run (or resume) a synthesis run into ``out``; returns the summary (also written to ``summary.json``).
 
     Shards run in ``workers`` spawned processes started with ``PYTHONHASHSEED=0``,

@@ -106,6 +106,8 @@ def producers() -> dict[str, list[Instance]]:
             for inst in instances(eid):
                 if inst.entry.form == "stmt" or inst.sig.returns == "None":
                     continue
+                if inst.entry.kind == "function" and not inst.sig.params:
+                    continue  # dict(), set(): constants
                 r = inst.returns
                 if r.name == "|" or not is_value_type(r):
                     continue
@@ -144,6 +146,7 @@ class ExprBuilder:
         self.target = target
         self.used_params: set[str] = set()
         self.avoid: set[str] = set()  # variables already passed to the call being built
+        self.allow_reuse = False
 
     @property
     def read_names(self) -> set[str]:
@@ -218,6 +221,8 @@ class ExprBuilder:
     def var_of(self, t: Type, prefer_unused: bool = True):
         vs = [v for v in self.scope.all_vars() if v.type == t]
         fresh = [v for v in vs if v.name not in self.avoid]
+        if not fresh and vs and self.allow_reuse is False:
+            return None
         vs = fresh or vs
         if not vs:
             return None
@@ -248,7 +253,9 @@ class ExprBuilder:
             if self.allow_other or self.target == "builtin.range":
                 return self.use(call_function("range", [arg], t, entry="builtin.range"))
             raise GenFail("range needs builtin.range")
+        self.allow_reuse = not allow_literal
         v = self.var_of(t)
+        self.allow_reuse = False
         r = rng.random()
         if v is not None and v.param and v.name in self.used_params and allow_literal and rng.random() < 0.6:
             v = None  # prefer a fresh value to reusing a parameter already read
@@ -359,6 +366,11 @@ class ExprBuilder:
                 e = Expr(ast.parse("(int, str)", mode="eval").body, pt)
             elif pt.name == "|" and any(m.name == "type" for m in pt.args):
                 e = Expr(ast.Name(rng.choice(("int", "str")), ast.Load()), T("type"))
+            elif entry.id == "op.ifexp" and p.name == "a":
+                try:
+                    e = self.expr(self.concretize(pt), budget, allow_literal=False)
+                except GenFail:
+                    e = self.expr(self.concretize(pt), budget)
             elif entry.id == "op.ifexp" and p.name == "cond":
                 e = self.expr(T("bool"), budget, allow_literal=False)
             elif entry.id in ("op.is", "op.is_not") and p.name == "a":
@@ -395,6 +407,10 @@ class ExprBuilder:
             new = self.expr(bound[keep].type, 0, pname=free)
             bound[free] = new
             positional = [(n, new if n == free else e) for n, e in positional]
+        if entry.kind == "operator" and len(bound) >= 2:
+            texts = [e.text for e in bound.values()]
+            if len(set(texts)) < len(texts):
+                raise GenFail("an operator with two identical operands")
         guards = self._preconditions(inst, bound)
         if entry.kind == "method":
             node = call_method(bound["self"], entry.name, [e for _, e in positional], inst.returns, entry=entry.id,

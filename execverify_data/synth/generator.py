@@ -478,6 +478,8 @@ class _Gen:
         if e.type == to:
             return e
         opts = _pure_producers(str(to))
+        if to.name == "bool":
+            opts = _informative_predicates(self.target)
         for _ in range(12):
             if not opts:
                 return None
@@ -572,6 +574,7 @@ class _Gen:
         self.callee = callee
         self.placed = False
         self.prelude_result = None
+        self.char_vars: set[str] = set()
         self.pending_guards: list[Expr] = []
         body: list[ast.stmt] = []
         mutator = isinstance(callee, Instance) and _is_mutator(callee)
@@ -637,6 +640,8 @@ class _Gen:
             if v.name == getattr(self.acc, "name", None):
                 continue
             el = element_type(v.type)
+            if v.type.name == "str" and not v.param and v.name in self.char_vars:
+                continue  # never loop over the characters of a single character
             if el is not None and v.type.name not in ("Iterator",) and el.name in ("int", "str"):
                 out.append(v)
         return out
@@ -678,6 +683,8 @@ class _Gen:
                 el = element_type(src.type)
                 counter = child.fresh(rng.choice(("i", "idx", "pos")))
                 loop_name = child.fresh(_singular(src.name, el))
+                if src.type.name == "str":
+                    self.char_vars.add(loop_name)
                 child.declare(counter, "int")
                 child.declare(loop_name, el)
                 inner = self.nest(rest, child)
@@ -710,6 +717,8 @@ class _Gen:
             idx = child.fresh("i")
             child.declare(idx, "int")
             child.declare(loop_name, el)
+            if src.type.name == "str":
+                self.char_vars.add(loop_name)
             inner = self.nest(rest, child)
             target = ast.Tuple([ast.Name(idx, ast.Store()), ast.Name(loop_name, ast.Store())], ast.Store())
             return [ast.For(target, expr_node(f"enumerate({src.name})"), inner, [])]
@@ -722,6 +731,8 @@ class _Gen:
             target = ast.Tuple([ast.Name(loop_name, ast.Store()), ast.Name(val, ast.Store())], ast.Store())
             return [ast.For(target, expr_node(f"{src.name}.items()"), inner, [])]
         child.declare(loop_name, el)
+        if src.type.name == "str":
+            self.char_vars.add(loop_name)
         iter_node = expr_node(src.name)
         if src.type.name in ("set", "frozenset"):
             iter_node = expr_node(f"sorted({src.name})")
@@ -840,6 +851,19 @@ class _Gen:
             main.name = f"{main.name}_all"
         functions.append(main)
         return functions
+
+
+_PREDICATES: dict[str, list[Instance]] = {}
+#: Boolean producers that are constant on typed values (type tests, identity with None).
+_CONSTANT_TESTS = frozenset({"op.is", "op.is_not", "builtin.isinstance", "builtin.bool"})
+
+
+def _informative_predicates(target: str) -> list[Instance]:
+    """Boolean producers for conditions, without tests that are constant on typed values."""
+    if target not in _PREDICATES:
+        _PREDICATES[target] = [i for i in _pure_producers("bool")
+                               if i.entry.id not in _CONSTANT_TESTS or i.entry.id == target]
+    return _PREDICATES[target]
 
 
 _CONSUMERS: dict[tuple[str, str], list[Instance]] = {}
