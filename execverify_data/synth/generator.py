@@ -1,22 +1,25 @@
 """The programmatic generator: type-directed programs that meet a constraint level by construction.
 
-:func:`generate` builds one program for a level (1-6) and a target catalog entry from a
-seed, with no model and no GPU:
+:func:`generate` builds one program meeting a :class:`~execverify_data.synth.spec.ConstraintSpec`
+from a seed, with no model and no GPU (:func:`spec_for` draws a level's spec from a seed):
 
-* levels 1-2 are straight-line code: the target entry alone, in nested calls (L1),
-  or combined with other catalog entries in a short pipeline of named steps (L2);
-* levels 3-5 wrap an accumulator idiom (:mod:`.idioms`) in control flow nested exactly
-  1, 2 or 3 deep: ``for`` over finite iterables, ``if``, and ``while`` loops over a
-  strictly decreasing counter bounded by a length, so every loop terminates;
-* level 6 is a chain of helper functions (entry -> helper -> helper) with control flow.
+* without control flow (L1, L2): straight-line code, the target call bound to a
+  named result and consumed by 0-2 further steps, with nested calls as the spec asks;
+* with a control-flow chain (L3-L5): an accumulator idiom (:mod:`.idioms`) inside the
+  spec's chain of ``for`` (over finite iterables), ``if``/``if-elif`` and ``while``
+  (over a strictly decreasing counter bounded by a length), so every loop terminates;
+* with a helper chain (L6): a straight-line helper holds the target and the entry
+  point, holding the control-flow chain, calls it.
 
-The same ``(level, seed, target)`` always gives the same program, whatever the
+The same ``(spec, seed)`` always gives the same program, whatever the
 process or hash seed (no set or dict iteration order reaches a choice).
 
->>> p = generate(3, seed=7, target="str.upper")
->>> p.level, p.target, "upper(" in p.code, p.code.startswith("def ")
-(3, 'str.upper', True, True)
->>> generate(3, seed=7, target="str.upper") == p
+>>> from execverify_data.synth import ConstraintSpec
+>>> spec = ConstraintSpec("str.upper", nested_depth=1, other_methods=True, control_flow=("for", "if"), n_params=1)
+>>> p = generate(spec, seed=7)
+>>> p.level, p.target, ".upper(" in p.code, len(p.param_types)
+(4, 'str.upper', True, 1)
+>>> generate(spec, seed=7) == p
 True
 """
 

@@ -13,7 +13,7 @@ is syntactically valid by construction.
 >>> e.text, str(e.type), sorted(e.entries), sorted(e.reads)
 ('text.upper()', 'str', ['str.upper'], ['text'])
 >>> f = Function("shout", [text], [ast.Return(e.node)], "str")
->>> print(render([f]))
+>>> print(render([f]), end="")
 def shout(text: str) -> str:
     return text.upper()
 """
