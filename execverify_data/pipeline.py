@@ -289,7 +289,9 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
         os.environ["PYTHONHASHSEED"] = "0"
         try:
             ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(min(workers, len(todo)), initializer=_init_worker, initargs=(memory_mb,)) as pool:
+            with ctx.Pool(min(workers, len(todo)), initializer=_init_worker,
+                          # the trusted runner applies its own per-job limit; its children must be free to set it
+                          initargs=(memory_mb if config.tracer == "inprocess" else None,)) as pool:
                 for stats in pool.imap_unordered(_run_shard_job, [(config, str(out), s) for s in todo]):
                     done_rows += stats["rows"]
                     accepted_now += stats["accepted"]

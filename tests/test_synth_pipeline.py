@@ -135,3 +135,10 @@ def test_killed_run_resumes_without_losing_or_duplicating_rows(tmp_path):
     assert _digests(killed) == _digests(clean)
     ids = [i for p in sorted(killed.glob("shard-*.parquet")) for i in pq.read_table(p, columns=["id"])["id"].to_pylist()]
     assert len(ids) == len(set(ids))
+
+
+def test_trusted_runner_tracer_gives_the_same_bytes(tmp_path):
+    config = dict(n=6, seed=4, shard_size=6)
+    synthesize(SynthConfig(**config), tmp_path / "a", workers=1)
+    synthesize(SynthConfig(**config, tracer="trusted"), tmp_path / "b", workers=1)
+    assert _digests(tmp_path / "a") == _digests(tmp_path / "b") != {}
