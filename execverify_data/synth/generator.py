@@ -44,7 +44,7 @@ from execverify_data.synth.typing_ import (
 __all__ = ["GENERATOR_VERSION", "LEVELS", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program.
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "1.0.1"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 12
@@ -320,12 +320,14 @@ class _Gen:
         b = ExprBuilder(rng, scope, allow_other=allow_other, target=self.target)
         ps = self.declare_params(scope, callee if isinstance(callee, Instance) else None, b, n_params, given=params)
         body: list[ast.stmt] = []
+        transformed = False
         # sometimes normalise a parameter first (text = text.lower())
         if allow_other and rng.random() < 0.25:
             p = rng.choice(ps)
             step = self._transform(b, Expr.var(p), p.type)
             if step is not None:
                 body.append(ast.Assign([ast.Name(p.name, ast.Store())], step.node))
+                transformed = True
         if isinstance(callee, Instance) and callee.entry.form == "stmt":
             stmts, result, gs = self.emit_stmt_op(b, scope, callee)
         else:
@@ -370,7 +372,7 @@ class _Gen:
                 raise GenFail("no other method or function")
             st, result = step
             body += st
-        first = body[0] if body else None
+        first = body[0] if body and transformed else None
         if (isinstance(first, ast.Assign) and isinstance(first.targets[0], ast.Name)
                 and first.targets[0].id not in {n for node in body[1:] for n in _names_read(node)} | {result.text}):
             body = body[1:]
