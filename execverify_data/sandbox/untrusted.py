@@ -44,6 +44,7 @@ __all__ = [
     "Status",
     "UntrustedPool",
     "default_pool",
+    "default_workers",
     "run_untrusted",
 ]
 
@@ -281,11 +282,18 @@ def _resolve(requested: bool | None, layer_name: str) -> bool:
     return bool(requested)
 
 
+def default_workers() -> int:
+    """Workers of a default pool: 1.5 per usable CPU (at least 2). In test mode a worker's
+    candidate and test child wait on each other, so one CPU's worth of workers alone would idle."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(2, cpus + cpus // 2)
+
+
 class UntrustedPool:
     """A thread-safe pool of zygote workers that run untrusted code.
 
     Args:
-        workers (`int`, optional, defaults to the number of usable CPUs): zygote processes.
+        workers (`int`, optional, defaults to :func:`default_workers`, 1.5 per usable CPU): zygote processes.
         bwrap (`bool`, optional): run zygotes inside bubblewrap; ``None`` = when it works here,
             ``True`` = required (``ExecVerifyError`` when missing), ``False`` = off.
         seccomp (`bool`, optional): same, for the seccomp filter.
@@ -302,7 +310,7 @@ class UntrustedPool:
     def __init__(self, workers: int | None = None, *, bwrap: bool | None = None, seccomp: bool | None = None,
                  drop_privileges: bool | None = None):
         if workers is None:
-            workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            workers = default_workers()
         _check_positive("workers", workers, int)
         if not _layers.layer("zygote").available:
             raise ExecVerifyError(f"the untrusted runner cannot work here: {_layers.layer('zygote').detail}")
@@ -479,7 +487,7 @@ _default_lock = threading.Lock()
 
 
 def default_pool() -> UntrustedPool:
-    """The process-wide pool (every available layer, one worker per CPU), started on first use."""
+    """The process-wide pool (every available layer, :func:`default_workers` workers), started on first use."""
     global _default
     with _default_lock:
         if _default is None or _default._closed:
