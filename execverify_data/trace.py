@@ -34,7 +34,8 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from operator import is_
+from itertools import compress, repeat
+from operator import is_, is_not
 from types import CodeType, FrameType
 from typing import Any, Mapping, NamedTuple
 
@@ -270,16 +271,19 @@ def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
 _new_event = functools.partial(tuple.__new__, Event)  # skips the NamedTuple's Python-level __new__
 _FLAT_CONTAINERS = (list, tuple, dict)
 _SHAPE_LIMIT = 10_000
+_UNBOUND = object()
 
 
 def _shape(value: Any):
     """What the snapshot cache compares at the next event: ``None`` for an immutable
-    scalar (same object, same value); ``(elements,)`` or ``(keys, values)`` copies for a
+    scalar or a tuple of immutable scalars (same object, same value); ``(elements,)`` or ``(keys, values)`` copies for a
     list, tuple or dict of immutable scalars (same object and same elements, same
     value); ``False`` for anything else (always re-encoded)."""
     kind = type(value)
     if kind in _IMMUTABLE_SCALARS:
         return None
+    if kind is tuple and set(map(type, value)) <= _IMMUTABLE_SCALARS:
+        return None  # an immutable tuple of immutable scalars cannot change either
     if kind in _FLAT_CONTAINERS and len(value) <= _SHAPE_LIMIT:
         if kind is dict:
             if set(map(type, value)) <= _IMMUTABLE_SCALARS and set(map(type, value.values())) <= _IMMUTABLE_SCALARS:
@@ -315,6 +319,7 @@ class _Recorder:
     def __init__(self, max_steps: int, deadline: float | None):
         self.max_steps = max_steps
         self.deadline = deadline
+        self.checkpoint = 0  # the next step count at which the limits are checked
         self.events: list[list] = []
         self.counts: dict[int, int] = {}
         self.stack: list[_Frame] = []
@@ -336,8 +341,6 @@ class _Recorder:
         state: dict[str, CanonicalValue] = {}
         changed = False
         for name, value in frame.f_locals.items():
-            if name[0] == ".":  # compiler-made locals such as a comprehension's ".0"
-                continue
             cached = cache.get(name)
             if cached is not None and cached[0] is value:
                 shape = cached[2]
@@ -349,8 +352,10 @@ class _Recorder:
                 ):
                     state[name] = cached[1]
                     continue
+            elif name[0] == ".":  # compiler-made locals such as a comprehension's ".0" (never cached)
+                continue
             canonical = encode(value)
-            cache[name] = (value, canonical, _shape(value))
+            cache[name] = (value, canonical, None if type(value) in _IMMUTABLE_SCALARS else _shape(value))
             state[name] = canonical
             changed = True
         last = record.last
@@ -376,7 +381,7 @@ class _Recorder:
         if event == "line":
             events = self.events
             steps = len(events)
-            if steps >= self.max_steps or (steps & 63 == 0 and self.deadline is not None and time.monotonic() > self.deadline):
+            if steps >= self.checkpoint:  # every 64 steps, and at the step budget
                 self.limit(frame, steps)
             record = self.stack[-1]
             pending = record.pending
@@ -398,12 +403,16 @@ class _Recorder:
         return self.local
 
     def limit(self, frame: FrameType, steps: int) -> None:
-        """Stop the trace at the step budget or the deadline (raises into the program)."""
+        """Called when ``steps`` reaches ``checkpoint``: stop the trace at the step budget or
+        the deadline (raises into the program), else set the next checkpoint. The clock
+        is read at every 64th step (0, 64, 128...)."""
         if steps >= self.max_steps:
             self.stop(Status.STEP_LIMIT, frame)
             raise _StepLimit
-        self.stop(Status.TIMEOUT, frame)
-        raise _Timeout
+        if steps & 63 == 0 and self.deadline is not None and time.monotonic() > self.deadline:
+            self.stop(Status.TIMEOUT, frame)
+            raise _Timeout
+        self.checkpoint = min((steps | 63) + 1, self.max_steps)
 
     def stop(self, status: Status, frame: FrameType | None) -> None:
         """Freeze the trace: pending events get their frame's locals as they are now."""
@@ -421,10 +430,11 @@ class _Recorder:
                 record.pending = None
 
     def build_events(self) -> tuple[Event, ...]:
-        empty: dict[str, CanonicalValue] = {}
-        for event in self.events:
-            if event[5] is None:  # pragma: no cover - every event is finalized; belt and braces
-                event[5] = empty
+        # An event still waiting for its after-state can only be the pending event of a
+        # frame that was never left (tracing lost): those get an empty state.
+        for record in self.frames.values():
+            if record.pending is not None and record.pending[5] is None:
+                record.pending[5] = {}
         return tuple(map(_new_event, self.events))
 
 
@@ -437,6 +447,16 @@ except ImportError:  # pragma: no cover - not CPython
     _set_signal_handler = signal.signal
 
 
+_HAS_TIMER = hasattr(signal, "setitimer")
+if _HAS_TIMER:
+    _SIGALRM = int(signal.SIGALRM)
+    _ITIMER_REAL = signal.ITIMER_REAL
+    _setitimer = signal.setitimer
+_main_thread = threading.main_thread
+_get_ident = threading.get_ident
+_monotonic = time.monotonic
+
+
 class _Alarm:
     """SIGALRM-based interruption (main thread only): works even when no trace event fires.
 
@@ -447,17 +467,16 @@ class _Alarm:
     time it had left.
     """
 
+    __slots__ = ("recorder", "previous", "previous_timer", "armed", "started")
+
     def __init__(self, seconds: float | None, recorder: _Recorder):
         self.recorder = recorder
-        self.previous = None
-        self.previous_timer = (0.0, 0.0)
-        self.armed = (
-            seconds is not None and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-        )
+        # The module-level aliases above spare a few attribute look-ups per call.
+        self.armed = seconds is not None and _HAS_TIMER and _get_ident() == _main_thread().ident
         if self.armed:
-            self.previous = _set_signal_handler(signal.SIGALRM, self.on_alarm)
-            self.started = time.monotonic()
-            self.previous_timer = signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+            self.previous = _set_signal_handler(_SIGALRM, self.on_alarm)
+            self.started = _monotonic()
+            self.previous_timer = _setitimer(_ITIMER_REAL, max(seconds, 1e-3))
 
     def on_alarm(self, signum, frame):
         recorder = self.recorder
@@ -470,12 +489,12 @@ class _Alarm:
         self.recorder.done = True
         if self.armed:
             self.armed = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            _set_signal_handler(signal.SIGALRM, self.previous)
+            _setitimer(_ITIMER_REAL, 0)
+            _set_signal_handler(_SIGALRM, self.previous)
             left, interval = self.previous_timer
             if left > 0:
-                left = max(left - (time.monotonic() - self.started), 1e-3)
-                signal.setitimer(signal.ITIMER_REAL, left, interval)
+                left = max(left - (_monotonic() - self.started), 1e-3)
+                _setitimer(_ITIMER_REAL, left, interval)
 
 
 class _Capped(io.StringIO):
@@ -598,7 +617,17 @@ def trace_call(
         status, output, exception = recorder.stopped, None, None
         if status is Status.CRASHED:
             exception = lost_info
-    return Trace(status, recorder.build_events(), output, exception, _PYTHON, stdout.getvalue())
+    return _new_trace(status, recorder.build_events(), output, exception, stdout.getvalue())
+
+
+def _new_trace(
+    status: Status, events: tuple[Event, ...], output: CanonicalValue | None, exception: ExceptionInfo | None, stdout: str
+) -> Trace:
+    """``Trace(status, events, output, exception, _PYTHON, stdout)``, built without the frozen
+    dataclass's ``__init__`` (one ``object.__setattr__`` call per field: a microsecond per trace)."""
+    trace = object.__new__(Trace)
+    trace.__dict__.update(status=status, events=events, output=output, exception=exception, python=_PYTHON, stdout=stdout)
+    return trace
 
 
 def _message(exc: BaseException) -> str:

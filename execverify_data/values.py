@@ -224,6 +224,25 @@ def _is_plain(x: Any) -> bool:
     return False
 
 
+_ALWAYS_PLAIN = frozenset({str, bool, _NoneType, bytes})
+_REPR_EXACT = _ALWAYS_PLAIN | {int}  # element types whose repr in a list, tuple or dict is canonical
+_INTEGRAL = frozenset({int, bool})
+_FLOAT = frozenset({float})
+
+
+def _all_plain(items: Any) -> bool:
+    """``all(map(_is_plain, items))`` (``items``: a list, tuple, dict or dict view), with
+    the common cases (strings, small ints, finite floats) checked in C loops."""
+    kinds = set(map(type, items))
+    if kinds <= _ALWAYS_PLAIN:
+        return True
+    if kinds <= _INTEGRAL:
+        return -_INT_LIMIT < min(items) and max(items) < _INT_LIMIT
+    if kinds <= _FLOAT:
+        return all(map(math.isfinite, items))
+    return all(map(_is_plain, items))
+
+
 class _Encoder:
     __slots__ = ("budget", "path")
 
@@ -279,19 +298,19 @@ class _Encoder:
         return ", ".join([f"{self.text(k, depth)}: {self.text(v, depth)}" for k, v in mapping])
 
     def list_(self, obj: list, depth: int) -> str:
-        if all(map(_is_plain, obj)):
+        if _all_plain(obj):
             return self.spend(repr(obj))
         return f"[{self.items(obj, depth)}]"
 
     def tuple_(self, obj: tuple, depth: int) -> str:
-        if all(map(_is_plain, obj)):
+        if _all_plain(obj):
             return self.spend(repr(obj))
         if len(obj) == 1:
             return f"({self.text(obj[0], depth)},)"
         return f"({self.items(obj, depth)})"
 
     def dict_(self, obj: dict, depth: int) -> str:
-        if all(map(_is_plain, obj)) and all(map(_is_plain, obj.values())):
+        if _all_plain(obj) and _all_plain(obj.values()):
             return self.spend(repr(obj))
         return "{" + self.pairs(obj.items(), depth) + "}"
 
@@ -365,11 +384,41 @@ def encode(obj: Any, *, max_chars: int = MAX_TEXT_CHARS) -> CanonicalValue:
     >>> encode("x" * 20_000).reason
     'too large'
     """
-    type_name = type(obj).__name__
-    if _is_plain(obj) and (type(obj) not in (str, bytes) or len(obj) <= max_chars):
-        text = repr(obj)
-        if len(text) <= max_chars:
-            return _new_tuple(CanonicalValue, (text, type_name, True, None))
+    kind = type(obj)
+    # Fast paths (the tracer encodes every changed local at every line): a scalar, or
+    # a list, tuple or dict of scalars, whose repr is canonical and short enough.
+    # Anything else, or a text over max_chars, takes the full path below.
+    #
+    # In a container, an int too large for _is_plain still has repr as its canonical
+    # text (the full path writes the same digits, and the budget check cannot fail when
+    # the whole repr fits in max_chars); only repr may raise for it (int_max_str_digits),
+    # and then the full path decides, as before.
+    if kind is int:
+        plain = -_INT_LIMIT < obj < _INT_LIMIT
+    elif kind is str or kind is bytes:
+        plain = len(obj) <= max_chars
+    elif kind is list or kind is tuple:
+        plain = len(obj) <= max_chars and (set(map(type, obj)) <= _REPR_EXACT or _all_plain(obj))
+    elif kind is bool or kind is _NoneType:
+        plain = True
+    elif kind is dict:
+        plain = len(obj) <= max_chars and (
+            (set(map(type, obj)) <= _REPR_EXACT or _all_plain(obj))
+            and (set(map(type, obj.values())) <= _REPR_EXACT or _all_plain(obj.values()))
+        )
+    elif kind is float:
+        plain = math.isfinite(obj)
+    else:
+        plain = False
+    type_name = kind.__name__
+    if plain:
+        try:
+            text = repr(obj)
+        except ValueError:  # an int beyond sys.get_int_max_str_digits() in a container
+            pass
+        else:
+            if len(text) <= max_chars:
+                return _new_tuple(CanonicalValue, (text, type_name, True, None))
     try:
         return _new_tuple(CanonicalValue, (_Encoder(max_chars).text(obj, 0), type_name, True, None))
     except _NotAskable as exc:
