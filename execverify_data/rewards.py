@@ -152,7 +152,7 @@ class UnitTestReward:
         timeout (`float`, optional, defaults to 5.0): wall-clock seconds per sandboxed execution.
         memory_mb (`int`, optional, defaults to 1024): address-space limit of each execution.
         workers (`int`, optional): size of a private worker pool; by default the process-wide
-            :func:`execverify_data.sandbox.default_pool` (one worker per CPU) is used.
+            :func:`execverify_data.sandbox.default_pool` (1.5 workers per CPU) is used.
 
     Called as ``reward(prompts, completions, tests, entry_point=None, **kwargs)`` where
     ``tests[i]`` is a list of assertion strings (or ``None``: the row gets ``None``).
