@@ -416,10 +416,11 @@ class Zygote:
         self.counter = 0
         self.jobs = 0
         self.tester = None
+        # the test child's working directory: owned by the zygote, so no child (the candidates run as
+        # the same uid as the test child) can plant anything in it
         self.tester_dir = os.path.join(self.base, f"tester-{os.getpid()}")
-        os.mkdir(self.tester_dir, 0o700)
-        if cfg.get("uid") is not None:
-            os.chown(self.tester_dir, cfg["uid"], cfg["gid"])
+        os.mkdir(self.tester_dir, 0o711)
+        os.chmod(self.tester_dir, 0o711)
 
     def _fork(self, role, request: dict, fd_list: list[int], workdir: str, *args) -> int:
         pid = os.fork()
