@@ -173,7 +173,8 @@ def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str, cpu_lim
     if not cpu_limit:  # the persistent test child: the zygote's wall-clock limit applies per test
         del limits[resource.RLIMIT_CPU]
     if cfg.get("uid") is not None:
-        limits[resource.RLIMIT_NPROC] = (int(request["max_threads"]) + 1,) * 2
+        # the main thread, the threads it may start, and the persistent test child (same uid)
+        limits[resource.RLIMIT_NPROC] = (int(request["max_threads"]) + 2,) * 2
     for which, (soft, hard) in limits.items():
         _, current = resource.getrlimit(which)
         if current != resource.RLIM_INFINITY:
