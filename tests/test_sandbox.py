@@ -219,7 +219,7 @@ def test_privilege_drop(pool):
                        "            n += 1\n"
                        "    except RuntimeError:\n"
                        "        return n\n", ["bomb()"], max_threads=8)
-    assert int(threads.calls[0].value.text) <= 8
+    assert int(threads.calls[0].value.text) <= 8 + 1  # RLIMIT_NPROC also leaves room for the test child
 
 
 @needs("seccomp")
