@@ -1,0 +1,516 @@
+"""Glue between lm-eval task YAMLs and ``execverify_data``: datasets, prompts, scoring.
+
+Nothing runs at import time. Every task scores through :class:`execverify_data.questions.Scorer`
+(one verdict per question, decided by :func:`execverify_data.values.same`), so an answer gets
+the same verdict here, in the TRL rewards and in the released dataset.
+
+Datasets are built by ``custom_dataset`` functions; lm-eval calls them with the task's
+``metadata`` merged with ``--metadata`` (and, through ``simple_evaluate``, the model
+arguments), so each loader reads only its own keys:
+
+* ``lcb_path``: a local LiveCodeBench execution file (jsonl/json/parquet) instead of
+  the Hub dataset ``livecodebench/execution-v2``;
+* ``reval_data_path`` / ``reval_tasks_path``: local ``DREval_data.jsonl`` /
+  ``DREval_tasks.jsonl`` instead of downloading them from the REval repository;
+* ``release_path``: a local release folder (or one parquet/jsonl file) instead of the Hub;
+  ``release_repo``: the Hub dataset id of the release.
+
+Prompt strings of CRUXEval (MIT, (c) Meta Platforms) and LiveCodeBench (MIT) are
+reproduced verbatim from their repositories for fidelity; see README.md.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "cruxeval_input_prompt",
+    "cruxeval_input_cot_prompt",
+    "cruxeval_output_prompt",
+    "cruxeval_output_cot_prompt",
+    "lcb_output_prompt",
+    "lcb_output_cot_prompt",
+    "load_cruxeval_input",
+    "load_cruxeval_output",
+    "load_cruxeval_trace",
+    "load_humaneval",
+    "load_lcb_exec",
+    "load_synth_io",
+    "load_synth_oi",
+    "load_synth_trace",
+    "process_results",
+    "process_humaneval",
+]
+
+TASK_DIR = Path(__file__).resolve().parent
+DATA_DIR = TASK_DIR / "data"
+
+# --------------------------------------------------------------------------- prompts
+# CRUXEval prompts (facebookresearch/cruxeval, prompts.py, MIT): verbatim.
+_CRUX_OUTPUT = """You are given a Python function and an assertion containing an input to the function. Complete the assertion with a literal (no unsimplified expressions, no function calls) containing the output when executing the provided code on the given input, even if the function is incorrect or incomplete. Do NOT output any extra information. Provide the full assertion with the correct output in [ANSWER] and [/ANSWER] tags, following the examples.
+
+[PYTHON]
+def f(n):
+    return n
+assert f(17) == ??
+[/PYTHON]
+[ANSWER]
+assert f(17) == 17
+[/ANSWER]
+
+[PYTHON]
+def f(s):
+    return s + "a"
+assert f("x9j") == ??
+[/PYTHON]
+[ANSWER]
+assert f("x9j") == "x9ja"
+[/ANSWER]
+
+[PYTHON]
+{code}
+assert f({input}) == ??
+[/PYTHON]
+[ANSWER]
+"""
+
+_CRUX_OUTPUT_COT = """You are given a Python function and an assertion containing an input to the function. Complete the assertion with a literal (no unsimplified expressions, no function calls) containing the output when executing the provided code on the given input, even if the function is incorrect or incomplete. Do NOT output any extra information. Execute the program step by step before arriving at an answer, and provide the full assertion with the correct output in [ANSWER] and [/ANSWER] tags, following the examples.
+
+[PYTHON]
+def f(s):
+    s = s + s
+    return "b" + s + "a"
+assert f("hi") == ??
+[/PYTHON]
+[THOUGHT]
+Let's execute the code step by step:
+
+1. The function f is defined, which takes a single argument s.
+2. The function is called with the argument "hi", so within the function, s is initially "hi".
+3. Inside the function, s is concatenated with itself, so s becomes "hihi".
+4. The function then returns a new string that starts with "b", followed by the value of s (which is now "hihi"), and ends with "a".
+5. The return value of the function is therefore "bhihia".
+[/THOUGHT]
+[ANSWER]
+assert f("hi") == "bhihia"
+[/ANSWER]
+
+[PYTHON]
+{code}
+assert f({input}) == ??
+[/PYTHON]
+[THOUGHT]
+"""
+
+_CRUX_INPUT = """You will be given a function f and an output in the form f(??) == output. Find any input such that executing f on the input leads to the given output. There may be multiple answers, but you should only output one. In [ANSWER] and [/ANSWER] tags, complete the assertion with one such input that will produce the output when executing the function.
+
+[PYTHON]
+def f(my_list):
+    count = 0
+    for i in my_list:
+        if len(i) % 2 == 0:
+            count += 1
+    return count
+assert f(??) == 3
+[/PYTHON]
+[ANSWER]
+assert f(["mq", "px", "zy"]) == 3
+[/ANSWER]
+
+[PYTHON]
+def f(s1, s2):
+    return s1 + s2
+assert f(??) == "banana"
+[/PYTHON]
+[ANSWER]
+assert f("ba", "nana") == "banana"
+[/ANSWER]
+
+[PYTHON]
+{code}
+assert f(??) == {output}
+[/PYTHON]
+[ANSWER]
+"""
+
+_CRUX_INPUT_COT = """You will be given a function f and an output in the form f(??) == output. Your task is to find any input such that executing f on the input leads to the given output. There may be multiple answers, but only output one. First, think step by step. You MUST surround the answer with [ANSWER] and [/ANSWER] tags. Express your answer as a passing assertion containing the input and the given output.
+
+[PYTHON]
+def f(x):
+    return x + 1
+assert f(??) == 17
+[/PYTHON]
+[THOUGHT]
+To find an input such that executing f on the input leads to the given output, we can work backwards from the given assertion. We know that f(??) == 17. 
+
+Since the function f(x) returns x + 1, for f(??) to be equal to 17, the value of ?? should be 16. 
+[/THOUGHT]
+[ANSWER]
+assert f(16) == 17
+[/ANSWER]
+
+[PYTHON]
+{code}
+assert f(??) == {output}
+[/PYTHON]
+[THOUGHT]
+"""
+
+# LiveCodeBench code-execution prompts (LiveCodeBench/LiveCodeBench, lcb_runner/prompts/code_execution.py, MIT): verbatim.
+_LCB_OUTPUT = """You are given a Python function and an assertion containing an input to the function. Complete the assertion with a literal (no unsimplified expressions, no function calls) containing the output when executing the provided code on the given input, even if the function is incorrect or incomplete. Do NOT output any extra information. Provide the full assertion with the correct output in [ANSWER] and [/ANSWER] tags, following the examples.
+
+[PYTHON]
+def repeatNumber(number : int) -> int:
+    return number
+assert repeatNumber(number = 17) == ??
+[/PYTHON]
+[ANSWER]
+assert repeatNumber(number = 17) == 17
+[/ANSWER]
+
+[PYTHON]
+def addCharacterA(string : str) -> str:
+    return string + "a"
+assert addCharacterA(string = "x9j") == ??
+[/PYTHON]
+[ANSWER]
+assert addCharacterA(string = "x9j") == "x9ja"
+[/ANSWER]
+
+[PYTHON]
+{code}
+assert {input} == ??
+[/PYTHON]
+[ANSWER]
+"""
+
+_LCB_OUTPUT_COT = """You are given a Python function and an assertion containing an input to the function. Complete the assertion with a literal (no unsimplified expressions, no function calls) containing the output when executing the provided code on the given input, even if the function is incorrect or incomplete. Do NOT output any extra information. Execute the program step by step before arriving at an answer, and provide the full assertion with the correct output in [ANSWER] and [/ANSWER] tags, following the examples.
+
+[PYTHON]
+def performOperation(s):
+    s = s + s
+    return "b" + s + "a"
+assert performOperation(s = "hi") == ??
+[/PYTHON]
+[THOUGHT]
+Let's execute the code step by step:
+
+1. The function performOperation is defined, which takes a single argument s.
+2. The function is called with the argument "hi", so within the function, s is initially "hi".
+3. Inside the function, s is concatenated with itself, so s becomes "hihi".
+4. The function then returns a new string that starts with "b", followed by the value of s (which is now "hihi"), and ends with "a".
+5. The return value of the function is therefore "bhihia".
+[/THOUGHT]
+[ANSWER]
+assert performOperation(s = "hi") == "bhihia"
+[/ANSWER]
+
+[PYTHON]
+{code}
+assert {input} == ??
+[/PYTHON]
+[THOUGHT]
+"""
+
+
+def cruxeval_output_prompt(doc: dict) -> str:
+    return _CRUX_OUTPUT.format(code=doc["code"], input=doc["input"])
+
+
+def cruxeval_output_cot_prompt(doc: dict) -> str:
+    return _CRUX_OUTPUT_COT.format(code=doc["code"], input=doc["input"])
+
+
+def cruxeval_input_prompt(doc: dict) -> str:
+    return _CRUX_INPUT.format(code=doc["code"], output=doc["output"])
+
+
+def cruxeval_input_cot_prompt(doc: dict) -> str:
+    return _CRUX_INPUT_COT.format(code=doc["code"], output=doc["output"])
+
+
+def lcb_output_prompt(doc: dict) -> str:
+    return _LCB_OUTPUT.format(code=doc["code"], input=doc["input"])
+
+
+def lcb_output_cot_prompt(doc: dict) -> str:
+    return _LCB_OUTPUT_COT.format(code=doc["code"], input=doc["input"])
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@lru_cache(maxsize=1)
+def _scorer():
+    from execverify_data.questions import Scorer
+
+    return Scorer()
+
+
+def score(verification: Any, completion: Any):
+    """The project's verdicts (:class:`~execverify_data.questions.ScoreResult`) for one completion."""
+    return _scorer().score(verification, completion)
+
+
+def process_results(doc: dict, results: list) -> dict[str, float]:
+    """lm-eval ``process_results``: ``acc`` (every question right) and ``question_acc``
+    (fraction of the doc's questions right; equal to ``acc`` for one-question docs)."""
+    completion = results[0] if results else ""
+    result = score(doc["verification"], completion)
+    correct = result.correct
+    return {
+        "acc": float(all(correct)),
+        "question_acc": sum(correct) / len(correct),
+    }
+
+
+def _dataset(rows: list[dict]):
+    import datasets
+
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def _read_jsonl(path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _read_table(path: str | Path) -> list[dict]:
+    """Rows of a local jsonl/json/parquet file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist; pass an existing jsonl, json or parquet file")
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path).to_pylist()
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, list) else data.get("data", data.get("rows", []))
+    return _read_jsonl(path)
+
+
+def _rows_limit(rows: list[dict], limit: Any) -> list[dict]:
+    return rows if limit is None else rows[: int(limit)]
+
+
+# --------------------------------------------------------------------------- CRUXEval
+
+
+def _crux_rows(kind: str) -> list[dict]:
+    from execverify_data.data import cruxeval_records
+
+    verifications = {row["id"]: row for row in _read_jsonl(DATA_DIR / "cruxeval_verifications.jsonl")}
+    rows = []
+    for record in cruxeval_records():
+        extra = verifications[record["id"]]
+        verification = extra["o"] if kind == "o" else extra["i"]
+        if verification is None:
+            continue  # no literal input exists (a lambda argument): the input task cannot score it
+        call = f"f({record['input']})" if kind == "o" else extra["reference_call"]
+        question = verification["questions"][0]
+        reference = f"assert {call} == {question['expected']['text']}"
+        rows.append(
+            {
+                "id": record["id"],
+                "code": record["code"],
+                "input": record["input"],
+                "output": record["output"],
+                "verification": json.dumps(verification, ensure_ascii=False),
+                "reference": reference + "\n[/ANSWER]",
+            }
+        )
+    return rows
+
+
+def load_cruxeval_output(**metadata) -> Any:
+    """The 800 CRUXEval output-prediction docs (``id``, ``code``, ``input``, ``output``)."""
+    return _dataset(_crux_rows("o"))
+
+
+def load_cruxeval_input(**metadata) -> Any:
+    """The CRUXEval input-prediction docs (798 of 800: two inputs hold a ``lambda``)."""
+    return _dataset(_crux_rows("i"))
+
+
+def load_cruxeval_trace(**metadata) -> Any:
+    """Path, state and coverage questions over the 800 CRUXEval programs (scripts/make_cruxeval_trace.py)."""
+    rows = []
+    for row in _read_jsonl(DATA_DIR / "cruxeval_trace.jsonl"):
+        row = dict(row)
+        row["verification"] = json.dumps(row["verification"], ensure_ascii=False)
+        row["reference"] = row.pop("reference_completion")
+        rows.append(row)
+    return _dataset(rows)
+
+
+# --------------------------------------------------------------------------- LiveCodeBench
+
+
+LCB_HUB_ID = "livecodebench/execution-v2"
+
+
+def _lcb_verification(row: dict) -> dict | None:
+    from execverify_data.errors import ExecVerifyError
+    from execverify_data.questions import Kind, Question
+    from execverify_data.questions.templates import verification_for
+    from execverify_data.values import encode, parse
+
+    try:
+        expected = encode(parse(row["output"]))
+    except (ExecVerifyError, ValueError, TypeError, RecursionError):
+        return None
+    if not expected.askable:
+        return None
+    question = Question(Kind.IO, expected=expected, call=row["input"], entry=row.get("function_name") or None)
+    return verification_for(row["code"], [question], "cruxeval")
+
+
+def load_lcb_exec(lcb_path: str | None = None, lcb_limit: int | None = None, **metadata) -> Any:
+    """LiveCodeBench code-execution docs: ``lcb_path`` (local file) or the Hub dataset."""
+    if lcb_path:
+        records = _read_table(lcb_path)
+    else:  # pragma: no cover - network
+        import datasets
+
+        records = datasets.load_dataset(LCB_HUB_ID, split="test").to_list()
+    rows = []
+    for record in _rows_limit(records, lcb_limit):
+        verification = _lcb_verification(record)
+        if verification is None:
+            continue
+        rows.append(
+            {
+                "id": str(record.get("id", record.get("question_id", len(rows)))),
+                "question_id": str(record.get("question_id", "")),
+                "function_name": record.get("function_name", ""),
+                "code": record["code"],
+                "input": record["input"],
+                "output": record["output"],
+                "verification": json.dumps(verification, ensure_ascii=False),
+                "reference": f"assert {record['input']} == {record['output']}\n[/ANSWER]",
+            }
+        )
+    return _dataset(rows)
+
+
+# --------------------------------------------------------------------------- the release (synth)
+
+RELEASE_HUB_ID = "execverify/execverify-data"
+
+
+def _prompt_text(prompt: Any) -> str:
+    """A prompt column as text: a string, or chat messages joined (system, then user)."""
+    if isinstance(prompt, str):
+        if prompt.startswith("["):
+            try:
+                prompt = json.loads(prompt)
+            except ValueError:
+                return prompt
+        else:
+            return prompt
+    if isinstance(prompt, list):
+        return "\n\n".join(str(m.get("content", "")) for m in prompt if isinstance(m, dict))
+    return str(prompt)
+
+
+def _release_files(release_path: str) -> list[Path]:
+    path = Path(release_path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"release_path {path} is neither a file nor a folder")
+    files = sorted(
+        p for p in path.rglob("*") if p.suffix in (".parquet", ".jsonl") and "test" in p.relative_to(path).as_posix()
+    )
+    if not files:
+        raise FileNotFoundError(f"no test split (*test*.parquet or *test*.jsonl) under {path}")
+    return files
+
+
+def _synth_rows(part: str, release_path: str | None, release_repo: str) -> list[dict]:
+    from execverify_data.questions import FINAL_KINDS, Kind, load_verification
+
+    if release_path:
+        records = [row for f in _release_files(release_path) for row in _read_table(f)]
+    else:  # pragma: no cover - network
+        import datasets
+
+        records = datasets.load_dataset(release_repo, split="test").to_list()
+    rows = []
+    for number, record in enumerate(records):
+        verification = load_verification(record["verification"])
+        kinds = set(verification.kinds)
+        if part == "io" and Kind.IO not in kinds:
+            continue
+        if part == "oi" and Kind.OI not in kinds:
+            continue
+        if part == "trace" and (kinds & FINAL_KINDS or not kinds):
+            continue
+        raw = record["verification"]
+        rows.append(
+            {
+                "id": str(record.get("id", number)),
+                "prompt": _prompt_text(record["prompt"]),
+                "verification": raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False),
+                "reference": _prompt_text(record.get("reference_completion", record.get("completion", ""))),
+                "style": verification.style,
+            }
+        )
+    return rows
+
+
+def load_synth_io(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
+    """Test-split rows of the release whose final question is ``io``."""
+    return _dataset(_synth_rows("io", release_path, release_repo))
+
+
+def load_synth_oi(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
+    """Test-split rows of the release with an ``oi`` question."""
+    return _dataset(_synth_rows("oi", release_path, release_repo))
+
+
+def load_synth_trace(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
+    """Test-split rows of the release with step questions only (path, state, coverage)."""
+    return _dataset(_synth_rows("trace", release_path, release_repo))
+
+
+def synth_final_results(doc: dict, results: list) -> dict[str, float]:
+    """``acc``: the final (io/oi) answer; ``question_acc``: all questions of the row."""
+    completion = results[0] if results else ""
+    result = score(doc["verification"], completion)
+    final = result.final_correct
+    return {"acc": float(bool(final)), "question_acc": sum(result.correct) / len(result.correct)}
+
+
+# --------------------------------------------------------------------------- HumanEval
+
+_HUMANEVAL_PROMPT = "Complete the following Python function.\n\n```python\n{prompt}"
+
+
+def load_humaneval(**metadata) -> Any:
+    """The 164 HumanEval problems shipped with the package (MIT)."""
+    from execverify_data.data import humaneval_records
+
+    rows = [dict(r, reference=r["canonical_solution"] + "\n```") for r in humaneval_records()]
+    return _dataset(rows)
+
+
+def humaneval_prompt(doc: dict) -> str:
+    return doc["prompt"]
+
+
+def process_humaneval(doc: dict, results: list) -> dict[str, float]:
+    """pass@1 of one greedy completion, run by :func:`execverify_data.rewards.unit_test_reward`."""
+    from execverify_data.rewards import unit_test_reward
+
+    completion = results[0] if results else ""
+    body = completion.split("```")[0]
+    program = doc["prompt"] + body
+    reward = unit_test_reward(
+        completions=["```python\n" + program + "\n```"], tests=[[doc["test"]]], entry_point=[doc["entry_point"]]
+    )
+    return {"pass@1": float(reward[0] or 0.0)}
