@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "score": "execverify_data.cli.score:score",
     "trace": "execverify_data.cli.trace:trace",
     "synthesize": "execverify_data.cli.synthesize:synthesize",
+    "tasks-path": "execverify_data.cli.tasks_path:tasks_path",
     "difficulty": "execverify_data.cli.difficulty:difficulty",
 }
 
