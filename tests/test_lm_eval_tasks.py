@@ -1,0 +1,423 @@
+"""The lm-eval task folder: every task through ``lm_eval.simple_evaluate`` with an oracle LM.
+
+Upstream data that cannot be shipped (REval, LiveCodeBench-Exec, the release) is replaced
+by small fixtures written here in the upstream formats (documented in the task README).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+lm_eval = pytest.importorskip("lm_eval")
+datasets = pytest.importorskip("datasets")
+
+from lm_eval.api.model import LM  # noqa: E402
+from lm_eval.tasks import TaskManager  # noqa: E402
+
+from execverify_data.cli.tasks_path import task_folder  # noqa: E402
+from execverify_data.data import cruxeval_records  # noqa: E402
+from execverify_data.lm_eval_cli import build_argv  # noqa: E402
+
+TASKS = Path(task_folder())
+
+# ------------------------------------------------------------------ fixtures in upstream formats
+
+LCB_ROWS = [
+    {
+        "question_id": "q1", "contest_id": "c1", "contest_date": "2023-09-01T00:00:00", "difficulty": "easy",
+        "function_name": "countWords", "numsteps": 10, "problem_id": "p1", "id": "sample_1",
+        "code": "def countWords(s: str) -> dict:\n    out = {}\n    for w in s.split():\n        out[w] = out.get(w, 0) + 1\n    return out",
+        "input": "countWords(s = 'a b a')", "output": "{'a': 2, 'b': 1}",
+    },
+    {
+        "question_id": "q2", "contest_id": "c1", "contest_date": "2023-09-01T00:00:00", "difficulty": "easy",
+        "function_name": "shout", "numsteps": 3, "problem_id": "p2", "id": "sample_2",
+        "code": "def shout(word: str) -> str:\n    return word.upper() + '!'",
+        "input": "shout(word = \"hey\")", "output": "'HEY!'",
+    },
+    {
+        "question_id": "q3", "contest_id": "c2", "contest_date": "2023-10-01T00:00:00", "difficulty": "medium",
+        "function_name": "isEven", "numsteps": 3, "problem_id": "p3", "id": "sample_3",
+        "code": "def isEven(n: int) -> bool:\n    return n % 2 == 0",
+        "input": "isEven(n = 4)", "output": "True",
+    },
+]
+
+REVAL_DATA = [
+    {  # a HumanEval-style function problem
+        "task_id": "HumanEval/0",
+        "entry_point": "total_positive",
+        "code": "def total_positive(xs):\n    t = 0\n    for x in xs:\n        if x > 0:\n            t = t + x\n    return t",
+        "inputs": ["([1, -2, 3],)\n", "([-1],)\n"],
+    },
+    {
+        "task_id": "HumanEval/1",
+        "entry_point": "halve",
+        "code": "def halve(n):\n    h = n / 2\n    return h",
+        "inputs": ["(3, )"],
+    },
+    {  # a ClassEval-style problem: skipped (needs REval's test-class harness)
+        "task_id": "ClassEval_0",
+        "entry_point": "Box",
+        "code": "class Box:\n    def __init__(self):\n        self.v = 1",
+        "inputs": ["self.assertEqual(Box().v, 1)"],
+        "test": "import unittest",
+    },
+]
+REVAL_TASKS = [
+    {"task_id": "DREval/0", "idx": 0, "tasks": [
+        {"input_idx": 0, "task": [{"lineno": 5, "var": "t"}, {"lineno": 2, "var": "t"}],
+         "output_pred": "assert total_positive([1, -2, 3]) == ??"},
+        {"input_idx": 1, "task": [{"lineno": 3, "var": "x"}],
+         "output_pred": "assert total_positive([-1]) == ??"},
+    ]},
+    {"task_id": "DREval/1", "idx": 1, "tasks": [
+        {"input_idx": 0, "task": [{"lineno": 2, "var": "h"}], "output_pred": "assert halve(3) == ??"},
+    ]},
+    {"task_id": "DREval/2", "idx": 2, "tasks": [
+        {"input_idx": 0, "task": [{"lineno": 3, "var": "self.v"}], "output_pred": "self.assertEqual(Box().v, ??)"},
+    ]},
+]
+
+SYNTH_PROGRAMS = [
+    ("def f(xs):\n    total = 0\n    for x in xs:\n        if x < 0:\n            continue\n        total += x\n    return total\n", "f([2, -1, 3])"),
+    ("def f(s):\n    out = []\n    for ch in s:\n        out.append(ch.upper())\n    return ''.join(out)\n", "f('ab')"),
+    ("def f(n):\n    k = n * 2\n    return {k: n}\n", "f(4)"),
+]
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory) -> dict:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from execverify_data.questions import build
+
+    root = tmp_path_factory.mktemp("lm_eval_fixtures")
+    rows = []
+    for number, (source, call) in enumerate(SYNTH_PROGRAMS):
+        for task, kwargs in (("output", dict(n_path=1, n_state=1)), ("input", dict(n_path=0, n_state=0)),
+                             ("output", dict(n_path=2, n_state=1, n_coverage=1))):
+            r = build(source, call, seed=number, task=task, **kwargs)
+            rows.append({"id": f"row-{len(rows)}", "prompt": r.prompt, "reference_completion": r.reference_completion,
+                         "verification": json.dumps(r.verification)})
+        # a step-only row (as the release's trace rows)
+        from execverify_data.questions import Kind, render, select_questions
+        from execverify_data.trace import trace_call
+
+        trace = trace_call(source, call)
+        steps = [q for q in select_questions(source, trace, call, seed=number, n_path=2, n_state=1, n_coverage=1)
+                 if q.kind is not Kind.IO]
+        r = render(source, steps, style="chat", call=call)
+        rows.append({"id": f"row-{len(rows)}", "prompt": json.dumps(r.prompt), "reference_completion": r.reference_completion,
+                     "verification": json.dumps(r.verification)})
+    release = root / "release" / "data"
+    release.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows), release / "test-00000-of-00001.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[:1]), release / "train-00000-of-00001.parquet")
+    return {
+        "lcb_path": str(_write_jsonl(root / "lcb.jsonl", LCB_ROWS)),
+        "reval_data_path": str(_write_jsonl(root / "DREval_data.jsonl", REVAL_DATA)),
+        "reval_tasks_path": str(_write_jsonl(root / "DREval_tasks.jsonl", REVAL_TASKS)),
+        "release_path": str(root / "release"),
+    }
+
+
+# ------------------------------------------------------------------ LMs
+
+
+def _cut(text: str, gen_kwargs: dict) -> str:
+    for stop in gen_kwargs.get("until") or []:
+        if stop:
+            text = text.split(stop)[0]
+    return text
+
+
+class AnswerLM(LM):
+    """Answers every request with ``answer(doc, idx)``, cut at the request's stop sequences."""
+
+    def __init__(self, answer):
+        super().__init__()
+        self.answer = answer
+
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        return [_cut(self.answer(r.doc, r.idx), r.args[1]) for r in requests]
+
+    def loglikelihood(self, requests, disable_tqdm: bool = False):  # pragma: no cover - not used
+        raise NotImplementedError
+
+    def loglikelihood_rolling(self, requests, disable_tqdm: bool = False):  # pragma: no cover - not used
+        raise NotImplementedError
+
+
+def oracle(doc: dict, idx: int) -> str:
+    if "references" in doc:
+        return doc["references"][idx]
+    return doc["reference"]
+
+
+WRONG = "[ANSWER]\nassert f(None) == 'surely \\x00 wrong'\n[/ANSWER]\n<answer>\nsurely wrong\n</answer>"
+
+
+def wrong(doc: dict, idx: int) -> str:
+    return WRONG
+
+
+@pytest.fixture(scope="module")
+def task_manager(fixtures) -> TaskManager:
+    return TaskManager(include_path=str(TASKS), include_defaults=False, metadata=fixtures)
+
+
+def _evaluate(task_manager, tasks, lm, limit=None) -> dict:
+    from lm_eval import simple_evaluate
+
+    out = simple_evaluate(model=lm, tasks=tasks, task_manager=task_manager, limit=limit,
+                          bootstrap_iters=0, log_samples=False)
+    return out["results"]
+
+
+FAST_TASKS = [
+    "execverify_lcb_exec", "execverify_lcb_exec_cot",
+    "execverify_reval_coverage", "execverify_reval_state", "execverify_reval_path", "execverify_reval_output",
+    "execverify_reval_consistency",
+    "execverify_synth_io", "execverify_synth_oi", "execverify_synth_trace",
+]
+CRUX_TASKS = ["execverify_cruxeval_o", "execverify_cruxeval_o_cot", "execverify_cruxeval_i",
+              "execverify_cruxeval_i_cot", "execverify_cruxeval_trace"]
+
+
+def _main_metric(task: str) -> str:
+    return "ic,none" if task == "execverify_reval_consistency" else "acc,none"
+
+
+def test_every_task_is_listed(task_manager):
+    names = set(task_manager.all_tasks)
+    expected = {*FAST_TASKS, *CRUX_TASKS, "execverify", "execverify_reval", "execverify_humaneval"}
+    assert expected <= names, expected - names
+
+
+def test_every_task_yaml_has_a_version():
+    import yaml
+
+    for path in TASKS.glob("*.yaml"):
+        text = path.read_text()
+        assert "metadata:" in text and "version:" in text, path.name
+
+
+def test_utils_import_does_no_work():
+    code = ("import sys, time; t = time.time(); sys.path.insert(0, %r); import utils, reval; "
+            "assert 'datasets' not in sys.modules and 'lm_eval' not in sys.modules; print(time.time() - t)") % str(TASKS)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout) < 2.0
+
+
+def test_oracle_scores_one_on_fixture_tasks(task_manager):
+    results = _evaluate(task_manager, FAST_TASKS, AnswerLM(oracle))
+    for task in FAST_TASKS:
+        assert results[task][_main_metric(task)] == 1.0, (task, results[task])
+    consistency = results["execverify_reval_consistency"]
+    for kind in ("coverage", "state", "path", "output"):
+        assert consistency[f"{kind}_acc,none"] == 1.0
+
+
+def test_wrong_answers_score_zero_on_fixture_tasks(task_manager):
+    results = _evaluate(task_manager, FAST_TASKS, AnswerLM(wrong))
+    for task in FAST_TASKS:
+        if task == "execverify_reval_coverage":
+            continue  # a wrong text reads as NO, which is right for never-executed lines (REval's rule)
+        assert results[task][_main_metric(task)] == 0.0, (task, results[task])
+
+
+def test_group_reports_incremental_consistency(task_manager):
+    results = _evaluate(task_manager, ["execverify_reval"], AnswerLM(oracle))
+    assert results["execverify_reval"]["ic,none"] == 1.0
+
+
+def test_fixture_sizes(task_manager, fixtures):
+    from execverify_data.lm_eval_tasks import reval, utils
+
+    assert len(utils.load_lcb_exec(**fixtures)["test"]) == 3
+    units = reval.load_coverage(**fixtures)["test"]
+    assert len(units) == 4  # the ClassEval item is skipped
+    assert len(reval.load_output(**fixtures)["test"]) == 3
+    assert len(utils.load_synth_io(**fixtures)["test"]) == 6
+    assert len(utils.load_synth_oi(**fixtures)["test"]) == 3
+    assert len(utils.load_synth_trace(**fixtures)["test"]) == 3
+
+
+def test_cruxeval_tasks_oracle_limit(task_manager):
+    results = _evaluate(task_manager, CRUX_TASKS, AnswerLM(oracle), limit=20)
+    for task in CRUX_TASKS:
+        assert results[task]["acc,none"] == 1.0, task
+    results = _evaluate(task_manager, CRUX_TASKS, AnswerLM(wrong), limit=20)
+    for task in CRUX_TASKS:
+        assert results[task]["acc,none"] == 0.0, task
+
+
+@pytest.mark.slow
+def test_cruxeval_tasks_oracle_full(task_manager):
+    results = _evaluate(task_manager, CRUX_TASKS, AnswerLM(oracle))
+    for task in CRUX_TASKS:
+        assert results[task]["acc,none"] == 1.0, task
+    sizes = {t: results[t].get("samples") for t in CRUX_TASKS}
+    assert results  # sizes are checked in test_cruxeval_sizes
+
+
+def test_cruxeval_sizes():
+    from execverify_data.lm_eval_tasks import utils
+
+    assert len(utils.load_cruxeval_output()["test"]) == 800
+    assert len(utils.load_cruxeval_input()["test"]) == 798
+    assert len(utils.load_cruxeval_trace()["test"]) == 800
+    doc = utils.load_cruxeval_output()["test"][0]
+    assert {"id", "code", "input", "output"} <= set(doc)
+
+
+def test_cruxeval_prompts_are_the_official_format():
+    from execverify_data.lm_eval_tasks import utils
+
+    doc = {"code": "def f(x):\n    return x", "input": "1", "output": "1"}
+    prompt = utils.cruxeval_output_prompt(doc)
+    assert prompt.endswith("[PYTHON]\ndef f(x):\n    return x\nassert f(1) == ??\n[/PYTHON]\n[ANSWER]\n")
+    assert utils.cruxeval_input_prompt(doc).endswith("assert f(??) == 1\n[/PYTHON]\n[ANSWER]\n")
+    assert utils.cruxeval_output_cot_prompt(doc).endswith("[/PYTHON]\n[THOUGHT]\n")
+
+
+def _gold_writings(record: dict) -> list[str]:
+    call, out = f"f({record['input']})", record["output"]
+    return [
+        f"assert {call} == {out}\n",  # the direct prompt's continuation, stopped at [/ANSWER]
+        f"{out}",
+        f"[ANSWER]\nassert {call} == {out}\n[/ANSWER]",
+        f"Let's run it step by step.\nThe call returns {out}.\n[/THOUGHT]\n[ANSWER]\nassert {call} == {out}\n[/ANSWER]",
+        f"[ANSWER]\n{out}\n[/ANSWER]",
+        f"[ANSWER]\nassert f(0) == {out}\n[/ANSWER]",  # only the value counts
+    ]
+
+
+def test_all_cruxeval_gold_outputs_score_one():
+    """All 800 gold outputs, written the ways models write them (quotes kept), score 1.0."""
+    from execverify_data.lm_eval_tasks import utils
+
+    docs = utils.load_cruxeval_output()["test"]
+    by_id = {r["id"]: r for r in cruxeval_records()}
+    strings = 0
+    for doc in docs:
+        record = by_id[doc["id"]]
+        strings += record["output"].startswith(("'", '"'))
+        for text in _gold_writings(record):
+            assert utils.process_results(doc, [text])["acc"] == 1.0, (doc["id"], text)
+        # the quote-stripping bug of lm-eval's own task: an unquoted string is wrong here
+        if record["output"].startswith("'") and len(record["output"]) > 2:
+            bare = record["output"][1:-1]
+            if bare and not bare.strip().startswith(("'", '"')) and bare.strip() not in ("True", "False", "None"):
+                try:
+                    float(bare)
+                except ValueError:
+                    assert utils.process_results(doc, [f"assert f() == {bare}"])["acc"] == 0.0, doc["id"]
+    assert strings > 300  # about 46% of CRUXEval outputs are strings
+
+
+def test_cruxeval_protocol_differences():
+    from execverify_data.lm_eval_tasks import utils
+
+    docs = {d["id"]: d for d in utils.load_cruxeval_output()["test"]}
+    bool_doc = next(d for d in docs.values() if d["output"] == "True")
+    assert utils.process_results(bool_doc, ["assert f() == 1"])["acc"] == 0.0  # CRUXEval's `True == 1` passes
+    assert utils.process_results(bool_doc, ["assert f() == True"])["acc"] == 1.0
+
+
+def test_cruxeval_input_runs_the_proposed_call():
+    from execverify_data.lm_eval_tasks import utils
+
+    doc = utils.load_cruxeval_input()["test"][0]
+    assert utils.process_results(doc, [doc["reference"]])["acc"] == 1.0
+    assert utils.process_results(doc, ["assert f([]) == " + doc["output"]])["acc"] == 0.0
+
+
+def test_reval_conventions():
+    from execverify_data.lm_eval_tasks import reval
+    from execverify_data.trace import trace_call
+
+    src = "def f(xs):\n    t = 0\n    for x in xs: t += x\n    return t\n"
+    view = reval.reval_view(src, trace_call(src, "f([1, 2])"))
+    assert view.next_lines[3] == {4}  # consecutive events on line 3 merged
+    assert [v.text for v in view.values[(3, "t")]] == ["3"]
+    src = "def g(a):\n    return a + 1\n\ndef f(x):\n    y = g(x)\n    return y\n"
+    view = reval.reval_view(src, trace_call(src, "f(1)"))
+    assert [v.text for v in view.values[(5, "a")]] == ["1"]  # the next event is g's first line
+    # state answers match any execution's value; Nil for lines not executed; float tolerance
+    gold = [{"text": "1", "type": "int"}, {"text": "4", "type": "int"}]
+    assert reval.judge("state", gold, "[ANSWER]\n4; int\n[/ANSWER]", "")
+    assert reval.judge("state", gold, "4; integer", "")
+    assert not reval.judge("state", gold, "4; float", "")
+    assert reval.judge("state", None, "Nil", "") and not reval.judge("state", gold, "Nil", "")
+    assert reval.judge("state", [{"text": "0.30000000000000004", "type": "float"}], "0.3; float", "")
+    # path answers are matched to lines by their stripped text
+    code = "def f(x):\n    y = 1\n    return y"
+    assert reval.judge("path", [3], "return y", code)
+    assert not reval.judge("path", [3], "3", code)
+    assert reval.judge("path", [-1], "-1", code)
+    assert reval.judge("coverage", True, "YES", "") and reval.judge("coverage", False, "no", "")
+    # REval: a path question about a line that never runs has no right answer
+    assert not reval.judge("path", None, "-1", code)
+
+
+def test_execverify_lm_eval_argv():
+    assert build_argv(["--tasks", "x"], "/t") == ["run", "--include_path", "/t", "--tasks", "x"]
+    with pytest.raises(TypeError):
+        build_argv(["--include_path", "/mine"], "/t")
+
+
+def test_tasks_path_command():
+    from click.testing import CliRunner
+
+    from execverify_data.cli import main
+
+    result = CliRunner().invoke(main, ["tasks-path"])
+    assert result.exit_code == 0
+    assert Path(result.output.strip()) == TASKS
+    assert (TASKS / "execverify.yaml").is_file() and (TASKS / "data" / "cruxeval_trace.jsonl").is_file()
+
+
+def test_cruxeval_trace_data_is_reproducible(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "scripts" / "make_cruxeval_trace.py"
+    if not script.is_file():
+        pytest.skip("the data script is not part of an installed package")
+    subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    for name in ("cruxeval_trace.jsonl", "cruxeval_verifications.jsonl"):
+        assert (tmp_path / name).read_bytes() == (TASKS / "data" / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_tiny_model_end_to_end_from_the_command_line(tmp_path):
+    from execverify_data.testing import build_tiny_model
+
+    model = build_tiny_model(tmp_path / "tiny")
+    script = Path(sys.executable).with_name("execverify-lm-eval")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "execverify_data.lm_eval_cli"]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    out = subprocess.run(
+        [*command, "--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--tasks", "execverify_cruxeval_o",
+         "--limit", "2", "--device", "cpu", "--batch_size", "1", "--gen_kwargs", "max_gen_toks=8",
+         "--output_path", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "execverify_cruxeval_o" in out.stdout
+    results = list((tmp_path / "out").rglob("results_*.json"))
+    assert results
+    data = json.loads(results[0].read_text())
+    assert data["results"]["execverify_cruxeval_o"]["acc,none"] in (0.0, 0.5, 1.0)
