@@ -34,8 +34,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import is_, is_not
+from operator import is_
 from types import CodeType, FrameType
 from typing import Any, Mapping, NamedTuple
 
@@ -271,14 +270,13 @@ def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
 _new_event = functools.partial(tuple.__new__, Event)  # skips the NamedTuple's Python-level __new__
 _FLAT_CONTAINERS = (list, tuple, dict)
 _SHAPE_LIMIT = 10_000
-_UNBOUND = object()
 
 
 def _shape(value: Any):
     """What the snapshot cache compares at the next event: ``None`` for an immutable
-    scalar or a tuple of immutable scalars (same object, same value); ``(elements,)`` or ``(keys, values)`` copies for a
-    list, tuple or dict of immutable scalars (same object and same elements, same
-    value); ``False`` for anything else (always re-encoded)."""
+    scalar or a tuple of immutable scalars (same object, same value); ``(elements,)``
+    or ``(keys, values)`` copies for a list or dict of immutable scalars (same object
+    and same elements, same value); ``False`` for anything else (always re-encoded)."""
     kind = type(value)
     if kind in _IMMUTABLE_SCALARS:
         return None
