@@ -190,11 +190,18 @@ def _evaluate(task_manager, tasks, lm, limit=None) -> dict:
 FAST_TASKS = [
     "execverify_lcb_exec", "execverify_lcb_exec_cot",
     "execverify_reval_coverage", "execverify_reval_state", "execverify_reval_path", "execverify_reval_output",
-    "execverify_reval_consistency",
     "execverify_synth_io", "execverify_synth_oi", "execverify_synth_trace",
 ]
 CRUX_TASKS = ["execverify_cruxeval_o", "execverify_cruxeval_o_cot", "execverify_cruxeval_i",
               "execverify_cruxeval_i_cot", "execverify_cruxeval_trace"]
+
+
+def _result(results: dict, task: str) -> dict:
+    """A task's results; tasks defined inside a group are keyed ``group::task``."""
+    for key, value in results.items():
+        if key == task or key.endswith("::" + task):
+            return value
+    raise KeyError(f"{task} not in {sorted(results)}")
 
 
 def _main_metric(task: str) -> str:
@@ -224,20 +231,20 @@ def test_utils_import_does_no_work():
 
 
 def test_oracle_scores_one_on_fixture_tasks(task_manager):
-    results = _evaluate(task_manager, FAST_TASKS, AnswerLM(oracle))
-    for task in FAST_TASKS:
-        assert results[task][_main_metric(task)] == 1.0, (task, results[task])
-    consistency = results["execverify_reval_consistency"]
+    results = _evaluate(task_manager, [*FAST_TASKS, "execverify_reval"], AnswerLM(oracle))
+    for task in [*FAST_TASKS, "execverify_reval_consistency"]:
+        assert _result(results, task)[_main_metric(task)] == 1.0, (task, _result(results, task))
+    consistency = _result(results, "execverify_reval_consistency")
     for kind in ("coverage", "state", "path", "output"):
         assert consistency[f"{kind}_acc,none"] == 1.0
 
 
 def test_wrong_answers_score_zero_on_fixture_tasks(task_manager):
-    results = _evaluate(task_manager, FAST_TASKS, AnswerLM(wrong))
-    for task in FAST_TASKS:
+    results = _evaluate(task_manager, [*FAST_TASKS, "execverify_reval"], AnswerLM(wrong))
+    for task in [*FAST_TASKS, "execverify_reval_consistency"]:
         if task == "execverify_reval_coverage":
             continue  # a wrong text reads as NO, which is right for never-executed lines (REval's rule)
-        assert results[task][_main_metric(task)] == 0.0, (task, results[task])
+        assert _result(results, task)[_main_metric(task)] == 0.0, (task, _result(results, task))
 
 
 def test_group_reports_incremental_consistency(task_manager):
@@ -421,3 +428,31 @@ def test_tiny_model_end_to_end_from_the_command_line(tmp_path):
     assert results
     data = json.loads(results[0].read_text())
     assert data["results"]["execverify_cruxeval_o"]["acc,none"] in (0.0, 0.5, 1.0)
+
+
+def test_wildcard_and_group_select_each_task_once(task_manager):
+    names = task_manager.match_tasks(["execverify_*"])
+    assert "execverify-tasks" not in names and "execverify" not in names
+    loaded = task_manager.load(names)
+    assert not any("consistency" in n for n in names)  # reached through its group only
+    loaded_names = [n.split("::")[-1] for n in loaded["tasks"]]
+    assert sorted(loaded_names) == sorted([*(n for n in names if n != "execverify_reval"), "execverify_reval_consistency"])
+    group = task_manager.load(["execverify"])
+    group_names = {n.split("::")[-1] for n in group["tasks"]}
+    assert "execverify_humaneval" not in group_names  # the sandboxed HumanEval task runs only when named
+    assert group_names == set(loaded_names) - {"execverify_humaneval", *(
+        n for n in loaded_names if n.startswith("execverify_reval_") and n != "execverify_reval_consistency")}
+
+
+def test_group_execverify_with_the_oracle(task_manager):
+    results = _evaluate(task_manager, ["execverify"], AnswerLM(oracle), limit=4)  # a REval unit is 4 docs
+    assert results["execverify"]["acc,none"] == 1.0
+    assert results["execverify_reval"]["ic,none"] == 1.0
+
+
+@pytest.mark.slow
+def test_humaneval_with_the_sandbox(task_manager):
+    results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(oracle), limit=4)
+    assert results["execverify_humaneval"]["pass@1,none"] == 1.0
+    results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(lambda doc, idx: "    return None\n"), limit=4)
+    assert results["execverify_humaneval"]["pass@1,none"] == 0.0

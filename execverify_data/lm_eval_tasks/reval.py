@@ -248,8 +248,14 @@ def _loader(kind: str):
                     seen.add(key)
                     rows.append(_with_reference(unit, kind))
             return _dataset(rows)
-        if kind == "consistency":
-            return _dataset([dict(u, references=[reference_answer(u, k) for k in KINDS]) for u in units])
+        if kind == "consistency":  # the four questions of each unit, next to each other
+            rows = []
+            for unit in units:
+                for k in KINDS:
+                    row = _with_reference(unit, k)
+                    row["unit"] = unit["id"]
+                    rows.append(row)
+            return _dataset(rows)
         return _dataset([_with_reference(u, kind) for u in units])
 
     load.__name__ = f"load_{kind}"
@@ -390,61 +396,41 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
     return {"acc": float(judge(doc["kind"], gold, results[0] if results else "", doc["code"]))}
 
 
-def process_consistency(doc: dict, results: list) -> dict[str, float]:
-    """REval's Incremental Consistency for one unit, plus the four verdicts."""
-    gold = json.loads(doc["gold"])
-    ok = [judge(kind, gold[kind], results[i] if i < len(results) else "", doc["code"]) for i, kind in enumerate(KINDS)]
-    coverage, state, path, output = ok
-    # REval's Consistency.run: credit only for a correct prefix of coverage -> state -> path -> output
-    ic = {
+def process_consistency(doc: dict, results: list) -> dict[str, tuple]:
+    """One question of a consistency unit; the aggregations join the unit's four verdicts."""
+    gold = json.loads(doc["gold"])[doc["kind"]]
+    ok = judge(doc["kind"], gold, results[0] if results else "", doc["code"])
+    item = (doc["unit"], doc["kind"], ok)
+    return {"acc": float(ok), "ic": item, **{f"{kind}_acc": item for kind in KINDS}}
+
+
+def incremental_consistency(items: list[tuple]) -> float:
+    """REval's Incremental Consistency over units (``Consistency.run``): per unit, 1 when
+    coverage, state, path and output are right; 0.5, 0.25, 0.125 when only the first three,
+    two, one of that sequence are right and the rest wrong; 0 otherwise."""
+    units: dict[str, dict[str, bool]] = {}
+    for unit, kind, ok in items:
+        units.setdefault(unit, {})[kind] = bool(ok)
+    credit = {
         (True, True, True, True): 1.0,
         (True, True, True, False): 0.5,
         (True, True, False, False): 0.25,
         (True, False, False, False): 0.125,
-    }.get((coverage, state, path, output), 0.0)
-    return {"ic": ic, **{f"{kind}_acc": float(v) for kind, v in zip(KINDS, ok)}}
+    }
+    scores = [credit.get(tuple(v.get(kind, False) for kind in KINDS), 0.0) for v in units.values()]
+    return sum(scores) / len(scores) if scores else 0.0
 
 
-@lru_cache(maxsize=1)
-def _consistency_class():
-    from lm_eval.api.task import ConfigurableTask
+def _kind_mean(kind: str):
+    def mean(items: list[tuple]) -> float:
+        verdicts = [ok for _, k, ok in items if k == kind]
+        return sum(verdicts) / len(verdicts) if verdicts else 0.0
 
-    class _ConsistencyTask(ConfigurableTask):
-        def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any):
-            first = super().construct_requests(doc, ctx, **kwargs)
-            first = first[0] if isinstance(first, list) else first
-            requests = [first]
-            for i in range(1, len(KINDS)):
-                context = first.arguments[0]
-                if isinstance(context, str):  # the same context (chat template, system prompt) around the i-th prompt
-                    context = context.replace(doc["prompts"][0], doc["prompts"][i])
-                requests.append(
-                    type(first)(
-                        request_type=first.request_type,
-                        doc=doc,
-                        arguments=(context, *first.arguments[1:]),
-                        idx=i,
-                        metadata=first.metadata,
-                    )
-                )
-            return requests
-
-    return _ConsistencyTask
+    mean.__name__ = f"{kind}_mean"
+    return mean
 
 
-class ConsistencyTask:
-    """lm-eval task class of ``execverify_reval_consistency``: the four REval questions of one
-    unit (four requests per doc), scored together. Builds the real ``ConfigurableTask``
-    subclass on first use, so importing this module does not import lm-eval."""
-
-    def __new__(cls, config: dict | None = None):
-        config = {k: v for k, v in (config or {}).items() if k != "class"}  # lm-eval passes its own routing key
-        return _consistency_class()(config=config)
-
-    def __init__(self, config: dict | None = None):  # pragma: no cover - __new__ returns another class
-        pass
-
-
-def first_prompt(doc: dict) -> str:
-    """The context of a consistency doc's first request (the coverage question)."""
-    return doc["prompts"][0]
+coverage_mean = _kind_mean("coverage")
+state_mean = _kind_mean("state")
+path_mean = _kind_mean("path")
+output_mean = _kind_mean("output")
