@@ -1,0 +1,85 @@
+"""Fill the model card template (``cards/model_card.md``) that the training recipes write.
+
+The template is a :class:`string.Template` (``$name`` placeholders). The recipes in
+``training_examples/`` pass the base model, the data version, the rewards, the
+hyperparameters and the evaluation command; :func:`render_model_card` adds the
+versions of the training stack and refuses a template with a placeholder left unfilled.
+
+>>> text = render_model_card("$model_name from $base_model (TRL $trl_version)",
+...                          model_name="m", base_model="b", trl_version="1.0")
+>>> text
+'m from b (TRL 1.0)'
+>>> hyperparameter_rows({"learning_rate": 1e-06, "beta": 0.0})
+'| learning_rate | 1e-06 |\\n| beta | 0.0 |'
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from execverify_data.errors import InvalidArgument
+
+__all__ = ["hyperparameter_rows", "render_model_card", "stack_versions", "write_model_card"]
+
+_PACKAGES = {
+    "trl_version": "trl",
+    "transformers_version": "transformers",
+    "torch_version": "torch",
+    "datasets_version": "datasets",
+    "execverify_version": "execverify-data",
+}
+
+
+def stack_versions() -> dict[str, str]:
+    """Installed versions of the training stack, keyed as the template names them (``trl_version``...)."""
+    versions = {}
+    for key, package in _PACKAGES.items():
+        try:
+            versions[key] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[key] = "not installed"
+    return versions
+
+
+def hyperparameter_rows(values: Mapping[str, Any] | Any, names: Iterable[str] | None = None) -> str:
+    """Markdown table rows ``| name | value |`` for ``names`` of a mapping or a config object.
+
+    Args:
+        values (`Mapping` or a dataclass such as `GRPOConfig`): where the values are read.
+        names (`Iterable[str]`, optional): which ones, in order; defaults to every key of a mapping.
+    """
+    if names is None:
+        if not isinstance(values, Mapping):
+            raise InvalidArgument("names= is required when values is not a mapping")
+        names = list(values)
+    get = values.get if isinstance(values, Mapping) else lambda name: getattr(values, name)
+    return "\n".join(f"| {name} | {get(name)} |" for name in names)
+
+
+def render_model_card(template: str, **fields: Any) -> str:
+    """Substitute ``fields`` (plus :func:`stack_versions` unless given) into ``template``.
+
+    Raises:
+        InvalidArgument: the template names a placeholder that no field fills.
+    """
+    values = {**stack_versions(), **{k: str(v) for k, v in fields.items()}}
+    try:
+        return string.Template(template).substitute(values)
+    except KeyError as exc:
+        raise InvalidArgument(f"the model card template needs a value for {exc.args[0]!r}; pass it as a field") from None
+    except ValueError as exc:
+        raise InvalidArgument(f"the model card template is malformed ({exc}); write a literal $ as $$") from None
+
+
+def write_model_card(output_dir: str | os.PathLike[str], template_path: str | os.PathLike[str], **fields: Any) -> Path:
+    """Render the template at ``template_path`` with ``fields`` into ``output_dir/README.md``; return that path."""
+    text = render_model_card(Path(template_path).read_text(encoding="utf-8"), **fields)
+    out = Path(output_dir) / "README.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out

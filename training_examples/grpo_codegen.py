@@ -1,0 +1,143 @@
+"""Stage II: GRPO for code generation, rewarded by unit tests run in the library's sandbox.
+
+Data: the ``codegen`` config of the release, or any dataset with a ``prompt`` column (text or
+chat messages) and a ``tests`` column (a list of test strings per row: ``assert f(1) == 2`` or a
+HumanEval-style ``def check(candidate): ...``); an optional ``entry_point`` column names the
+function that ``check`` is called with. ``unit_test_reward`` extracts the last fenced Python block
+of each completion and returns the fraction of tests passed; every test and completion runs in
+the untrusted sandbox (``execverify_data.sandbox``), and the verdict is decided in this process.
+
+    python training_examples/grpo_codegen.py --config training_examples/tiny/grpo_codegen/config_cpu.yaml
+    accelerate launch --config_file training_examples/accelerate_configs/zero3.yaml \\
+        training_examples/grpo_codegen.py --config training_examples/Qwen2.5-Coder-7B-Instruct/grpo_codegen/config_paper.yaml
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
+
+CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
+HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "num_generations", "beta", "max_completion_length",
+                   "temperature", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs",
+                   "max_steps", "use_vllm", "vllm_mode", "bf16", "seed")
+
+
+@dataclass
+class GRPOCodegenArguments(ScriptArguments):
+    """Data and sandbox settings; the training settings are TRL's :class:`GRPOConfig`."""
+
+    dataset_name: str | None = field(
+        default="execverify/execverify-data",
+        metadata={"help": "A local release folder, a Hub dataset id, or any dataset with `prompt` and `tests` columns."})
+    dataset_config: str | None = field(default="codegen", metadata={"help": "Dataset config (None for a plain dataset)."})
+    dataset_revision: str | None = field(
+        default=None, metadata={"help": "Version tag of a Hub dataset (e.g. `v1.0.0`); not allowed for a local folder."})
+    test_timeout: float = field(default=5.0, metadata={"help": "Wall-clock seconds per sandboxed execution."})
+    test_memory_mb: int = field(default=1024, metadata={"help": "Address-space limit of each sandboxed execution."})
+    max_prompt_length: int | None = field(
+        default=None, metadata={"help": "Drop rows whose templated prompt has more tokens."})
+    max_samples: int | None = field(default=None, metadata={"help": "Train on the first N rows after a seeded shuffle."})
+    chat_format: bool = field(default=True, metadata={"help": "Wrap string prompts as one user message."})
+    eval_command: str = field(
+        default="evalplus.evaluate --model {output_dir} --dataset humaneval --backend hf --greedy",
+        metadata={"help": "Evaluation command written into the model card ({output_dir} is filled in)."})
+
+    def __post_init__(self):
+        if not self.dataset_name:
+            raise ValueError("--dataset_name is required: a release folder, a Hub id, or a dataset with prompt and tests")
+        self.dataset_config = self.dataset_config or None
+        self.dataset_revision = self.dataset_revision or None  # "" on the command line clears a config's tag
+        if self.dataset_revision and os.path.isdir(self.dataset_name):
+            raise ValueError(f"{self.dataset_name} is a local folder, which holds one version; drop --dataset_revision "
+                             "(pass --dataset_revision '' to clear a value set in a config file)")
+        if self.test_timeout <= 0 or self.test_memory_mb <= 0:
+            raise ValueError("--test_timeout and --test_memory_mb must be positive")
+        for name in ("max_prompt_length", "max_samples"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise ValueError(f"--{name} must be a positive int, got {getattr(self, name)}")
+
+
+def load_prompts(script_args: GRPOCodegenArguments, seed: int, tokenizer_path: str):
+    """``prompt``, ``tests`` (and ``entry_point`` when present), shuffled, chat-wrapped, filtered, capped."""
+    from datasets import load_dataset
+
+    rows = load_dataset(script_args.dataset_name, script_args.dataset_config, revision=script_args.dataset_revision,
+                        split=script_args.dataset_train_split)
+    missing = {"prompt", "tests"} - set(rows.column_names)
+    if missing:
+        raise ValueError(f"{script_args.dataset_name} lacks column(s) {sorted(missing)}; it has {rows.column_names}")
+    rows = rows.select_columns([c for c in ("prompt", "tests", "entry_point") if c in rows.column_names])
+    rows = rows.shuffle(seed=seed)
+    if script_args.chat_format and isinstance(rows[0]["prompt"], str):
+        rows = rows.map(lambda row: {"prompt": [{"role": "user", "content": row["prompt"]}]})
+    if script_args.max_prompt_length is not None:
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(tokenizer_path)
+
+        def fits(row) -> bool:
+            prompt = row["prompt"]
+            if not isinstance(prompt, str):
+                prompt = tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
+            return len(tokenizer(prompt, add_special_tokens=False).input_ids) <= script_args.max_prompt_length
+
+        rows = rows.filter(fits)
+    if script_args.max_samples is not None:
+        rows = rows.select(range(min(script_args.max_samples, len(rows))))
+    return rows
+
+
+def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_args: ModelConfig):
+    from trl import GRPOTrainer, get_peft_config, get_quantization_config
+
+    from execverify_data.model_card import hyperparameter_rows, write_model_card
+    from execverify_data.rewards import UnitTestReward
+
+    training_args.model_init_kwargs = {
+        "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
+        "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype,
+        **(training_args.model_init_kwargs or {}),
+    }
+    train_rows = load_prompts(script_args, training_args.seed, model_args.model_name_or_path)
+    reward = UnitTestReward(timeout=script_args.test_timeout, memory_mb=script_args.test_memory_mb)
+
+    trainer = GRPOTrainer(
+        model=model_args.model_name_or_path,
+        reward_funcs=[reward],
+        args=training_args,
+        train_dataset=train_rows,
+        peft_config=get_peft_config(model_args),
+        quantization_config=get_quantization_config(model_args),
+    )
+    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    trainer.save_model(training_args.output_dir)
+
+    if trainer.accelerator.is_main_process:
+        write_model_card(
+            training_args.output_dir, CARD_TEMPLATE,
+            model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
+            method="GRPO for code generation with unit tests (Stage II)", method_tag="grpo", recipe="grpo_codegen.py",
+            dataset=script_args.dataset_name, dataset_revision=script_args.dataset_revision or "local folder",
+            dataset_configs=f"`{script_args.dataset_config}`", n_rows=len(train_rows),
+            dataset_description="programming problems with unit tests",
+            rewards=f"- `{reward.__name__}`: fraction of unit tests passed in the sandbox "
+                    f"(timeout {reward.timeout} s, memory {reward.memory_mb} MB per execution)",
+            hyperparameters=hyperparameter_rows(training_args, HYPERPARAMETERS),
+            eval_command=script_args.eval_command.format(output_dir=training_args.output_dir),
+            train_command=f"python training_examples/grpo_codegen.py --model_name_or_path "
+                          f"{model_args.model_name_or_path} --dataset_name {script_args.dataset_name} "
+                          f"--output_dir {training_args.output_dir}",
+        )
+    return trainer
+
+
+def make_parser() -> TrlParser:
+    return TrlParser((GRPOCodegenArguments, GRPOConfig, ModelConfig))
+
+
+if __name__ == "__main__":
+    main(*make_parser().parse_args_and_config())
