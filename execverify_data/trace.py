@@ -270,6 +270,7 @@ def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
 _new_event = functools.partial(tuple.__new__, Event)  # skips the NamedTuple's Python-level __new__
 _FLAT_CONTAINERS = (list, tuple, dict)
 _SHAPE_LIMIT = 10_000
+_NOT_CACHED = (object(), None, False)  # a cache entry whose object is no program's value
 
 
 def _shape(value: Any):
@@ -339,16 +340,15 @@ class _Recorder:
         state: dict[str, CanonicalValue] = {}
         changed = False
         for name, value in frame.f_locals.items():
-            cached = cache.get(name)
-            if cached is not None and cached[0] is value:
-                shape = cached[2]
+            cached, canonical, shape = cache.get(name, _NOT_CACHED)
+            if cached is value:
                 if shape is None or (
                     shape
                     and len(value) == len(shape[0])
                     and all(map(is_, value, shape[0]))
                     and (len(shape) == 1 or all(map(is_, value.values(), shape[1])))
                 ):
-                    state[name] = cached[1]
+                    state[name] = canonical
                     continue
             elif name[0] == ".":  # compiler-made locals such as a comprehension's ".0" (never cached)
                 continue
