@@ -54,12 +54,12 @@ def main() -> None:
     for number, record in enumerate(cruxeval_records()):
         code, call = record["code"], f"f({record['input']})"
         trace = trace_call(code, call, trusted_call=True)
-        output = encode_output = trace.output  # the interpreter's canonical return value
+        output = trace.output  # the interpreter's canonical return value
         io = Question(Kind.IO, expected=output, call=call, entry="f")
         row = {"id": record["id"], "o": verification_for(code, [io], "cruxeval")}
         reference = literal_call(code, record["input"])
         if reference is not None:
-            oi = Question(Kind.OI, expected=encode_output, call=reference, entry="f")
+            oi = Question(Kind.OI, expected=output, call=reference, entry="f")
             row["i"] = verification_for(code, [oi], "cruxeval")
         else:
             row["i"] = None
