@@ -307,7 +307,18 @@ def _gold_writings(record: dict) -> list[str]:
         f"Let's run it step by step.\nThe call returns {out}.\n[/THOUGHT]\n[ANSWER]\nassert {call} == {out}\n[/ANSWER]",
         f"[ANSWER]\n{out}\n[/ANSWER]",
         f"[ANSWER]\nassert f(0) == {out}\n[/ANSWER]",  # only the value counts
+        *_double_quoted(call, out),
     ]
+
+
+def _double_quoted(call: str, out: str) -> list[str]:
+    """A string output written with double quotes, as many models write it."""
+    from execverify_data.values import parse
+
+    value = parse(out)
+    if not isinstance(value, str):
+        return []
+    return [f"assert {call} == {json.dumps(value)}\n"]
 
 
 def test_all_cruxeval_gold_outputs_score_one():
