@@ -18,7 +18,8 @@ Canonical text
   4300-digit conversion limit (converted in chunks, the process-wide limit is
   never changed); floats as ``repr`` gives them, except ``float('nan')``,
   ``float('inf')`` and ``float('-inf')``; complex numbers as ``repr`` gives them
-  when both parts are finite, else ``complex(<real>, <imag>)``.
+  when that reads back to the same number, else ``complex(<real>, <imag>)``
+  (non-finite or negative-zero parts, ``-2j``).
 * ``str`` and ``bytes`` as ``repr``; ``bytearray(b'...')``.
 * lists, tuples (``(1,)`` for one element) and dicts (insertion order) as ``repr``
   writes them; sets as ``{...}`` and frozensets as ``frozenset({...})`` with
@@ -190,6 +191,25 @@ def _float_text(x: float) -> str:
     return repr(x)
 
 
+def _complex_text(z: complex) -> str:
+    """``repr`` when it reads back to the same bits, else ``complex(<real>, <imag>)``.
+
+    ``repr`` does not round-trip non-finite parts, a negative zero part, or a
+    negative imaginary part beside a zero real part (``-2j`` reads as ``-(2j)``,
+    whose real part is ``-0.0``).
+    """
+    real, imag = z.real, z.imag
+    if (
+        math.isfinite(real)
+        and math.isfinite(imag)
+        and math.copysign(1.0, real) > 0
+        and (imag != 0 or math.copysign(1.0, imag) > 0)
+        and not (real == 0 and imag < 0)
+    ):
+        return repr(z)
+    return f"complex({_float_text(real)}, {_float_text(imag)})"
+
+
 def _order_key(value: Any) -> tuple:
     """A total order over hashable values that does not depend on hash randomisation."""
     t = type(value)
@@ -269,9 +289,7 @@ class _Encoder:
         if t is float:
             return self.spend(_float_text(obj))
         if t is complex:
-            if math.isfinite(obj.real) and math.isfinite(obj.imag):
-                return self.spend(repr(obj))
-            return self.spend(f"complex({_float_text(obj.real)}, {_float_text(obj.imag)})")
+            return self.spend(_complex_text(obj))
         if t is range:
             return self.spend(repr(obj))
         if t is bytearray:
