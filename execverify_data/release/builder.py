@@ -1,0 +1,427 @@
+"""The release builder: the whole pipeline into a folder laid out like a Hub dataset repository.
+
+Stages:
+
+1. **Shards** (:func:`~execverify_data.release.engine.process_shard`, one per seed range, on
+   the chosen engine): synthesize programs (inputs, traces, filters), decontaminate,
+   make and verify the rows of every config, compute difficulty features. Each shard's
+   outputs are cached in the work folder (``<out>.build`` by default), written atomically.
+2. **Assemble** (this process): read the cached rows in shard order, split by program
+   structure, write ``<config>/<split>-0000i-of-0000n.parquet`` (fixed row groups, no
+   timestamps), the plots, ``README.md`` (YAML front matter from ``datasets``' own
+   helpers) and ``MANIFEST.json`` (sha256 of every file).
+
+A killed build resumes from the finished shards; the same version and seed give the
+same bytes whatever the number of workers or the engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics as stats_mod
+import time
+from collections import Counter
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.release.config import ReleaseConfig, schema_for
+from execverify_data.release.engine import ENGINES, _write_atomic, rows_path, shard_done
+from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
+from execverify_data.release.rows import CONFIGS
+
+__all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
+
+#: The config ``load_dataset(repo)`` gives without a name.
+DEFAULT_CONFIG = "trace"
+LICENSE = "mit"
+CONFIG_DESCRIPTIONS = {
+    "io": "output prediction, CRUXEval format",
+    "oi": "input prediction, CRUXEval format",
+    "trace": "white-box questions (output, next line, variable state) with `verification`",
+    "sft": "white-box prompt + trace-narrated reasoning chain + answer (`prompt`/`completion`)",
+    "codegen": "programming by example: examples in the prompt, hidden `tests` + `entry_point`",
+}
+FIELD_DOCS = {
+    "id": "row id (`<program_id>-<config>-<input index>`)",
+    "program_id": "the program's id in the synthesis run (`synth-<seed>-<row>`)",
+    "level": "ConstraintSpec level 1-6",
+    "target": "the catalog entry the program was built around",
+    "call": "the traced call",
+    "task": "`whitebox`, `output` or `input`",
+    "prompt": "the prompt text",
+    "reference_completion": "the exact completion a perfect model writes (scores 1.0)",
+    "completion": "reasoning chain narrated from the trace, then the answer block (scores 1.0)",
+    "question_kinds": "kinds of the questions, in order (`io`, `oi`, `path`, `state`)",
+    "verification": "JSON object the scorer and the TRL rewards read (questions with canonical answers)",
+    "expected_output": "canonical text of the call's return value",
+    "expected_type": "type name of the return value",
+    "examples": "the `assert` lines shown in the prompt",
+    "tests": "hidden unit tests: `assert f(...) == <literal>` strings",
+    "reference_solution": "the synthesized program (passes every test)",
+    "code": "the program",
+    "entry_point": "the function the call / tests name",
+    "ast_hash": "normalized-AST hash (the split key)",
+    "difficulty": "heuristic difficulty score in [0, 1]",
+    "bucket": "curriculum bucket 0 (easiest) .. 4",
+    "features": "static and dynamic difficulty features (struct of ints)",
+    "python": "interpreter version that produced the traces",
+    "generator_version": "program generator version",
+    "seed": "the program's seed (replay: `generate(spec_for(level, seed), seed)`)",
+    "release_seed": "the release's global seed",
+}
+
+
+def card_template_path() -> Path:
+    """``cards/dataset_card.md`` of the source tree."""
+    path = Path(__file__).resolve().parents[2] / "cards" / "dataset_card.md"
+    if not path.is_file():
+        raise FileNotFoundError(f"dataset card template not found at {path}; build releases from a source checkout")
+    return path
+
+
+def split_of(ast_hash: str, test_permille: int, seed: int) -> str:
+    """``"test"`` for a share ``test_permille``/1000 of program structures, by a hash of the normalized AST.
+
+    >>> split_of("ab12", 0, 0), split_of("ab12", 999, 0)
+    ('train', 'test')
+    """
+    digest = hashlib.sha256(f"execverify-split:{seed}:{ast_hash}".encode()).digest()
+    return "test" if int.from_bytes(digest[:4], "big") % 1000 < test_permille else "train"
+
+
+def _features(config: str):
+    from datasets import Features
+
+    return Features.from_arrow_schema(schema_for(config))
+
+
+def _size_category(n: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return name
+    return "1M<n<10M"
+
+
+class _Progress:
+    """Rich progress bars per stage (a no-op when ``show`` is false)."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self._p = None
+
+    def __enter__(self):
+        if self.show:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._p = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            self._p.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._p is not None:
+            self._p.__exit__(*exc)
+
+    def task(self, name: str, total: int, completed: int = 0):
+        return self._p.add_task(name, total=total, completed=completed) if self._p else None
+
+    def advance(self, task, n: int = 1):
+        if self._p is not None and task is not None:
+            self._p.advance(task, n)
+
+
+def _check_identity(cfg: ReleaseConfig, work: Path) -> None:
+    identity = cfg.identity()
+    f = work / "config.json"
+    if f.exists():
+        previous = json.loads(f.read_text())
+        if previous != identity:
+            changed = sorted(k for k in set(previous) | set(identity) if previous.get(k) != identity.get(k))
+            raise InvalidArgument(f"{work} holds a build with other settings ({', '.join(changed)}); use another --work-dir or the same settings")
+    else:
+        work.mkdir(parents=True, exist_ok=True)
+        _write_atomic(f, lambda p: p.write_text(json.dumps(identity, indent=1, sort_keys=True)))
+
+
+def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
+                  work_dir: str | os.PathLike | None = None, repo_id: str = "execverify/execverify",
+                  progress: bool = False, keep_work: bool = True) -> dict:
+    """Build (or resume) release ``cfg`` into ``out``; return the manifest.
+
+    Args:
+        cfg (`ReleaseConfig`): version, size, seed and settings.
+        out (`str` or `os.PathLike`): the release folder (created; files of an older build there are replaced).
+        workers (`int`, defaults to 1): processes (local engine) or CPUs (local Ray).
+        engine (`str`, defaults to ``"local"``): ``"local"`` or ``"ray"``.
+        work_dir (optional): cache of per-shard outputs, ``<out>.build`` by default.
+        repo_id (`str`): the Hub repository named in the card's examples.
+        progress (`bool`): show rich progress bars and a summary table.
+        keep_work (`bool`, defaults to True): keep the work folder (to extend or rebuild cheaply).
+    """
+    if engine not in ENGINES:
+        raise InvalidArgument(f"unknown engine {engine!r}; choose one of {', '.join(sorted(ENGINES))}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    out = Path(out)
+    work = Path(work_dir) if work_dir is not None else out.with_name(out.name + ".build")
+    _check_identity(cfg, work)
+    t0 = time.perf_counter()
+    n_shards = cfg.n_shards
+    todo = [s for s in range(n_shards) if not shard_done(work, s)]
+    with _Progress(progress) as bars:
+        task = bars.task("shards", n_shards, n_shards - len(todo))
+        ENGINES[engine](cfg, work, todo, workers=workers, on_done=lambda _r: bars.advance(task))
+        t1 = time.perf_counter()
+        manifest = assemble(cfg, work, out, repo_id=repo_id, bars=bars)
+    manifest_timing = {"shards_seconds": round(t1 - t0, 2), "assemble_seconds": round(time.perf_counter() - t1, 2),
+                       "shards_run": len(todo), "shards_resumed": n_shards - len(todo)}
+    if progress:
+        _print_summary(manifest, manifest_timing, out)
+    if not keep_work:
+        shutil.rmtree(work, ignore_errors=True)
+    return {**manifest, "timing": manifest_timing}
+
+
+def _print_summary(manifest: dict, timing: dict, out: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"execverify v{manifest['version']} -> {out}")
+    for col in ("config", "train", "test", "total"):
+        table.add_column(col, justify="right" if col != "config" else "left")
+    for config, splits in manifest["rows"].items():
+        table.add_row(config, str(splits.get("train", 0)), str(splits.get("test", 0)), str(sum(splits.values())))
+    table.add_row("all (default excluded)", "", "", str(manifest["total_rows"]))
+    console = Console()
+    console.print(table)
+    console.print(f"verification failures: {manifest['verification']['failed']}; decontaminated programs: "
+                  f"{sum(manifest['decontamination']['dropped'].values())}; shards {timing['shards_seconds']} s, "
+                  f"assemble {timing['assemble_seconds']} s ({timing['shards_resumed']} shards resumed)")
+
+
+def _read_rows(work: Path, n_shards: int, config: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = [pq.read_table(rows_path(work, s, config)) for s in range(n_shards)]
+    return pa.concat_tables(tables) if tables else pa.Table.from_pylist([], schema=schema_for(config))
+
+
+def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
+    import pyarrow.parquet as pq
+
+    schema = table.schema.with_metadata({"huggingface": json.dumps({"info": {"features": features.to_dict()}}, sort_keys=True)})
+    table = table.cast(schema)
+    _write_atomic(path, lambda p: pq.write_table(table, p, row_group_size=cfg.row_group_size, compression="zstd",
+                                                 compression_level=3, write_statistics=True, store_schema=True))
+
+
+def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=None) -> dict:
+    """Stage 2: cached shard rows -> the release folder; returns the manifest."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out.mkdir(parents=True, exist_ok=True)
+    n_shards = cfg.n_shards
+    done = [json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text()) for s in range(n_shards)]
+    counts: Counter = Counter()
+    rejected: Counter = Counter()
+    synth_slots = synth_accepted = 0
+    for d in done:
+        counts.update(d["counts"])
+        rejected.update(d["synth_rejected"])
+        synth_slots += d["synth_slots"]
+        synth_accepted += d["synth_accepted"]
+    written: set[str] = set()
+    rows: dict[str, dict[str, int]] = {}
+    split_files: dict[str, dict[str, list[str]]] = {}
+    infos: dict[str, Any] = {}
+    task = bars.task("assemble", len(CONFIGS)) if bars else None
+    trace_table = None
+    for config in CONFIGS:
+        table = _read_rows(work, n_shards, config)
+        features = _features(config)
+        splits = [split_of(h, cfg.test_permille, cfg.seed) for h in table.column("ast_hash").to_pylist()]
+        mask = pa.array([s == "test" for s in splits])
+        parts = {"train": table.filter(pc.invert(mask)), "test": table.filter(mask)}
+        rows[config] = {}
+        split_files[config] = {}
+        split_infos = []
+        for split, part in parts.items():
+            n_files = max(1, -(-part.num_rows // cfg.rows_per_file))
+            files = []
+            for i in range(n_files):
+                rel = f"{config}/{split}-{i:05d}-of-{n_files:05d}.parquet"
+                chunk = part.slice(i * cfg.rows_per_file, cfg.rows_per_file)
+                (out / config).mkdir(parents=True, exist_ok=True)
+                _write_parquet(chunk, out / rel, cfg, features)
+                files.append(rel)
+                written.add(rel)
+            rows[config][split] = part.num_rows
+            split_files[config][split] = files
+            split_infos.append((split, part.nbytes, part.num_rows))
+        infos[config] = (features, split_infos, sum(os.path.getsize(out / f) for fs in split_files[config].values() for f in fs))
+        if config == DEFAULT_CONFIG:
+            trace_table = table
+        if bars:
+            bars.advance(task)
+    # stale shards of an older layout
+    for config in CONFIGS:
+        for f in sorted((out / config).glob("*.parquet")):
+            if f.relative_to(out).as_posix() not in written:
+                f.unlink()
+    stats = statistics(cfg, trace_table, work, n_shards)
+    from execverify_data.release.plots import write_plots
+
+    plots = write_plots(out, stats, _write_atomic)
+    decontam = {k[len("decontam_"):]: v for k, v in sorted(counts.items()) if k.startswith("decontam_")}
+    verification = {
+        "checked": {c: counts.get(f"verified_{c}", 0) + counts.get(f"verify_failed_{c}", 0) for c in ("io", "oi", "trace", "sft")},
+        "failed": sum(v for k, v in counts.items() if k.startswith("verify_failed_")),
+    }
+    total = sum(sum(s.values()) for s in rows.values())
+    from execverify_data.synth.generator import GENERATOR_VERSION
+
+    meta = {
+        "version": cfg.version,
+        "seed": cfg.seed,
+        "n": cfg.n,
+        "programs": counts.get("programs_kept", 0),
+        "python": platform.python_version(),
+        "generator_version": GENERATOR_VERSION,
+        "rows": rows,
+        "total_rows": total,
+        "default_config": DEFAULT_CONFIG,
+        "verification": verification,
+        "decontamination": {"dropped": decontam, "n": cfg.decontam_n, "threshold": cfg.decontam_threshold,
+                            "benchmarks": ["cruxeval", "humaneval", *[name for name, _ in cfg.local_benchmarks]]},
+        "synthesis": {"slots": synth_slots, "accepted": synth_accepted, "rejected": dict(sorted(rejected.items())),
+                      "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
+        "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
+        "settings": cfg.identity(),
+    }
+    card = render_card(cfg, meta, stats, infos, split_files, plots, repo_id)
+    _write_atomic(out / "README.md", lambda p: p.write_text(card, encoding="utf-8"))
+    files = {rel: {"sha256": sha256_file(out / rel), "bytes": os.path.getsize(out / rel)} for rel in release_files(out)}
+    manifest = {**meta, "files": files}
+    _write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n"))
+    return manifest
+
+
+def statistics(cfg: ReleaseConfig, trace_table, work: Path, n_shards: int) -> dict:
+    """Figures for the card and the plots, from the ``trace`` config (one row per traced input)."""
+    from execverify_data.difficulty import spearman
+
+    data = trace_table.select(["program_id", "level", "difficulty", "bucket", "features", "code"]).to_pydict()
+    lengths = [f["trace_length"] for f in data["features"]]
+    programs: dict[str, int] = {}
+    used: set[str] = set()
+    import pyarrow.parquet as pq
+
+    from execverify_data.pipeline import shard_path
+
+    kept = set(data["program_id"])
+    for s in range(n_shards):
+        t = pq.read_table(shard_path(work / "synth", s), columns=["id", "level", "catalog_ids"]).to_pydict()
+        for pid, lv, ids in zip(t["id"], t["level"], t["catalog_ids"]):
+            if pid in kept:
+                programs[str(lv)] = programs.get(str(lv), 0) + 1
+                used.update(ids)
+    from execverify_data.release.plots import coverage_by_kind as _cov
+
+    by_kind = _cov(used)
+    med = {}
+    for lv in sorted(set(data["level"])):
+        tl = [x for x, level in zip(lengths, data["level"]) if level == lv]
+        med[str(lv)] = stats_mod.median(tl)
+    n = len(lengths)
+    return {
+        "programs_by_level": dict(sorted(programs.items())),
+        "median_trace_length_by_level": med,
+        "buckets": dict(sorted(Counter(str(b) for b in data["bucket"]).items())),
+        "spearman_difficulty_level": spearman(data["difficulty"], data["level"]) if n > 1 else None,
+        "spearman_difficulty_trace_length": spearman(data["difficulty"], lengths) if n > 1 else None,
+        "coverage": {"used": sum(v["used"] for v in by_kind.values()), "total": sum(v["total"] for v in by_kind.values())},
+        "coverage_by_kind": by_kind,
+        "difficulty_values": data["difficulty"],
+        "trace_length_values": lengths,
+    }
+
+
+def _yaml_header(cfg: ReleaseConfig, meta: dict, infos: dict, split_files: dict) -> str:
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+
+    card_data = DatasetCardData(
+        license=LICENSE,
+        language=["en", "code"],
+        task_categories=["text-generation"],
+        tags=["code", "code-execution", "execution-reasoning", "python", "synthetic", "reinforcement-learning", "execverify"],
+        size_categories=[_size_category(meta["total_rows"])],
+        pretty_name="ExecVerify",
+    )
+    configs = {}
+    dinfos = {}
+    names = list(CONFIGS) + ["default"]
+    for name in names:
+        source = DEFAULT_CONFIG if name == "default" else name
+        configs[name] = {"data_files": [{"split": split, "path": f"{source}/{split}-*"} for split in ("train", "test")]}
+        features, split_infos, download = infos[source]
+        splits = SplitDict()
+        for split, nbytes, nrows in split_infos:
+            splits.add(SplitInfo(name=split, num_bytes=nbytes, num_examples=nrows))
+        dinfos[name] = DatasetInfo(features=features, splits=splits, download_size=download,
+                                   dataset_size=sum(b for _, b, _ in split_infos), config_name=name)
+    MetadataConfigs(configs).to_dataset_card_data(card_data)
+    DatasetInfosDict(dinfos).to_dataset_card_data(card_data)
+    return "---\n" + card_data.to_yaml() + "\n---\n"
+
+
+def _field_table(config: str) -> str:
+    schema = schema_for(config)
+    lines = [f"**{config}**", "", "| field | type | meaning |", "| --- | --- | --- |"]
+    for f in schema:
+        lines.append(f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |".replace("struct<", "struct&lt;").replace("list<", "list&lt;"))
+    return "\n".join(lines)
+
+
+def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_files: dict, plots: dict, repo_id: str) -> str:
+    """``README.md``: YAML front matter (configs, dataset_info, license, tags...) and the rendered template."""
+    from execverify_data.release.versions import changelog_until, tag_for
+
+    rows = meta["rows"]
+    config_table = "\n".join(
+        f"| `{c}` | {rows[c]['train']:,} / {rows[c]['test']:,} | {CONFIG_DESCRIPTIONS[c]} |" for c in CONFIGS
+    ) + f"\n| `default` | {rows[DEFAULT_CONFIG]['train']:,} / {rows[DEFAULT_CONFIG]['test']:,} | the `{DEFAULT_CONFIG}` config |"
+    level_table = "\n".join(f"| {lv} | {n:,} | {stats['median_trace_length_by_level'].get(lv, '-')} |"
+                            for lv, n in stats["programs_by_level"].items())
+    bucket_table = "\n".join(f"| {b} | {n:,} |" for b, n in stats["buckets"].items())
+    dropped = meta["decontamination"]["dropped"]
+    decontam_table = "\n".join(f"| {k.rsplit('_', 1)[0]} | {k.rsplit('_', 1)[1]} | {v} |" for k, v in dropped.items()) or "| - | - | 0 |"
+    rejected = ", ".join(f"{k} {v:,}" for k, v in meta["synthesis"]["rejected"].items()) or "none"
+    changelog = "\n".join(f"* **v{v}**: {text}" for v, text in changelog_until(cfg.version))
+    values = {
+        "version": cfg.version, "tag": tag_for(cfg.version), "repo_id": repo_id, "total_rows": f"{meta['total_rows']:,}",
+        "programs": f"{meta['programs']:,}", "config_table": config_table, "k": cfg.k, "n_path": cfg.n_path,
+        "n_state": cfg.n_state, "codegen_examples": cfg.codegen_examples, "verify_failed": meta["verification"]["failed"],
+        "test_share": f"{cfg.test_permille / 10:g}%", "field_tables": "\n\n".join(_field_table(c) for c in CONFIGS),
+        "level_table": level_table, "plot_level": plots["level"], "plot_difficulty": plots["difficulty"],
+        "plot_trace_length": plots["trace_length"], "plot_coverage": plots["coverage"],
+        "rho_level": stats["spearman_difficulty_level"], "rho_trace": stats["spearman_difficulty_trace_length"],
+        "bucket_table": bucket_table, "coverage_used": stats["coverage"]["used"], "coverage_total": stats["coverage"]["total"],
+        "decontam_benchmarks": ", ".join(meta["decontamination"]["benchmarks"]), "decontam_n": cfg.decontam_n,
+        "decontam_threshold": cfg.decontam_threshold, "decontam_table": decontam_table,
+        "synth_slots": f"{meta['synthesis']['slots']:,}", "synth_accepted": f"{meta['synthesis']['accepted']:,}",
+        "synth_rejected": rejected, "n": cfg.n, "seed": cfg.seed, "python": meta["python"],
+        "generator_version": meta["generator_version"], "changelog": changelog, "license_name": LICENSE.upper(),
+    }
+    body = Template(card_template_path().read_text(encoding="utf-8")).substitute(values)
+    return _yaml_header(cfg, meta, infos, split_files) + "\n" + body
+

@@ -1,0 +1,131 @@
+"""Settings of a release build and the column schema of every config."""
+
+from __future__ import annotations
+
+import math
+import platform
+import re
+from dataclasses import asdict, dataclass, field
+
+from execverify_data.errors import InvalidArgument
+
+__all__ = ["ReleaseConfig", "schema_for", "FEATURE_COLUMNS"]
+
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """One release build.
+
+    Args:
+        version (`str`): the release version, ``MAJOR.MINOR.PATCH`` (the Hub tag is ``v`` + version).
+        n (`int`): rows wanted in total over the configs ``io``, ``oi``, ``trace``, ``sft``,
+            ``codegen``; enough programs are synthesized for at least ``n`` rows to survive
+            the filters (the card states the exact numbers).
+        seed (`int`): the global seed (synthesis, question selection, splits).
+        k (`int`, defaults to 3): traced inputs per program.
+        shard_size (`int`, defaults to 500): programs per work unit (one synthesis shard).
+        n_path, n_state (`int`, defaults to 2): step questions per white-box prompt.
+        codegen_examples (`int`, defaults to 2): input/output examples shown in a codegen prompt.
+        codegen_extra_inputs (`int`, defaults to 4): fresh inputs drawn for hidden codegen tests.
+        test_permille (`int`, defaults to 50): share of program structures (normalized-AST
+            hashes) put in the ``test`` split, per thousand.
+        rows_per_file (`int`, defaults to 20000), row_group_size (`int`, defaults to 1000): parquet layout.
+        decontam_n (`int`, defaults to 10), decontam_threshold (`float`, defaults to 0.5): see :mod:`execverify_data.decontam`.
+        local_benchmarks (`tuple[tuple[str, str], ...]`): extra benchmarks ``(name, path)`` (REval, LiveCodeBench-Exec copies).
+        margin (`float`, defaults to 0.03): extra programs synthesized to cover rows lost to filters.
+    """
+
+    version: str
+    n: int
+    seed: int = 0
+    k: int = 3
+    shard_size: int = 500
+    n_path: int = 2
+    n_state: int = 2
+    codegen_examples: int = 2
+    codegen_extra_inputs: int = 4
+    test_permille: int = 50
+    rows_per_file: int = 20000
+    row_group_size: int = 1000
+    decontam_n: int = 10
+    decontam_threshold: float = 0.5
+    local_benchmarks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    margin: float = 0.03
+    max_steps: int = 5000
+    timeout: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.version, str) or not _VERSION.match(self.version):
+            raise InvalidArgument(f"version must look like 1.0.0, got {self.version!r}")
+        for name in ("n", "shard_size", "rows_per_file", "row_group_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
+        if not isinstance(self.k, int) or self.k < 3:
+            raise InvalidArgument(f"k must be an int >= 3, got {self.k!r}")
+        if not isinstance(self.test_permille, int) or not 0 <= self.test_permille < 1000:
+            raise InvalidArgument(f"test_permille must be an int in [0, 1000), got {self.test_permille!r}")
+        if not 1 <= self.codegen_examples < self.k:
+            raise InvalidArgument(f"codegen_examples must be in [1, k), got {self.codegen_examples!r}")
+        object.__setattr__(self, "local_benchmarks", tuple((str(a), str(b)) for a, b in self.local_benchmarks))
+
+    @property
+    def rows_per_program(self) -> int:
+        """``k`` rows each of trace, sft, io, oi, and one codegen row."""
+        return 4 * self.k + 1
+
+    @property
+    def n_programs(self) -> int:
+        """Program slots synthesized for ``n`` rows."""
+        return math.ceil(self.n / self.rows_per_program * (1 + self.margin))
+
+    def synth_config(self):
+        from execverify_data.pipeline import SynthConfig
+
+        return SynthConfig(n=self.n_programs, seed=self.seed, k=self.k, shard_size=self.shard_size,
+                           max_steps=self.max_steps, timeout=self.timeout)
+
+    @property
+    def n_shards(self) -> int:
+        return self.synth_config().n_shards
+
+    def identity(self) -> dict:
+        """What a resumed build must share with the first run (the version is not part of it: only of the card)."""
+        from execverify_data.synth.generator import GENERATOR_VERSION
+
+        data = asdict(self)
+        data.pop("version")
+        data["local_benchmarks"] = [list(x) for x in self.local_benchmarks]
+        data["generator_version"] = GENERATOR_VERSION
+        data["python"] = platform.python_version()
+        return data
+
+
+FEATURE_COLUMNS = ("lines", "ast_nodes", "nesting_depth", "catalog_entries", "control_flow", "trace_length",
+                   "distinct_lines", "loop_iterations", "branch_changes", "variables_mutated", "output_size")
+
+
+def schema_for(config: str):
+    """The pyarrow schema of a config's rows (column order is the published order)."""
+    import pyarrow as pa
+
+    strings = pa.list_(pa.string())
+    head = [("id", pa.string()), ("program_id", pa.string()), ("level", pa.int64()), ("target", pa.string())]
+    tail = [
+        ("code", pa.string()), ("entry_point", pa.string()), ("ast_hash", pa.string()),
+        ("difficulty", pa.float64()), ("bucket", pa.int64()),
+        ("features", pa.struct([(name, pa.int64()) for name in FEATURE_COLUMNS])),
+        ("python", pa.string()), ("generator_version", pa.string()), ("seed", pa.int64()), ("release_seed", pa.int64()),
+    ]
+    if config == "codegen":
+        body = [("prompt", pa.string()), ("examples", strings), ("tests", strings), ("reference_solution", pa.string())]
+    else:
+        answer = "completion" if config == "sft" else "reference_completion"
+        body = [("call", pa.string()), ("task", pa.string()), ("prompt", pa.string()), (answer, pa.string()),
+                ("question_kinds", strings), ("verification", pa.string()), ("expected_output", pa.string()),
+                ("expected_type", pa.string())]
+    return pa.schema(head + body + tail)

@@ -1,0 +1,99 @@
+"""Deterministic PNG plots for the dataset card (matplotlib, Agg backend).
+
+Byte-stable output: the Agg backend, a fixed figure size and DPI, the default
+font, ``metadata={"Software": None}`` (no version string in the PNG), and
+``svg.hashsalt`` fixed in case anyone renders SVG. Same data, same bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["PLOTS", "write_plots"]
+
+PLOTS = {
+    "level": "images/level_distribution.png",
+    "difficulty": "images/difficulty_distribution.png",
+    "trace_length": "images/trace_length_distribution.png",
+    "coverage": "images/catalog_coverage.png",
+}
+
+
+def _matplotlib():
+    try:
+        import matplotlib
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("plots need matplotlib: pip install 'execverify-data[release]'") from exc
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.hashsalt": "execverify", "path.simplify": True, "font.family": "DejaVu Sans"})
+    return plt
+
+
+def _save(fig, path: Path, write_atomic: Callable) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, lambda p: fig.savefig(p, format="png", dpi=100, metadata={"Software": None}))
+
+
+def write_plots(out: Path, stats: dict, write_atomic: Callable) -> dict[str, str]:
+    """Write the card's plots from ``stats`` (see :func:`execverify_data.release.builder.statistics`); return name -> path."""
+    plt = _matplotlib()
+    try:
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        levels = sorted(stats["programs_by_level"], key=int)
+        ax.bar([str(lv) for lv in levels], [stats["programs_by_level"][lv] for lv in levels], color="#4c72b0")
+        ax.set_xlabel("level (ConstraintSpec)")
+        ax.set_ylabel("programs")
+        ax.set_title("Programs per level")
+        fig.tight_layout()
+        _save(fig, out / PLOTS["level"], write_atomic)
+        plt.close(fig)
+
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        ax.hist(stats["difficulty_values"], bins=[i / 40 for i in range(41)], color="#dd8452")
+        ax.set_xlabel("heuristic difficulty score (trace config)")
+        ax.set_ylabel("rows")
+        ax.set_title("Difficulty")
+        fig.tight_layout()
+        _save(fig, out / PLOTS["difficulty"], write_atomic)
+        plt.close(fig)
+
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        edges = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584]
+        ax.hist(stats["trace_length_values"], bins=edges, color="#55a868")
+        ax.set_xscale("log")
+        ax.set_xlabel("line events per traced call (log scale)")
+        ax.set_ylabel("rows")
+        ax.set_title("Trace length")
+        fig.tight_layout()
+        _save(fig, out / PLOTS["trace_length"], write_atomic)
+        plt.close(fig)
+
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        cov = stats["coverage_by_kind"]
+        kinds = sorted(cov)
+        ax.barh(kinds, [cov[k]["used"] / cov[k]["total"] for k in kinds], color="#8172b3")
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of catalog entries used")
+        ax.set_title(f"Catalog coverage ({stats['coverage']['used']}/{stats['coverage']['total']})")
+        fig.tight_layout()
+        _save(fig, out / PLOTS["coverage"], write_atomic)
+        plt.close(fig)
+    finally:
+        plt.close("all")
+    return dict(PLOTS)
+
+
+def coverage_by_kind(used: set[str]) -> dict[str, dict[str, int]]:
+    from execverify_data import catalog
+
+    out: dict[str, Counter] = {}
+    for e in catalog.ENTRIES:
+        kind = e.id.split(".")[0]
+        c = out.setdefault(kind, Counter())
+        c["total"] += 1
+        c["used"] += e.id in used
+    return {k: dict(v) for k, v in sorted(out.items())}

@@ -1,0 +1,233 @@
+"""From synthesized program records to the rows of every release config, verified.
+
+:func:`rows_for_shard` is the unit of work of the release's second stage: one synthesis
+shard in, the rows of every config out. It is a pure function of the shard's records
+and the :class:`~execverify_data.release.config.ReleaseConfig` (it must run with
+``PYTHONHASHSEED=0``, as the synthesis workers do, so that set orders in traced
+values do not depend on the process).
+
+Per program (``k`` traced inputs), one row per input in each question config:
+
+* ``trace``: white-box questions (io first, then path and state questions;
+  ``execverify`` style) with their ``verification``;
+* ``sft``: a white-box prompt (other questions than ``trace``'s: another selection seed)
+  with a trace-narrated reasoning chain and the answer block as the completion;
+* ``io``: output prediction (CRUXEval style);
+* ``oi``: input prediction (CRUXEval style);
+
+and one ``codegen`` row:
+
+* ``codegen``: a programming-by-example task: the signature and ``n_examples`` input/output
+  examples are shown; hidden ``tests`` come from the other inputs and from fresh draws.
+
+Every question row's reference completion is scored with the shipped
+:class:`~execverify_data.questions.Scorer`; a row that does not score 1.0 is dropped
+and counted (``verify_failed``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import Counter
+from typing import Any
+
+from execverify_data.models.base import derive_seed
+
+__all__ = ["QUESTION_CONFIGS", "CONFIGS", "rows_for_program", "rows_for_shard", "codegen_prompt"]
+
+QUESTION_CONFIGS = ("io", "oi", "trace", "sft")
+CONFIGS = ("io", "oi", "trace", "sft", "codegen")
+
+CODEGEN_INSTRUCTIONS = (
+    "Write a Python function `{signature}` that behaves as these examples show:\n\n{examples}\n\n"
+    "Write the complete function (no other code) in a ```python code block."
+)
+
+
+def _signature(code: str, entry: str, param_types: list[str], output_type: str) -> str:
+    tree = ast.parse(code)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            names = [a.arg for a in node.args.args]
+            params = ", ".join(f"{n}: {t}" for n, t in zip(names, param_types))
+            return f"{entry}({params}) -> {output_type}"
+    return f"{entry}(...)"
+
+
+def codegen_prompt(code: str, entry: str, param_types: list[str], output_type: str, examples: list[str]) -> str:
+    """The programming-by-example prompt (examples are ``assert`` lines)."""
+    return CODEGEN_INSTRUCTIONS.format(signature=_signature(code, entry, param_types, output_type), examples="\n".join(examples))
+
+
+def _meta(rec: dict, config_seed: int, feats: dict, score: float, bucket: int) -> dict:
+    return {
+        "program_id": rec["id"],
+        "level": rec["level"],
+        "target": rec["target"],
+        "code": rec["code"],
+        "entry_point": rec["entry_point"],
+        "ast_hash": rec["ast_hash"],
+        "difficulty": score,
+        "bucket": bucket,
+        "features": feats,
+        "python": rec["python"],
+        "generator_version": rec["generator_version"],
+        "seed": rec["seed"],
+        "release_seed": config_seed,
+    }
+
+
+def rows_for_program(rec: dict, cfg, *, decon=None) -> tuple[dict[str, list[dict]], Counter]:
+    """Rows of every config for one program record (not yet verified), and counts of what was skipped."""
+    from execverify_data import difficulty as dif
+    from execverify_data.errors import ProgramError
+    from execverify_data.questions import build
+    from execverify_data.trace import Status, trace_call
+
+    out: dict[str, list[dict]] = {c: [] for c in CONFIGS}
+    counts: Counter = Counter()
+    if decon is not None:
+        match = decon.check(rec["code"])
+        if match is not None:
+            counts[f"decontam_{match.benchmark}_{match.kind}"] += 1
+            return out, counts
+    code, entry = rec["code"], rec["entry_point"]
+    calls = [f"{entry}({inp})" for inp in rec["inputs"]]
+    traces = [trace_call(code, c, max_steps=cfg.max_steps, timeout=cfg.timeout) for c in calls]
+    if any(t.status is not Status.OK for t in traces):
+        counts["retrace_failed"] += 1
+        return out, counts
+    catalog_ids = rec["catalog_ids"]
+    static = dif.static_features(code, catalog_ids=catalog_ids)
+    k = len(calls)
+    j = rec["row"] % k
+    per_input = []
+    for t in traces:
+        feats = {**static, **dif.dynamic_features(t)}
+        feats = {name: feats[name] for name in dif.FEATURES}
+        score = dif.heuristic_score(feats)
+        per_input.append(_meta(rec, cfg.seed, feats, score, dif.bucket(score)))
+
+    def qseed(*parts) -> int:
+        return derive_seed(cfg.seed, rec["seed"], *parts)
+
+    def question_row(config: str, i: int, rendered, task: str) -> dict:
+        return {
+            "id": f"{rec['id']}-{config}-{i}",
+            **per_input[i],
+            "call": calls[i],
+            "task": task,
+            "prompt": rendered.prompt,
+            "reference_completion": rendered.reference_completion,
+            "question_kinds": [q["kind"] for q in rendered.questions],
+            "verification": json.dumps(rendered.verification, ensure_ascii=False, sort_keys=True),
+            "expected_output": traces[i].output.text,
+            "expected_type": traces[i].output.type,
+        }
+
+    try:
+        for i, (c, t) in enumerate(zip(calls, traces)):
+            r = build(code, c, seed=qseed("trace", i), n_path=cfg.n_path, n_state=cfg.n_state, style="execverify", trace=t)
+            out["trace"].append(question_row("trace", i, r, "whitebox"))
+            r = build(code, c, seed=qseed("sft", i), n_path=cfg.n_path, n_state=cfg.n_state, style="execverify",
+                      trace=t, rationale=True)
+            out["sft"].append(question_row("sft", i, r, "whitebox"))
+            r = build(code, c, n_path=0, n_state=0, style="cruxeval", trace=t)
+            out["io"].append(question_row("io", i, r, "output"))
+            r = build(code, c, n_path=0, n_state=0, style="cruxeval", task="input", trace=t)
+            out["oi"].append(question_row("oi", i, r, "input"))
+    except ProgramError:
+        counts["no_question"] += 1
+        return {c: [] for c in CONFIGS}, counts
+    out["codegen"] = _codegen(rec, cfg, calls, traces, per_input[j], counts)
+    return out, counts
+
+
+def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Counter) -> list[dict]:
+    from execverify_data.inputs import draw_inputs
+    from execverify_data.trace import Status, trace_call
+    from execverify_data.errors import InvalidArgument
+    from execverify_data.values import format_arguments
+
+    code, entry = rec["code"], rec["entry_point"]
+    pairs = [(c, t.output) for c, t in zip(calls, traces)]
+    seen = set(calls)
+    try:
+        extra = draw_inputs(rec["param_types"], derive_seed(cfg.seed, rec["seed"], "codegen"), cfg.codegen_extra_inputs,
+                            min_size=rec["spec"]["min_size"], max_size=rec["spec"]["max_size"])
+    except Exception:  # noqa: BLE001 - a type the sampler cannot draw: no extra tests
+        extra = []
+    for args in extra:
+        try:
+            call = f"{entry}({format_arguments(args)})"
+        except InvalidArgument:
+            continue
+        if call in seen:
+            continue
+        seen.add(call)
+        t = trace_call(code, call, max_steps=cfg.max_steps, timeout=cfg.timeout)
+        if t.status is Status.OK and t.output is not None and t.output.askable:
+            pairs.append((call, t.output))
+    n_ex = cfg.codegen_examples
+    if len(pairs) < n_ex + 1:
+        counts["codegen_too_few_tests"] += 1
+        return []
+    asserts = [f"assert {c} == {v.text}" for c, v in pairs]
+    examples, tests = asserts[:n_ex], asserts[n_ex:]
+    prompt = codegen_prompt(code, entry, rec["param_types"], rec["output_types"][0], examples)
+    return [{
+        "id": f"{rec['id']}-codegen-0",
+        **meta,
+        "prompt": prompt,
+        "examples": examples,
+        "tests": tests,
+        "reference_solution": code,
+    }]
+
+
+def verify_rows(rows: dict[str, list[dict]], scorer) -> tuple[dict[str, list[dict]], Counter]:
+    """Keep the question rows whose reference completion scores 1.0 under ``scorer``; count the rest."""
+    counts: Counter = Counter()
+    kept: dict[str, list[dict]] = {}
+    for config, items in rows.items():
+        if config not in QUESTION_CONFIGS or not items:
+            kept[config] = items
+            continue
+        results = scorer.score_batch([r["verification"] for r in items], [r["reference_completion"] for r in items])
+        good = []
+        for r, res in zip(items, results):
+            if res is not None and all(res.correct) and res.well_formed:
+                good.append(r)
+            else:
+                counts[f"verify_failed_{config}"] += 1
+        counts[f"verified_{config}"] += len(good)
+        kept[config] = good
+    return kept, counts
+
+
+def rows_for_shard(records: list[dict], cfg, *, decon=None, scorer=None) -> tuple[dict[str, list[dict]], dict]:
+    """Rows of every config for one synthesis shard's records (in record order), verified, and the shard's counts."""
+    from execverify_data.questions import OiExecutor, Scorer
+
+    rows: dict[str, list[dict]] = {c: [] for c in CONFIGS}
+    counts: Counter = Counter()
+    for rec in records:
+        out, c = rows_for_program(rec, cfg, decon=decon)
+        counts.update(c)
+        counts["programs"] += 1
+        if any(out.values()):
+            counts["programs_kept"] += 1
+        for config, items in out.items():
+            rows[config].extend(items)
+    own = scorer is None
+    scorer = scorer or Scorer(OiExecutor(workers=1))
+    try:
+        rows, c = verify_rows(rows, scorer)
+    finally:
+        if own and scorer._oi is not None:
+            scorer._oi.close()
+    counts.update(c)
+    for r in rows["sft"]:  # TRL's prompt-completion format
+        r["completion"] = r.pop("reference_completion")
+    return rows, dict(sorted(counts.items()))

@@ -1,0 +1,39 @@
+"""Release versions and their changelog (the card's "Versions" section; Hub tags are ``v`` + version).
+
+A new release adds an entry here (newest first) in the same commit that changes the data.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CHANGELOG", "tag_for", "changelog_until"]
+
+#: version -> what changed, newest first.
+CHANGELOG: dict[str, str] = {
+    "1.0.0": "First release: configs io, oi, trace, sft, codegen (and default = trace); generator 1.0.x; "
+             "heuristic difficulty with curriculum buckets; decontaminated against CRUXEval and HumanEval.",
+}
+
+
+def tag_for(version: str) -> str:
+    """The Hub tag of a release version.
+
+    >>> tag_for("1.0.0")
+    'v1.0.0'
+    """
+    return version if version.startswith("v") else f"v{version}"
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.lstrip("v").split("."))
+
+
+def changelog_until(version: str) -> list[tuple[str, str]]:
+    """Changelog entries up to and including ``version``, newest first (an unlisted version gets a placeholder line).
+
+    >>> changelog_until("1.0.0")[0][0]
+    '1.0.0'
+    """
+    items = [(v, text) for v, text in CHANGELOG.items() if _key(v) <= _key(version)]
+    if version not in CHANGELOG:
+        items.append((version, "Rebuild with the settings recorded in MANIFEST.json (no changelog entry yet)."))
+    return sorted(items, key=lambda item: _key(item[0]), reverse=True)
