@@ -25,6 +25,8 @@ import re
 import threading
 from typing import Any, Sequence
 
+from execverify_data.completions import completion_text
+from execverify_data.completions import extract_code as _extract_code
 from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.values import CanonicalValue, encode, parse, same
 
@@ -41,41 +43,9 @@ __all__ = [
 # --------------------------------------------------------------------------- completions
 
 
-def completion_text(completion: Any) -> str:
-    """The text of a completion: a string, or the last assistant message of a chat list.
-
-    >>> completion_text([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x = 1"}])
-    'x = 1'
-    """
-    if isinstance(completion, str):
-        return completion
-    if isinstance(completion, dict):
-        return _content_text(completion.get("content"))
-    if isinstance(completion, (list, tuple)):
-        messages = [m for m in completion if isinstance(m, dict)]
-        assistant = [m for m in messages if m.get("role") == "assistant"] or messages
-        return _content_text(assistant[-1].get("content")) if assistant else ""
-    if completion is None:
-        return ""
-    raise InvalidArgument(
-        f"a completion must be a string or a list of chat messages, got {type(completion).__name__}")
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # multimodal parts: [{"type": "text", "text": ...}]
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return "" if content is None else str(content)
-
-
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
-_PYTHON_TAGS = {"python", "py", "python3", "py3", ""}
-
-
 def extract_code(completion: Any) -> str:
-    """The code of a completion: its last fenced Python block (an unclosed final block counts),
-    or the whole text when it has none.
+    """The code of a completion (a string or chat messages): its last fenced Python block,
+    or the whole text when it has none (see :func:`execverify_data.completions.extract_code`).
 
     >>> extract_code("Here:\\n```python\\nx = 1\\n```\\nor better\\n```py\\nx = 2\\n```")
     'x = 2\\n'
@@ -83,8 +53,11 @@ def extract_code(completion: Any) -> str:
     'def f():\\n    return 1'
     """
     text = completion_text(completion)
-    blocks = [body for tag, body in _FENCE.findall(text) if tag.lower() in _PYTHON_TAGS]
-    return blocks[-1] if blocks else text
+    if text is None:
+        raise InvalidArgument(
+            f"a completion must be a string or a list of chat messages, got {type(completion).__name__}"
+        )
+    return _extract_code(text)
 
 
 # --------------------------------------------------------------------------- tests

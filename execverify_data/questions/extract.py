@@ -36,6 +36,8 @@ import re
 import warnings
 from typing import Any
 
+from execverify_data.completions import completion_text
+
 __all__ = [
     "MAX_COMPLETION_CHARS",
     "MAX_LINE_CHARS",
@@ -74,35 +76,6 @@ _TYPE = re.compile(r"^(?:type\s*[:=]?\s*)?[`'\"]?(?:<class\s+'([\w.]+)'>|([A-Za-
 _STATE = re.compile(r"^(.*);\s*(.+?)\s*$", re.DOTALL)
 _YES = {"true", "yes", "executed", "y"}
 _NO = {"false", "no", "not executed", "never executed", "n"}
-
-
-def completion_text(completion: Any) -> str | None:
-    """The text of a completion: a string, chat messages, or one message; None if unreadable.
-
-    >>> completion_text([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}])
-    'a'
-    """
-    if isinstance(completion, str):
-        return completion
-    if isinstance(completion, dict):
-        return _content(completion.get("content"))
-    if isinstance(completion, (list, tuple)):
-        messages = [m for m in completion if isinstance(m, dict)]
-        assistant = [m for m in messages if m.get("role") == "assistant"]
-        chosen = assistant or messages
-        if not chosen:
-            return None
-        return _content(chosen[-1].get("content"))
-    return None
-
-
-def _content(content: Any) -> str | None:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
-        return "".join(parts) if parts else None
-    return None
 
 
 def _execverify_block(text: str) -> str | None:

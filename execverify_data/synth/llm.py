@@ -45,13 +45,13 @@ Reply with the complete program in a single ```python code block.
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from execverify_data import catalog
+from execverify_data.completions import extract_code
 from execverify_data.errors import InvalidArgument
 from execverify_data.models.base import TextGenerator, check_generate_args, derive_seed
 from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, check
@@ -175,43 +175,6 @@ def render_completion_prompt(spec: ConstraintSpec) -> str:
     return f"{SYSTEM_PROMPT}\n\n{render_prompt(spec)}\n\n```python\n"
 
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
-_OPEN_LABELED = re.compile(r"```[ \t]*(?:python3?|py)[ \t]*\n", re.IGNORECASE)
-
-
-def extract_code(text: str) -> str:
-    r"""The program in a completion: the last fenced ``python`` (or unlabeled) block, else the whole text.
-
-    An opened block that is never closed gives what follows the fence; text that
-    only closes a block (a completion of a prompt ending in ```python) gives what
-    precedes the fence.
-
-    >>> extract_code("```python\ndef a():\n    return 1\n```\n```py\ndef b():\n    return 2\n```")
-    'def b():\n    return 2\n'
-    >>> extract_code("def c():\n    return 3\n```\nExplanation...")
-    'def c():\n    return 3\n'
-    >>> extract_code("```python\ndef d():\n    return 4\n")
-    'def d():\n    return 4\n'
-    >>> extract_code("   ")
-    ''
-    """
-    if not isinstance(text, str):
-        raise InvalidArgument(f"text must be a str, got {type(text).__name__}")
-    blocks = [(lang.lower(), body) for lang, body in _FENCE.findall(text)]
-    code_blocks = [body for lang, body in blocks if lang in ("python", "python3", "py", "")]
-    if code_blocks:
-        return code_blocks[-1] if code_blocks[-1].strip() else ""
-    if not blocks and "```" in text:
-        labeled = list(_OPEN_LABELED.finditer(text))
-        head = text[: text.index("```")]
-        if labeled:
-            tail = text[labeled[-1].end() :]
-        elif not head.strip():  # a bare opening fence: skip its line
-            _, _, tail = text[len(head) :].partition("\n")
-        else:  # a closing fence only: the prompt opened the block
-            return head
-        return tail if tail.strip() else ""
-    return text if text.strip() else ""
 
 
 @dataclass
