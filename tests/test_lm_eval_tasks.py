@@ -410,8 +410,10 @@ def test_cruxeval_trace_data_is_reproducible(tmp_path):
     script = Path(__file__).resolve().parents[1] / "scripts" / "make_cruxeval_trace.py"
     if not script.is_file():
         pytest.skip("the data script is not part of an installed package")
-    subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    out = subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
     for name in ("cruxeval_trace.jsonl", "cruxeval_verifications.jsonl"):
+        # a difference means the tracer or the question layer changed: rerun the script and bump metadata.version
         assert (tmp_path / name).read_bytes() == (TASKS / "data" / name).read_bytes(), name
 
 
