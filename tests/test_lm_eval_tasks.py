@@ -232,6 +232,7 @@ def test_oracle_scores_one_on_fixture_tasks(task_manager):
     results = _evaluate(task_manager, [*FAST_TASKS, "execverify_reval"], AnswerLM(oracle))
     for task in [*FAST_TASKS, "execverify_reval_consistency"]:
         assert _result(results, task)[_main_metric(task)] == 1.0, (task, _result(results, task))
+    assert _result(results, "execverify_reval_coverage")["f1,none"] == 1.0
     consistency = _result(results, "execverify_reval_consistency")
     for kind in ("coverage", "state", "path", "output"):
         assert consistency[f"{kind}_acc,none"] == 1.0

@@ -331,6 +331,14 @@ def _score(question, answer: str) -> bool:
     return bool(score(_verification(question), f"[ANSWER]\n{answer}\n[/ANSWER]").correct[0])
 
 
+def coverage_answer(completion: str) -> bool:
+    """REval's reading of a coverage answer: YES or NO in its first three characters
+    (case-insensitive); empty or ambiguous answers read as NO."""
+    head = _answer_block(completion or "").upper()[:3]
+    yes, no = "YES" in head, "NO" in head
+    return yes and not no
+
+
 def judge(kind: str, gold: Any, completion: str, code: str) -> bool:
     """Whether ``completion`` answers the ``kind`` question whose REval gold answer is ``gold``."""
     from execverify_data.questions import Kind, Question
@@ -338,11 +346,7 @@ def judge(kind: str, gold: Any, completion: str, code: str) -> bool:
 
     block = _answer_block(completion or "")
     if kind == "coverage":
-        head = block.upper()[:3]
-        yes, no = "YES" in head, "NO" in head
-        if yes == no:
-            return False  # REval: ambiguous or empty reads as NO
-        answer = "True" if yes else "False"
+        answer = "True" if coverage_answer(completion) else "False"
         return _score(Question(Kind.COVERAGE, line=1, expected=encode(bool(gold))), answer)
     if kind == "path":
         first = block.split("\n")[0].strip() if block else ""
@@ -393,7 +397,35 @@ def judge(kind: str, gold: Any, completion: str, code: str) -> bool:
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """``acc`` of one REval question (coverage, state, path or output)."""
     gold = json.loads(doc["gold"])[doc["kind"]]
-    return {"acc": float(judge(doc["kind"], gold, results[0] if results else "", doc["code"]))}
+    completion = results[0] if results else ""
+    out = {"acc": float(judge(doc["kind"], gold, completion, doc["code"]))}
+    if doc["kind"] == "coverage":  # REval also reports precision, recall and F1 of YES
+        pair = (coverage_answer(completion), bool(gold))
+        out.update(precision=pair, recall=pair, f1=pair)
+    return out
+
+
+def _confusion(items: list[tuple[bool, bool]]) -> tuple[int, int, int]:
+    tp = sum(1 for pred, actual in items if pred and actual)
+    fp = sum(1 for pred, actual in items if pred and not actual)
+    fn = sum(1 for pred, actual in items if not pred and actual)
+    return tp, fp, fn
+
+
+def coverage_precision(items: list[tuple[bool, bool]]) -> float:
+    tp, fp, _ = _confusion(items)
+    return tp / (tp + fp) if tp + fp else 0.0
+
+
+def coverage_recall(items: list[tuple[bool, bool]]) -> float:
+    tp, _, fn = _confusion(items)
+    return tp / (tp + fn) if tp + fn else 0.0
+
+
+def coverage_f1(items: list[tuple[bool, bool]]) -> float:
+    """F1 of the YES answers (REval's ``Coverage._f1``; 0 when precision + recall is 0)."""
+    p, r = coverage_precision(items), coverage_recall(items)
+    return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def process_consistency(doc: dict, results: list) -> dict[str, tuple]:
