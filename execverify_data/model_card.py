@@ -11,10 +11,13 @@ versions of the training stack and refuses a template with a placeholder left un
 'm from b (TRL 1.0)'
 >>> hyperparameter_rows({"learning_rate": 1e-06, "beta": 0.0})
 '| learning_rate | 1e-06 |\\n| beta | 0.0 |'
+>>> dataset_version("execverify/execverify", "v1.0.0")
+'v1.0.0'
 """
 
 from __future__ import annotations
 
+import json
 import os
 import string
 from collections.abc import Iterable, Mapping
@@ -24,7 +27,7 @@ from typing import Any
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["hyperparameter_rows", "render_model_card", "stack_versions", "write_model_card"]
+__all__ = ["dataset_version", "hyperparameter_rows", "render_model_card", "stack_versions", "write_model_card"]
 
 _PACKAGES = {
     "trl_version": "trl",
@@ -33,6 +36,23 @@ _PACKAGES = {
     "datasets_version": "datasets",
     "execverify_version": "execverify-data",
 }
+
+
+def dataset_version(dataset: str, revision: str | None = None) -> str:
+    """The data version to record: the Hub ``revision``, or a local release folder's ``MANIFEST.json`` version.
+
+    A local folder holds one version: a ``revision`` given with it must name that version
+    (``1.0.0`` or ``v1.0.0``), else a ``ValueError`` says what to do.
+    """
+    if not os.path.isdir(dataset):
+        return revision or "main (no revision pinned)"
+    manifest = Path(dataset) / "MANIFEST.json"
+    version = json.loads(manifest.read_text(encoding="utf-8")).get("version") if manifest.is_file() else None
+    if revision and revision.removeprefix("v") != version:
+        raise ValueError(
+            f"{dataset} is a local folder of version {version or 'unknown (no MANIFEST.json)'}, not {revision}; "
+            "drop --dataset_revision (or pass --dataset_revision '' to clear one set in a config file)")
+    return f"{version} (local folder {dataset})" if version else f"local folder {dataset} (no MANIFEST.json)"
 
 
 def stack_versions() -> dict[str, str]:

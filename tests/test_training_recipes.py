@@ -1,10 +1,16 @@
 """The TRL recipes of ``training_examples/`` run for real on a tiny model and a tiny dataset (CPU, offline).
 
 Every recipe's ``main()`` is called in this one process with arguments parsed by its own
-``TrlParser`` (imports are paid once). The data is a Hub-layout folder written here from
-CRUXEval programs with :func:`execverify_data.questions.build` (configs ``sft``, ``trace``,
-``io``, ``oi``) and hand-written problems (``codegen``), loaded by ``datasets.load_dataset``
-exactly like a release folder.
+``TrlParser`` (imports are paid once). Data:
+
+* a small release folder from the release builder (``n=40``): one smoke run of each recipe;
+* 12 questions about 4 short CRUXEval programs (:func:`execverify_data.questions.build`) in a
+  Hub-layout folder: the SFT-then-GRPO learning test (short answers a tiny model memorises);
+* a hostile ``codegen`` folder: hostile ``tests`` in the data, hostile completions through a
+  patched ``GRPOTrainer._generate_single_turn`` (the model's sampling is replaced, nothing else).
+
+The smoke runs of ``grpo_codegen`` patch generation too (a random tiny model never writes passing
+code, so rewards would not vary and no update would happen).
 """
 
 from __future__ import annotations
@@ -68,15 +74,6 @@ def question_rows(n: int, **build_kwargs) -> list[dict]:
     raise AssertionError("not enough short CRUXEval programs")
 
 
-CODEGEN = [
-    {"prompt": "Write a Python function `add(a, b)` that returns a + b.", "entry_point": "add",
-     "tests": ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"]},
-    {"prompt": "Write a Python function `double(x)` that returns 2 * x.", "entry_point": "double",
-     "tests": ["def check(candidate):\n    assert candidate(3) == 6\n"]},
-]
-#: What the patched generation writes for every prompt of a group, in turn: each group gets one passing answer.
-SCRIPTED = ["```python\ndef add(a, b):\n    return a + b\n```", "```python\ndef double(x):\n    return 2 * x\n```",
-            "```python\ndef add(a, b):\n    return a - b\n```", "no code at all"]
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
 HOSTILE = ["07_os_system_rm", "09_subprocess_rm", "11_write_outside_tmp", "12_remove_canary", "15_kill_parent",
            "21_lying_eq"]
@@ -95,13 +92,12 @@ def tiny_model(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
-    """Configs as in a release; ``sft`` holds the same questions' reference completions (no reasoning chain:
-    short answers that a tiny model memorises), ``sft_rationale`` the chain-of-thought variant."""
+    """12 questions about 4 short CRUXEval programs in the configs ``trace``, ``io``, ``oi``; ``sft`` holds
+    their reference completions without a reasoning chain: short answers that a tiny model memorises."""
     questions = {"trace": question_rows(4, n_path=1, n_state=1), "io": question_rows(4, n_path=0, n_state=0),
                  "oi": question_rows(4, task="input", n_path=0, n_state=0)}
     return str(write_release(tmp_path_factory.mktemp("release"), {
-        **questions, "sft": [row for rows in questions.values() for row in rows],
-        "sft_rationale": question_rows(4, n_path=1, n_state=1, rationale=True), "codegen": CODEGEN}))
+        **questions, "sft": [row for rows in questions.values() for row in rows]}))
 
 
 def weights(path) -> dict:
@@ -162,16 +158,54 @@ def report_timings():
     print("\nrecipe wall times (s):", TIMINGS)
 
 
-def test_sft_warmup_runs_and_changes_weights(tiny_model, release, tmp_path):
+@pytest.fixture(scope="module")
+def release_slice(tmp_path_factory):
+    """A small release folder made by the release builder (27 training rows over io/oi/trace/sft, 3 codegen)."""
+    release = pytest.importorskip("execverify_data.release.builder", reason="the release builder is not installed")
+    from execverify_data.release import ReleaseConfig
+
+    out = tmp_path_factory.mktemp("release_slice") / "execverify-0.0.1"
+    release.build_release(ReleaseConfig(version="0.0.1", n=40, seed=0, shard_size=20), out)
+    return str(out)
+
+
+def test_sft_warmup_on_a_release_slice(tiny_model, release_slice, tmp_path):
     out = tmp_path / "sft"
-    trainer = run("sft_warmup", "--model_name_or_path", tiny_model, "--dataset_name", release,
-                  "--dataset_config", "sft_rationale", "--output_dir", str(out), "--max_steps", "3",
+    trainer = run("sft_warmup", "--model_name_or_path", tiny_model, "--dataset_name", release_slice,
+                  "--dataset_revision", "v0.0.1", "--output_dir", str(out), "--max_steps", "3",
                   "--per_device_train_batch_size", "2", "--learning_rate", "1e-3", "--max_length", "1024")
     assert trainer.state.global_step == 3 and logged(trainer, "loss")
     assert changed(weights(tiny_model), out)
     card = (out / "README.md").read_text()
-    assert tiny_model in card and "`sft_rationale`" in card and "| learning_rate | 0.001 |" in card
-    assert "$" not in card
+    assert tiny_model in card and "`sft`" in card and "| learning_rate | 0.001 |" in card
+    assert "0.0.1 (local folder" in card and "$" not in card
+
+
+def test_grpo_execution_on_a_release_slice(tiny_model, release_slice, tmp_path):
+    trainer = run("grpo_execution", "--model_name_or_path", tiny_model, "--dataset_name", release_slice,
+                  "--output_dir", str(tmp_path / "out"), "--max_steps", "2", "--per_device_train_batch_size", "16",
+                  "--max_prompt_length", "2048", *GRPO)
+    assert trainer.state.global_step == 2
+    logged_keys = {key for entry in trainer.state.log_history for key in entry}
+    assert {f"rewards/{name}/mean" for name in EXECUTION_REWARDS} <= logged_keys
+
+
+def test_grpo_codegen_on_a_release_slice(tiny_model, release_slice, tmp_path, monkeypatch):
+    from datasets import load_dataset
+
+    # patched generation: every group gets each reference solution and one non-answer, so exactly one passes
+    solutions = load_dataset(release_slice, "codegen", split="train")["reference_solution"]
+    scripted_generation(monkeypatch, [f"```python\n{code}\n```" for code in solutions] + ["no code at all"])
+    out = tmp_path / "grpo_codegen"
+    n = len(solutions) + 1
+    trainer = run("grpo_codegen", "--model_name_or_path", tiny_model, "--dataset_name", release_slice,
+                  "--output_dir", str(out), "--max_steps", "2", "--per_device_train_batch_size", str(n),
+                  "--num_generations", str(n), "--max_completion_length", "40", "--beta", "0.0",
+                  "--learning_rate", "1e-3")
+    assert trainer.state.global_step == 2
+    assert logged(trainer, "rewards/unit_test_reward/mean") == pytest.approx([1 / n, 1 / n])
+    assert changed(weights(tiny_model), out)
+    assert "`unit_test_reward`" in (out / "README.md").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -206,17 +240,6 @@ def test_grpo_execution_after_sft_beats_the_untrained_model(tiny_model, memorise
     assert changed(weights(memorised), tmp_path / "after_sft")  # rewards varied within groups: a real update
     card = (tmp_path / "after_sft" / "README.md").read_text()
     assert "`whitebox_reward`" in card and "`trace`, `io`, `oi`" in card
-
-
-def test_grpo_codegen_runs_and_changes_weights(tiny_model, release, tmp_path, monkeypatch):
-    scripted_generation(monkeypatch, SCRIPTED)
-    out = tmp_path / "grpo_codegen"
-    trainer = run("grpo_codegen", "--model_name_or_path", tiny_model, "--dataset_name", release,
-                  "--output_dir", str(out), "--max_steps", "2", "--per_device_train_batch_size", "4", *GRPO)
-    assert trainer.state.global_step == 2
-    assert logged(trainer, "rewards/unit_test_reward/mean") == [0.25, 0.25]  # one passing completion in 4
-    assert changed(weights(tiny_model), out)
-    assert "`unit_test_reward`" in (out / "README.md").read_text()
 
 
 def test_grpo_codegen_hostile_completions_and_tests_leave_the_machine_untouched(tiny_model, tmp_path, monkeypatch):
@@ -269,6 +292,8 @@ def test_bad_arguments_are_refused(release):
         parse(recipe, "--dataset_name", release, "--reward_funcs", "nope", "--output_dir", "x")
     with pytest.raises(ValueError, match="local folder"):
         parse(recipe, "--dataset_name", release, "--dataset_revision", "v1.0.0", "--output_dir", "x")
+    with pytest.raises(ValueError, match="drop --dataset_revision"):
+        parse(load_recipe("sft_warmup"), "--dataset_name", release, "--dataset_revision", "v1.0.0", "--output_dir", "x")
     with pytest.raises(ValueError, match="dataset_configs"):
         parse(recipe, "--dataset_name", release, "--dataset_config", "io", "--output_dir", "x")
 

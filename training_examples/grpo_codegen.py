@@ -14,11 +14,12 @@ the untrusted sandbox (``execverify_data.sandbox``), and the verdict is decided 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
+
+from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 
 CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "num_generations", "beta", "max_completion_length",
@@ -31,11 +32,11 @@ class GRPOCodegenArguments(ScriptArguments):
     """Data and sandbox settings; the training settings are TRL's :class:`GRPOConfig`."""
 
     dataset_name: str | None = field(
-        default="execverify/execverify-data",
+        default="execverify/execverify",
         metadata={"help": "A local release folder, a Hub dataset id, or any dataset with `prompt` and `tests` columns."})
     dataset_config: str | None = field(default="codegen", metadata={"help": "Dataset config (None for a plain dataset)."})
     dataset_revision: str | None = field(
-        default=None, metadata={"help": "Version tag of a Hub dataset (e.g. `v1.0.0`); not allowed for a local folder."})
+        default=None, metadata={"help": "Version tag (e.g. `v1.0.0`); a local folder's must match its MANIFEST.json."})
     test_timeout: float = field(default=5.0, metadata={"help": "Wall-clock seconds per sandboxed execution."})
     test_memory_mb: int = field(default=1024, metadata={"help": "Address-space limit of each sandboxed execution."})
     max_prompt_length: int | None = field(
@@ -51,9 +52,7 @@ class GRPOCodegenArguments(ScriptArguments):
             raise ValueError("--dataset_name is required: a release folder, a Hub id, or a dataset with prompt and tests")
         self.dataset_config = self.dataset_config or None
         self.dataset_revision = self.dataset_revision or None  # "" on the command line clears a config's tag
-        if self.dataset_revision and os.path.isdir(self.dataset_name):
-            raise ValueError(f"{self.dataset_name} is a local folder, which holds one version; drop --dataset_revision "
-                             "(pass --dataset_revision '' to clear a value set in a config file)")
+        self.data_version = dataset_version(self.dataset_name, self.dataset_revision)  # checks a local folder's
         if self.test_timeout <= 0 or self.test_memory_mb <= 0:
             raise ValueError("--test_timeout and --test_memory_mb must be positive")
         for name in ("max_prompt_length", "max_samples"):
@@ -94,7 +93,6 @@ def load_prompts(script_args: GRPOCodegenArguments, seed: int, tokenizer_path: s
 def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_args: ModelConfig):
     from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-    from execverify_data.model_card import hyperparameter_rows, write_model_card
     from execverify_data.rewards import UnitTestReward
 
     training_args.model_init_kwargs = {
@@ -121,7 +119,7 @@ def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_arg
             training_args.output_dir, CARD_TEMPLATE,
             model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
             method="GRPO for code generation with unit tests (Stage II)", method_tag="grpo", recipe="grpo_codegen.py",
-            dataset=script_args.dataset_name, dataset_revision=script_args.dataset_revision or "local folder",
+            dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
             dataset_configs=f"`{script_args.dataset_config}`", n_rows=len(train_rows),
             dataset_description="programming problems with unit tests",
             rewards=f"- `{reward.__name__}`: fraction of unit tests passed in the sandbox "

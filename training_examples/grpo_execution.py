@@ -13,12 +13,12 @@ apply to, so TRL logs each one separately as ``rewards/<name>/mean`` over its ow
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 
+from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 from execverify_data.rewards_execution import format_reward, io_reward, oi_reward, whitebox_reward
 
 CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
@@ -33,12 +33,12 @@ class GRPOExecutionArguments(ScriptArguments):
     """Where the data comes from and which rewards to use; the training settings are TRL's :class:`GRPOConfig`."""
 
     dataset_name: str | None = field(
-        default="execverify/execverify-data",
+        default="execverify/execverify",
         metadata={"help": "A local release folder (from `execverify build-release`) or a Hub dataset id."})
     dataset_configs: list[str] = field(
         default_factory=lambda: ["trace", "io", "oi"], metadata={"help": "Dataset configs to mix (concatenated)."})
     dataset_revision: str | None = field(
-        default=None, metadata={"help": "Version tag of a Hub dataset (e.g. `v1.0.0`); not allowed for a local folder."})
+        default=None, metadata={"help": "Version tag (e.g. `v1.0.0`); a local folder's must match its MANIFEST.json."})
     reward_funcs: list[str] = field(
         default_factory=lambda: list(REWARDS), metadata={"help": f"Rewards, any of {sorted(REWARDS)}."})
     max_prompt_length: int | None = field(
@@ -51,13 +51,11 @@ class GRPOExecutionArguments(ScriptArguments):
 
     def __post_init__(self):
         if not self.dataset_name:
-            raise ValueError("--dataset_name is required: a release folder or a Hub id such as execverify/execverify-data")
+            raise ValueError("--dataset_name is required: a release folder or a Hub id such as execverify/execverify")
         if self.dataset_config is not None:
             raise ValueError("this recipe mixes several configs: use --dataset_configs trace io oi, not --dataset_config")
         self.dataset_revision = self.dataset_revision or None  # "" on the command line clears a config's tag
-        if self.dataset_revision and os.path.isdir(self.dataset_name):
-            raise ValueError(f"{self.dataset_name} is a local folder, which holds one version; drop --dataset_revision "
-                             "(pass --dataset_revision '' to clear a value set in a config file)")
+        self.data_version = dataset_version(self.dataset_name, self.dataset_revision)  # checks a local folder's
         unknown = sorted(set(self.reward_funcs) - set(REWARDS))
         if unknown or not self.reward_funcs:
             raise ValueError(f"unknown or no reward(s) {unknown}; valid names: {', '.join(sorted(REWARDS))}")
@@ -102,7 +100,6 @@ def load_prompts(script_args, columns: list[str], seed: int, tokenizer_path: str
 def main(script_args: GRPOExecutionArguments, training_args: GRPOConfig, model_args: ModelConfig):
     from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-    from execverify_data.model_card import hyperparameter_rows, write_model_card
 
     training_args.model_init_kwargs = {
         "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
@@ -129,7 +126,7 @@ def main(script_args: GRPOExecutionArguments, training_args: GRPOConfig, model_a
             training_args.output_dir, CARD_TEMPLATE,
             model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
             method="GRPO on execution reasoning (Stage I)", method_tag="grpo", recipe="grpo_execution.py",
-            dataset=script_args.dataset_name, dataset_revision=script_args.dataset_revision or "local folder",
+            dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
             dataset_configs=", ".join(f"`{c}`" for c in script_args.dataset_configs), n_rows=len(train_rows),
             dataset_description="questions about the interpreter's trace whose every answer is checked",
             rewards="\n".join(f"- `{f.__name__}` (weight {w}), from `{type(f).__module__}`"

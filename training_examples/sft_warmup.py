@@ -13,11 +13,12 @@ is applied, as for an instruct model.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser
+
+from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 
 CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "warmup_steps", "num_train_epochs", "max_length",
@@ -29,11 +30,11 @@ class SFTScriptArguments(ScriptArguments):
     """Where the data comes from; the training settings are TRL's :class:`SFTConfig`."""
 
     dataset_name: str | None = field(
-        default="execverify/execverify-data",
+        default="execverify/execverify",
         metadata={"help": "A local release folder (from `execverify build-release`) or a Hub dataset id."})
     dataset_config: str | None = field(default="sft", metadata={"help": "Dataset config to train on."})
     dataset_revision: str | None = field(
-        default=None, metadata={"help": "Version tag of a Hub dataset (e.g. `v1.0.0`); not allowed for a local folder."})
+        default=None, metadata={"help": "Version tag (e.g. `v1.0.0`); a local folder's must match its MANIFEST.json."})
     max_samples: int | None = field(default=None, metadata={"help": "Train on the first N rows after a seeded shuffle."})
     chat_format: bool = field(
         default=True, metadata={"help": "Wrap string prompts/completions as chat messages (applies the chat template)."})
@@ -43,11 +44,9 @@ class SFTScriptArguments(ScriptArguments):
 
     def __post_init__(self):
         if not self.dataset_name:
-            raise ValueError("--dataset_name is required: a release folder or a Hub id such as execverify/execverify-data")
+            raise ValueError("--dataset_name is required: a release folder or a Hub id such as execverify/execverify")
         self.dataset_revision = self.dataset_revision or None  # "" on the command line clears a config's tag
-        if self.dataset_revision and os.path.isdir(self.dataset_name):
-            raise ValueError(f"{self.dataset_name} is a local folder, which holds one version; drop --dataset_revision "
-                             "(pass --dataset_revision '' to clear a value set in a config file)")
+        self.data_version = dataset_version(self.dataset_name, self.dataset_revision)  # checks a local folder's
         if self.max_samples is not None and self.max_samples < 1:
             raise ValueError(f"--max_samples must be a positive int, got {self.max_samples}")
 
@@ -76,7 +75,6 @@ def load_sft_rows(script_args: SFTScriptArguments, seed: int):
 def main(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: ModelConfig):
     from trl import SFTTrainer, get_peft_config, get_quantization_config
 
-    from execverify_data.model_card import hyperparameter_rows, write_model_card
 
     training_args.model_init_kwargs = {
         "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
@@ -102,7 +100,7 @@ def main(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: 
             training_args.output_dir, CARD_TEMPLATE,
             model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
             method="supervised fine-tuning (completion-only loss)", method_tag="sft", recipe="sft_warmup.py",
-            dataset=script_args.dataset_name, dataset_revision=script_args.dataset_revision or "local folder",
+            dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
             dataset_configs=f"`{script_args.dataset_config}`", n_rows=len(train_rows),
             dataset_description="prompts with a reasoning chain narrated from the interpreter's trace and the answer",
             rewards="None: supervised cross-entropy on the completion tokens.",
