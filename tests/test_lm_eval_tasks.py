@@ -307,6 +307,7 @@ def _gold_writings(record: dict) -> list[str]:
         f"[ANSWER]\nassert {call} == {out}\n[/ANSWER]",
         f"Let's run it step by step.\nThe call returns {out}.\n[/THOUGHT]\n[ANSWER]\nassert {call} == {out}\n[/ANSWER]",
         f"[ANSWER]\n{out}\n[/ANSWER]",
+        f"[THOUGHT]\nThe loop runs twice.\n[/THOUGHT]\n[ANSWER]\nassert {call} == {out}\n",  # CoT, stopped at [/ANSWER]
         f"[ANSWER]\nassert f(0) == {out}\n[/ANSWER]",  # only the value counts
         *_double_quoted(call, out),
     ]
