@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "synthesize": "execverify_data.cli.synthesize:synthesize",
     "tasks-path": "execverify_data.cli.tasks_path:tasks_path",
     "difficulty": "execverify_data.cli.difficulty:difficulty",
+    "build-release": "execverify_data.cli.build_release:build_release",
 }
 
 

@@ -1,0 +1,184 @@
+"""The release builder on a small build: layout, card, manifest, load_dataset, verification, reproducibility, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("datasets")
+pytest.importorskip("matplotlib")
+
+from execverify_data.release import ManifestError, ReleaseConfig, verify_manifest  # noqa: E402
+from execverify_data.release.builder import build_release, split_of  # noqa: E402
+from execverify_data.release.rows import CONFIGS  # noqa: E402
+
+SMALL = dict(version="1.0.0", n=130, seed=3, shard_size=4)
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rel") / "execverify"
+    manifest = build_release(ReleaseConfig(**SMALL), out, workers=2)
+    return out, manifest
+
+
+def _shas(manifest: dict) -> dict:
+    return {k: v["sha256"] for k, v in manifest["files"].items()}
+
+
+def test_layout_and_manifest(release):
+    out, manifest = release
+    files = set(manifest["files"])
+    assert "README.md" in files
+    for config in CONFIGS:
+        assert f"{config}/train-00000-of-00001.parquet" in files
+        assert f"{config}/test-00000-of-00001.parquet" in files
+    assert {f for f in files if f.startswith("images/")} == {
+        "images/level_distribution.png", "images/difficulty_distribution.png",
+        "images/trace_length_distribution.png", "images/catalog_coverage.png"}
+    assert manifest["total_rows"] >= SMALL["n"]
+    assert manifest["verification"]["failed"] == 0
+    for key in ("version", "generator_version", "python", "seed", "rows"):
+        assert key in manifest
+    assert verify_manifest(out)["version"] == "1.0.0"
+
+
+def test_card_front_matter_and_counts(release):
+    out, manifest = release
+    import yaml
+
+    text = (out / "README.md").read_text()
+    head = yaml.safe_load(text.split("---\n")[1])
+    assert head["license"] == "mit" and head["pretty_name"] == "ExecVerify"
+    assert {c["config_name"] for c in head["configs"]} == {*CONFIGS, "default"}
+    infos = {i["config_name"]: i for i in head["dataset_info"]}
+    for config in CONFIGS:
+        splits = {s["name"]: s["num_examples"] for s in infos[config]["splits"]}
+        assert splits == manifest["rows"][config]
+        train, test = manifest["rows"][config]["train"], manifest["rows"][config]["test"]
+        assert f"| `{config}` | {train:,} / {test:,} |" in text
+    assert f"**{manifest['total_rows']:,} rows**" in text
+    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+        assert (out / image).is_file()
+    assert "2603.11226" in text and "v1.0.0" in text
+
+
+def test_load_dataset_offline(release, monkeypatch):
+    out, manifest = release
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from datasets import load_dataset
+
+    for config in (*CONFIGS, "default"):
+        ds = load_dataset(str(out), config, cache_dir=str(out.parent / "hf-cache"))
+        source = "trace" if config == "default" else config
+        assert {k: len(v) for k, v in ds.items()} == manifest["rows"][source]
+    row = ds["train"][0]
+    assert row["python"] and row["generator_version"] and isinstance(row["seed"], int)
+
+
+def test_published_references_score_full_marks(release):
+    import pyarrow.parquet as pq
+
+    from execverify_data.questions import Scorer
+
+    out, _ = release
+    scorer = Scorer()
+    for config in ("io", "oi", "trace", "sft"):
+        answer = "completion" if config == "sft" else "reference_completion"
+        for f in sorted((out / config).glob("*.parquet")):
+            t = pq.read_table(f).to_pydict()
+            results = scorer.score_batch(t["verification"], t[answer])
+            assert all(r is not None and all(r.correct) for r in results), (config, f.name)
+
+
+def test_codegen_rows(release):
+    import pyarrow.parquet as pq
+
+    from execverify_data.rewards import split_assertion
+
+    out, _ = release
+    t = pq.read_table(out / "codegen" / "train-00000-of-00001.parquet").to_pylist()
+    for row in t:
+        assert row["tests"] and row["examples"]
+        assert not set(row["tests"]) & set(row["examples"])
+        for test in row["tests"]:
+            call, _ = split_assertion(test)
+            assert call.startswith(row["entry_point"] + "(")
+        assert all(e in row["prompt"] for e in row["examples"])
+
+
+def test_split_by_structure(release):
+    import pyarrow.parquet as pq
+
+    out, _ = release
+    train = set(pq.read_table(out / "trace" / "train-00000-of-00001.parquet", columns=["ast_hash"]).column(0).to_pylist())
+    test = set(pq.read_table(out / "trace" / "test-00000-of-00001.parquet", columns=["ast_hash"]).column(0).to_pylist())
+    assert test and not train & test
+    assert split_of("x", 0, 0) == "train"
+
+
+def test_same_bytes_with_one_worker_and_resume(release, tmp_path):
+    out, manifest = release
+    other = tmp_path / "one"
+    again = build_release(ReleaseConfig(**SMALL), other, workers=1)
+    assert _shas(again) == _shas(manifest)
+    # lose a shard's rows, a published shard and the card: the rerun rebuilds them to the same bytes
+    work = other.with_name("one.build")
+    for f in (work / "rows").glob("shard-00001.*"):
+        f.unlink()
+    (other / "trace" / "train-00000-of-00001.parquet").unlink()
+    (other / "README.md").write_text("stale")
+    resumed = build_release(ReleaseConfig(**SMALL), other, workers=1)
+    assert resumed["timing"]["shards_run"] == 1
+    assert _shas(resumed) == _shas(manifest)
+
+
+def test_tampered_folder_fails_verification(release, tmp_path):
+    out, _ = release
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    verify_manifest(copy)
+    (copy / "io" / "extra.parquet").write_bytes(b"x")
+    with pytest.raises(ManifestError, match="not in the manifest"):
+        verify_manifest(copy)
+    (copy / "io" / "extra.parquet").unlink()
+    (copy / "README.md").write_text("edited")
+    with pytest.raises(ManifestError, match="sha256 differs: README.md"):
+        verify_manifest(copy)
+
+
+def test_other_settings_refused(release):
+    out, _ = release
+    from execverify_data.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="other settings"):
+        build_release(ReleaseConfig(**{**SMALL, "seed": 4}), out, workers=1)
+
+
+@pytest.mark.slow
+def test_kill_and_rerun_gives_same_bytes(release, tmp_path):
+    _, manifest = release
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "build-release", "--version", "1.0.0", "--n", str(SMALL["n"]),
+           "--seed", str(SMALL["seed"]), "--shard-size", str(SMALL["shard_size"]), "--out", str(out), "--workers", "2", "--quiet"]
+    proc = subprocess.Popen(cmd, start_new_session=True)
+    rows = out.with_name("killed.build") / "rows"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (rows.exists() and list(rows.glob("*.done.json"))):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    again = json.loads((out / "MANIFEST.json").read_text())
+    assert _shas(again) == _shas(manifest)
