@@ -365,7 +365,8 @@ def _lcb_verification(row: dict) -> dict | None:
         return None
     if not expected.askable:
         return None
-    question = Question(Kind.IO, expected=expected, call=row["input"], entry=row.get("function_name") or None)
+    entry = row.get("function_name") or row["input"].split("(", 1)[0].strip() or "f"
+    question = Question(Kind.IO, expected=expected, call=row["input"], entry=entry)
     return verification_for(row["code"], [question], "cruxeval")
 
 
@@ -405,13 +406,15 @@ RELEASE_HUB_ID = "execverify/execverify-data"
 def _prompt_text(prompt: Any) -> str:
     """A prompt column as text: a string, or chat messages joined (system, then user)."""
     if isinstance(prompt, str):
-        if prompt.startswith("["):
-            try:
-                prompt = json.loads(prompt)
-            except ValueError:
-                return prompt
-        else:
+        if not prompt.startswith("[{"):
             return prompt
+        try:
+            messages = json.loads(prompt)
+        except ValueError:
+            return prompt
+        if not (isinstance(messages, list) and all(isinstance(m, dict) for m in messages)):
+            return prompt
+        prompt = messages
     if isinstance(prompt, list):
         return "\n\n".join(str(m.get("content", "")) for m in prompt if isinstance(m, dict))
     return str(prompt)
