@@ -105,32 +105,34 @@ def fixtures(tmp_path_factory) -> dict:
     from execverify_data.questions import build
 
     root = tmp_path_factory.mktemp("lm_eval_fixtures")
-    rows = []
-    for number, (source, call) in enumerate(SYNTH_PROGRAMS):
-        for task, kwargs in (("output", dict(n_path=1, n_state=1)), ("input", dict(n_path=0, n_state=0)),
-                             ("output", dict(n_path=2, n_state=1, n_coverage=1))):
-            r = build(source, call, seed=number, task=task, **kwargs)
-            rows.append({"id": f"row-{len(rows)}", "prompt": r.prompt, "reference_completion": r.reference_completion,
-                         "verification": json.dumps(r.verification)})
-        # a step-only row (as the release's trace rows)
-        from execverify_data.questions import Kind, render, select_questions
-        from execverify_data.trace import trace_call
-
-        trace = trace_call(source, call)
-        steps = [q for q in select_questions(source, trace, call, seed=number, n_path=2, n_state=1, n_coverage=1)
-                 if q.kind is not Kind.IO]
-        r = render(source, steps, style="chat", call=call)
-        rows.append({"id": f"row-{len(rows)}", "prompt": json.dumps(r.prompt), "reference_completion": r.reference_completion,
-                     "verification": json.dumps(r.verification)})
-    release = root / "release" / "data"
-    release.mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(rows), release / "test-00000-of-00001.parquet")
-    pq.write_table(pa.Table.from_pylist(rows[:1]), release / "train-00000-of-00001.parquet")
+    configs: dict[str, list[dict]] = {"io": [], "oi": [], "trace": []}
+    for number, (source, call) in enumerate(SYNTH_PROGRAMS):  # the release's configs (execverify_data.release)
+        made = {
+            "io": build(source, call, seed=number, n_path=0, n_state=0, style="cruxeval"),
+            "oi": build(source, call, seed=number, task="input", n_path=0, n_state=0, style="cruxeval"),
+            "trace": build(source, call, seed=number, n_path=2, n_state=1, n_coverage=1,
+                           style="chat" if number == 0 else "execverify"),
+        }
+        for config, r in made.items():
+            prompt = r.prompt if isinstance(r.prompt, str) else json.dumps(r.prompt)
+            configs[config].append({"id": f"synth-0-{number}-{config}-0", "task": config, "prompt": prompt,
+                                    "reference_completion": r.reference_completion,
+                                    "verification": json.dumps(r.verification)})
+    release = root / "release"
+    for config, rows in configs.items():
+        (release / config).mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist(rows), release / config / "test-00000-of-00001.parquet")
+        pq.write_table(pa.Table.from_pylist(rows[:1]), release / config / "train-00000-of-00001.parquet")
+    (release / "codegen").mkdir()
+    pq.write_table(pa.Table.from_pylist([{"id": "c", "prompt": "p", "tests": ["assert f() == 1"]}]),
+                   release / "codegen" / "test-00000-of-00001.parquet")
+    _write_jsonl(root / "mixed_test.jsonl", [row for rows in configs.values() for row in rows])
     return {
         "lcb_path": str(_write_jsonl(root / "lcb.jsonl", LCB_ROWS)),
         "reval_data_path": str(_write_jsonl(root / "DREval_data.jsonl", REVAL_DATA)),
         "reval_tasks_path": str(_write_jsonl(root / "DREval_tasks.jsonl", REVAL_TASKS)),
-        "release_path": str(root / "release"),
+        "release_path": str(release),
+        "mixed_path": str(root / "mixed_test.jsonl"),
     }
 
 
@@ -258,9 +260,11 @@ def test_fixture_sizes(task_manager, fixtures):
     units = reval.load_coverage(**fixtures)["test"]
     assert len(units) == 4  # the ClassEval item is skipped
     assert len(reval.load_output(**fixtures)["test"]) == 3
-    assert len(utils.load_synth_io(**fixtures)["test"]) == 6
-    assert len(utils.load_synth_oi(**fixtures)["test"]) == 3
-    assert len(utils.load_synth_trace(**fixtures)["test"]) == 3
+    for load in (utils.load_synth_io, utils.load_synth_oi, utils.load_synth_trace):
+        assert len(load(**fixtures)["test"]) == 3
+        # one file with every kind of row: split by the questions each row asks
+        mixed = load(release_path=fixtures["mixed_path"])["test"]
+        assert len(mixed) == 3 and len({d["verification"] for d in mixed}) == 3
 
 
 def test_cruxeval_tasks_oracle_limit(task_manager):

@@ -420,46 +420,61 @@ def _prompt_text(prompt: Any) -> str:
     return str(prompt)
 
 
-def _release_files(release_path: str) -> list[Path]:
+def _release_records(part: str, release_path: str | None, release_repo: str) -> tuple[list[dict], bool]:
+    """The test rows of config ``part`` and whether they still need filtering by question kinds.
+
+    A release folder has ``<config>/test-*.parquet`` (``execverify_data.release``); any other
+    folder or file is read whole (its files whose path contains ``test``) and filtered.
+    """
+    if not release_path:  # pragma: no cover - network
+        import datasets
+
+        return datasets.load_dataset(release_repo, part, split="test").to_list(), False
     path = Path(release_path)
+    if path.is_dir() and (path / part).is_dir():
+        files = sorted(f for f in (path / part).iterdir() if f.name.startswith("test") and f.suffix in (".parquet", ".jsonl"))
+        if not files:
+            raise FileNotFoundError(f"no test split ({path / part}/test-*.parquet) in the release folder {path}")
+        return [row for f in files for row in _read_table(f)], False
     if path.is_file():
-        return [path]
-    if not path.is_dir():
+        files = [path]
+    elif path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in (".parquet", ".jsonl") and "test" in p.relative_to(path).as_posix())
+    else:
         raise FileNotFoundError(f"release_path {path} is neither a file nor a folder")
-    files = sorted(
-        p for p in path.rglob("*") if p.suffix in (".parquet", ".jsonl") and "test" in p.relative_to(path).as_posix()
-    )
     if not files:
         raise FileNotFoundError(f"no test split (*test*.parquet or *test*.jsonl) under {path}")
-    return files
+    return [row for f in files for row in _read_table(f)], True
+
+
+def _wanted(part: str, kinds: set) -> bool:
+    from execverify_data.questions import Kind
+
+    if part == "io":
+        return kinds == {Kind.IO}
+    if part == "oi":
+        return Kind.OI in kinds
+    return bool(kinds - {Kind.IO, Kind.OI})  # trace: step questions (with or without the output question)
 
 
 def _synth_rows(part: str, release_path: str | None, release_repo: str) -> list[dict]:
-    from execverify_data.questions import FINAL_KINDS, Kind, load_verification
+    from execverify_data.questions import load_verification
 
-    if release_path:
-        records = [row for f in _release_files(release_path) for row in _read_table(f)]
-    else:  # pragma: no cover - network
-        import datasets
-
-        records = datasets.load_dataset(release_repo, split="test").to_list()
+    records, mixed = _release_records(part, release_path, release_repo)
     rows = []
     for number, record in enumerate(records):
-        verification = load_verification(record["verification"])
-        kinds = set(verification.kinds)
-        if part == "io" and Kind.IO not in kinds:
+        raw = record.get("verification")
+        if not raw:
+            continue  # codegen rows have tests, not questions
+        verification = load_verification(raw)
+        if mixed and not _wanted(part, set(verification.kinds)):
             continue
-        if part == "oi" and Kind.OI not in kinds:
-            continue
-        if part == "trace" and (kinds & FINAL_KINDS or not kinds):
-            continue
-        raw = record["verification"]
         rows.append(
             {
                 "id": str(record.get("id", number)),
                 "prompt": _prompt_text(record["prompt"]),
                 "verification": raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False),
-                "reference": _prompt_text(record.get("reference_completion", record.get("completion", ""))),
+                "reference": _prompt_text(record.get("reference_completion") or record.get("completion") or ""),
                 "style": verification.style,
             }
         )
@@ -467,17 +482,17 @@ def _synth_rows(part: str, release_path: str | None, release_repo: str) -> list[
 
 
 def load_synth_io(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
-    """Test-split rows of the release whose final question is ``io``."""
+    """Test split of the release's ``io`` config (output prediction, CRUXEval format)."""
     return _dataset(_synth_rows("io", release_path, release_repo))
 
 
 def load_synth_oi(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
-    """Test-split rows of the release with an ``oi`` question."""
+    """Test split of the release's ``oi`` config (input prediction, CRUXEval format)."""
     return _dataset(_synth_rows("oi", release_path, release_repo))
 
 
 def load_synth_trace(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
-    """Test-split rows of the release with step questions only (path, state, coverage)."""
+    """Test split of the release's ``trace`` config (output, next-line, state questions)."""
     return _dataset(_synth_rows("trace", release_path, release_repo))
 
 
