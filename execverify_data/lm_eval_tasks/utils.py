@@ -400,7 +400,7 @@ def load_lcb_exec(lcb_path: str | None = None, lcb_limit: int | None = None, **m
 
 # --------------------------------------------------------------------------- the release (synth)
 
-RELEASE_HUB_ID = "execverify/execverify-data"
+RELEASE_HUB_ID = "execverify/execverify"  # the default repo_id of execverify_data.release
 
 
 def _prompt_text(prompt: Any) -> str:
