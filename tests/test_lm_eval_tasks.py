@@ -471,3 +471,23 @@ def test_humaneval_with_the_sandbox(task_manager):
     assert results["execverify_humaneval"]["pass@1,none"] == 1.0
     results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(lambda doc, idx: "    return None\n"), limit=4)
     assert results["execverify_humaneval"]["pass@1,none"] == 0.0
+
+
+@pytest.mark.slow
+def test_synth_tasks_on_a_built_release(tmp_path):
+    """The synth tasks read a folder made by ``execverify build-release`` (schema drift shows here)."""
+    pytest.importorskip("execverify_data.release")
+    out = subprocess.run(
+        [sys.executable, "-c", "from execverify_data.cli import main; main()", "build-release", "--version", "0.0.1", "--n", "200",
+         "--seed", "0", "--out", str(tmp_path / "rel"), "--shard-size", "100", "--quiet"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    tm = TaskManager(include_path=str(TASKS), include_defaults=False, metadata={"release_path": str(tmp_path / "rel")})
+    tasks = ["execverify_synth_io", "execverify_synth_oi", "execverify_synth_trace"]
+    results = _evaluate(tm, tasks, AnswerLM(oracle))
+    for task in tasks:
+        assert results[task]["acc,none"] == 1.0, task
+    results = _evaluate(tm, tasks, AnswerLM(wrong))
+    for task in tasks:
+        assert results[task]["acc,none"] == 0.0, task
