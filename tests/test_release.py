@@ -64,7 +64,7 @@ def test_card_front_matter_and_counts(release):
     for config in CONFIGS:
         splits = {s["name"]: s["num_examples"] for s in infos[config]["splits"]}
         assert splits == manifest["rows"][config]
-        train, test = manifest["rows"][config]["train"], manifest["rows"][config]["test"]
+        train, test = manifest["rows"][config].get("train", 0), manifest["rows"][config].get("test", 0)
         assert f"| `{config}` | {train:,} / {test:,} |" in text
     assert f"**{manifest['total_rows']:,} rows**" in text
     for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):

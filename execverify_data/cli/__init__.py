@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "tasks-path": "execverify_data.cli.tasks_path:tasks_path",
     "difficulty": "execverify_data.cli.difficulty:difficulty",
     "build-release": "execverify_data.cli.build_release:build_release",
+    "push": "execverify_data.cli.push:push",
 }
 
 
