@@ -35,6 +35,9 @@ class ReleaseConfig:
         decontam_n (`int`, defaults to 10), decontam_threshold (`float`, defaults to 0.5): see :mod:`execverify_data.decontam`.
         local_benchmarks (`tuple[tuple[str, str], ...]`): extra benchmarks ``(name, path)`` (REval, LiveCodeBench-Exec copies).
         margin (`float`, defaults to 0.03): extra programs synthesized to cover rows lost to filters.
+        max_steps (`int`, defaults to 5000): line events allowed per traced call (the budget that decides).
+        timeout (`float`, defaults to 30.0): wall-clock guard per traced call, far above what ``max_steps``
+            needs, so that the machine's load cannot change which programs are kept (byte reproducibility).
     """
 
     version: str
@@ -54,7 +57,7 @@ class ReleaseConfig:
     local_benchmarks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     margin: float = 0.03
     max_steps: int = 5000
-    timeout: float = 2.0
+    timeout: float = 30.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):

@@ -37,6 +37,8 @@ from execverify_data.models.base import derive_seed
 __all__ = ["QUESTION_CONFIGS", "CONFIGS", "rows_for_program", "rows_for_shard", "codegen_prompt"]
 
 QUESTION_CONFIGS = ("io", "oi", "trace", "sft")
+#: Wall-clock guard (seconds) when re-tracing accepted programs: far above what the step budget allows.
+RETRACE_TIMEOUT = 60.0
 CONFIGS = ("io", "oi", "trace", "sft", "codegen")
 
 CODEGEN_INSTRUCTIONS = (
@@ -94,7 +96,8 @@ def rows_for_program(rec: dict, cfg, *, decon=None) -> tuple[dict[str, list[dict
             return out, counts
     code, entry = rec["code"], rec["entry_point"]
     calls = [f"{entry}({inp})" for inp in rec["inputs"]]
-    traces = [trace_call(code, c, max_steps=cfg.max_steps, timeout=cfg.timeout) for c in calls]
+    # the step budget bounds these runs; a wall-clock limit would make the output depend on the machine's load
+    traces = [trace_call(code, c, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT) for c in calls]
     if any(t.status is not Status.OK for t in traces):
         counts["retrace_failed"] += 1
         return out, counts
@@ -166,7 +169,7 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
         if call in seen:
             continue
         seen.add(call)
-        t = trace_call(code, call, max_steps=cfg.max_steps, timeout=cfg.timeout)
+        t = trace_call(code, call, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT)
         if t.status is Status.OK and t.output is not None and t.output.askable:
             pairs.append((call, t.output))
     n_ex = cfg.codegen_examples
