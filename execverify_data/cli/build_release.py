@@ -27,6 +27,7 @@ def _local(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 @click.option("--workers", default=1, show_default=True, type=int, help="Worker processes (or CPUs of a local Ray).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: spawned processes; ray: Ray Data (pip install 'execverify-data[ray]').")
+@click.option("--ray-address", default=None, help="With --engine ray: the cluster to join ('auto', 'HOST:6379'); default a local Ray.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache of per-shard outputs (default OUT.build); a rerun resumes from it.")
 @click.option("--shard-size", default=500, show_default=True, type=int, help="Programs per work unit.")
@@ -34,7 +35,7 @@ def _local(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
               help="Extra benchmark to decontaminate against (REval, LiveCodeBench-Exec JSONL copy). Repeatable.")
 @click.option("--repo-id", default="execverify/execverify", show_default=True, help="Hub repository named in the card.")
 @click.option("--quiet", is_flag=True, help="No progress bars or summary.")
-def build_release(version, n, seed, out, workers, engine, work_dir, shard_size, benchmarks, repo_id, quiet) -> None:
+def build_release(version, n, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks, repo_id, quiet) -> None:
     """Synthesize, trace, ask, narrate, rate, decontaminate and write a versioned release folder.
 
     \b
@@ -47,7 +48,8 @@ def build_release(version, n, seed, out, workers, engine, work_dir, shard_size, 
 
     try:
         cfg = ReleaseConfig(version=version, n=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks))
-        manifest = build(cfg, out, workers=workers, engine=engine, work_dir=work_dir, repo_id=repo_id, progress=not quiet)
+        manifest = build(cfg, out, workers=workers, engine=engine, work_dir=work_dir, repo_id=repo_id,
+                         progress=not quiet, ray_address=ray_address)
     except (ExecVerifyError, ImportError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{manifest['total_rows']} rows in {out} (MANIFEST.json: {len(manifest['files'])} files)")

@@ -150,7 +150,7 @@ def _check_identity(cfg: ReleaseConfig, work: Path) -> None:
 
 def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
                   work_dir: str | os.PathLike | None = None, repo_id: str = "execverify/execverify",
-                  progress: bool = False, keep_work: bool = True) -> dict:
+                  progress: bool = False, keep_work: bool = True, ray_address: str | None = None) -> dict:
     """Build (or resume) release ``cfg`` into ``out``; return the manifest.
 
     Args:
@@ -162,6 +162,8 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
         repo_id (`str`): the Hub repository named in the card's examples.
         progress (`bool`): show rich progress bars and a summary table.
         keep_work (`bool`, defaults to True): keep the work folder (to extend or rebuild cheaply).
+        ray_address (`str`, optional): with ``engine="ray"``, the cluster to join (``"auto"``, ``"HOST:6379"``);
+            a local Ray with ``workers`` CPUs otherwise.
     """
     if engine not in ENGINES:
         raise InvalidArgument(f"unknown engine {engine!r}; choose one of {', '.join(sorted(ENGINES))}")
@@ -175,7 +177,10 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     todo = [s for s in range(n_shards) if not shard_done(work, s)]
     with _Progress(progress) as bars:
         task = bars.task("shards", n_shards, n_shards - len(todo))
-        ENGINES[engine](cfg, work, todo, workers=workers, on_done=lambda _r: bars.advance(task))
+        extra = {"address": ray_address} if engine == "ray" else {}
+        if ray_address is not None and engine != "ray":
+            raise InvalidArgument("ray_address is only for engine='ray'")
+        ENGINES[engine](cfg, work, todo, workers=workers, on_done=lambda _r: bars.advance(task), **extra)
         t1 = time.perf_counter()
         manifest = assemble(cfg, work, out, repo_id=repo_id, bars=bars)
     manifest_timing = {"shards_seconds": round(t1 - t0, 2), "assemble_seconds": round(time.perf_counter() - t1, 2),
