@@ -182,3 +182,20 @@ def test_kill_and_rerun_gives_same_bytes(release, tmp_path):
     assert done.returncode == 0, done.stderr
     again = json.loads((out / "MANIFEST.json").read_text())
     assert _shas(again) == _shas(manifest)
+
+
+@pytest.mark.slow
+def test_codegen_reference_solutions_pass_unit_test_reward(release):
+    import pyarrow.parquet as pq
+
+    from execverify_data.rewards import UnitTestReward
+
+    out, _ = release
+    rows = pq.read_table(out / "codegen" / "train-00000-of-00001.parquet").to_pylist()[:10]
+    reward = UnitTestReward(workers=1)
+    good = reward(prompts=[r["prompt"] for r in rows], completions=[f"```python\n{r['reference_solution']}\n```" for r in rows],
+                  tests=[r["tests"] for r in rows], entry_point=[r["entry_point"] for r in rows])
+    assert good == [1.0] * len(rows)
+    bad = reward(prompts=[rows[0]["prompt"]], completions=[f"```python\ndef {rows[0]['entry_point']}(*a):\n    return None\n```"],
+                 tests=[rows[0]["tests"]], entry_point=[rows[0]["entry_point"]])
+    assert bad == [0.0]
