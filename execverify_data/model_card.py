@@ -21,6 +21,7 @@ import json
 import os
 import string
 from collections.abc import Iterable, Mapping
+from enum import Enum
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,8 @@ def hyperparameter_rows(values: Mapping[str, Any] | Any, names: Iterable[str] | 
             raise InvalidArgument("names= is required when values is not a mapping")
         names = list(values)
     get = values.get if isinstance(values, Mapping) else lambda name: getattr(values, name)
-    return "\n".join(f"| {name} | {get(name)} |" for name in names)
+    text = lambda value: value.value if isinstance(value, Enum) else value  # noqa: E731  (SchedulerType.COSINE -> cosine)
+    return "\n".join(f"| {name} | {text(get(name))} |" for name in names)
 
 
 def render_model_card(template: str, **fields: Any) -> str:

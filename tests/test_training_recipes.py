@@ -119,7 +119,8 @@ def run(name: str, *args: str, seed: int = 0):
     recipe = load_recipe(name)
     start = time.perf_counter()
     trainer = recipe.main(*parse(recipe, *args, *COMMON, "--seed", str(seed)))
-    TIMINGS[f"{name} {args[args.index('--max_steps') + 1]} steps"] = round(time.perf_counter() - start, 1)
+    steps, out = args[args.index("--max_steps") + 1], Path(args[args.index("--output_dir") + 1]).name
+    TIMINGS[f"{name} -> {out} ({steps} steps)"] = round(time.perf_counter() - start, 1)
     return trainer
 
 

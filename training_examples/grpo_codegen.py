@@ -44,7 +44,7 @@ class GRPOCodegenArguments(ScriptArguments):
     max_samples: int | None = field(default=None, metadata={"help": "Train on the first N rows after a seeded shuffle."})
     chat_format: bool = field(default=True, metadata={"help": "Wrap string prompts as one user message."})
     eval_command: str = field(
-        default="evalplus.evaluate --model {output_dir} --dataset humaneval --backend hf --greedy",
+        default="execverify-lm-eval --model hf --model_args pretrained={output_dir} --tasks execverify_humaneval",
         metadata={"help": "Evaluation command written into the model card ({output_dir} is filled in)."})
 
     def __post_init__(self):

@@ -34,7 +34,7 @@ class GRPOExecutionArguments(ScriptArguments):
 
     dataset_name: str | None = field(
         default="execverify/execverify",
-        metadata={"help": "A local release folder (from `execverify build-release`) or a Hub dataset id."})
+        metadata={"help": "A local release folder (execverify_data.release.build_release) or a Hub dataset id."})
     dataset_configs: list[str] = field(
         default_factory=lambda: ["trace", "io", "oi"], metadata={"help": "Dataset configs to mix (concatenated)."})
     dataset_revision: str | None = field(
@@ -46,7 +46,7 @@ class GRPOExecutionArguments(ScriptArguments):
     max_samples: int | None = field(default=None, metadata={"help": "Train on the first N rows after a seeded shuffle."})
     chat_format: bool = field(default=True, metadata={"help": "Wrap string prompts as one user message."})
     eval_command: str = field(
-        default="lm_eval --model hf --model_args pretrained={output_dir} --tasks execverify --include_path benchmarks",
+        default="execverify-lm-eval --model hf --model_args pretrained={output_dir} --tasks execverify",
         metadata={"help": "Evaluation command written into the model card ({output_dir} is filled in)."})
 
     def __post_init__(self):

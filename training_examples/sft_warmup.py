@@ -31,7 +31,7 @@ class SFTScriptArguments(ScriptArguments):
 
     dataset_name: str | None = field(
         default="execverify/execverify",
-        metadata={"help": "A local release folder (from `execverify build-release`) or a Hub dataset id."})
+        metadata={"help": "A local release folder (execverify_data.release.build_release) or a Hub dataset id."})
     dataset_config: str | None = field(default="sft", metadata={"help": "Dataset config to train on."})
     dataset_revision: str | None = field(
         default=None, metadata={"help": "Version tag (e.g. `v1.0.0`); a local folder's must match its MANIFEST.json."})
@@ -39,7 +39,7 @@ class SFTScriptArguments(ScriptArguments):
     chat_format: bool = field(
         default=True, metadata={"help": "Wrap string prompts/completions as chat messages (applies the chat template)."})
     eval_command: str = field(
-        default="lm_eval --model hf --model_args pretrained={output_dir} --tasks execverify --include_path benchmarks",
+        default="execverify-lm-eval --model hf --model_args pretrained={output_dir} --tasks execverify",
         metadata={"help": "Evaluation command written into the model card ({output_dir} is filled in)."})
 
     def __post_init__(self):
