@@ -198,3 +198,13 @@ def test_push_refuses_wrong_tag(tmp_path):
         push_release(out, "org/name", tag="v2.0.0", endpoint="http://127.0.0.1:9")
     with pytest.raises(InvalidArgument, match="ORG/NAME"):
         push_release(out, "noslash", endpoint="http://127.0.0.1:9")
+
+
+def test_cli_push_refuses_unverified_folder(tmp_path):
+    from click.testing import CliRunner
+
+    from execverify_data.cli import main
+
+    (tmp_path / "README.md").write_text("x")
+    result = CliRunner().invoke(main, ["push", str(tmp_path), "--repo-id", "org/name", "--endpoint", "http://127.0.0.1:9"])
+    assert result.exit_code != 0 and "MANIFEST.json" in result.output
