@@ -34,7 +34,7 @@ class GRPOCodegenArguments(ScriptArguments):
     dataset_name: str | None = field(
         default="execverify/execverify",
         metadata={"help": "A local release folder, a Hub dataset id, or any dataset with `prompt` and `tests` columns."})
-    dataset_config: str | None = field(default="codegen", metadata={"help": "Dataset config (None for a plain dataset)."})
+    dataset_config: str | None = field(default="codegen", metadata={"help": "Dataset config; '' for a dataset without configs."})
     dataset_revision: str | None = field(
         default=None, metadata={"help": "Version tag (e.g. `v1.0.0`); a local folder's must match its MANIFEST.json."})
     test_timeout: float = field(default=5.0, metadata={"help": "Wall-clock seconds per sandboxed execution."})
@@ -71,7 +71,7 @@ def load_prompts(script_args: GRPOCodegenArguments, seed: int, tokenizer_path: s
         raise ValueError(f"{script_args.dataset_name} lacks column(s) {sorted(missing)}; it has {rows.column_names}")
     rows = rows.select_columns([c for c in ("prompt", "tests", "entry_point") if c in rows.column_names])
     rows = rows.shuffle(seed=seed)
-    if script_args.chat_format and isinstance(rows[0]["prompt"], str):
+    if script_args.chat_format and getattr(rows.features["prompt"], "dtype", None) == "string":
         rows = rows.map(lambda row: {"prompt": [{"role": "user", "content": row["prompt"]}]})
     if script_args.max_prompt_length is not None:
         from transformers import AutoTokenizer
@@ -87,6 +87,8 @@ def load_prompts(script_args: GRPOCodegenArguments, seed: int, tokenizer_path: s
         rows = rows.filter(fits)
     if script_args.max_samples is not None:
         rows = rows.select(range(min(script_args.max_samples, len(rows))))
+    if len(rows) == 0:
+        raise ValueError(f"no training rows left in {script_args.dataset_name} (check the split and the length filters)")
     return rows
 
 

@@ -78,7 +78,7 @@ def load_prompts(script_args, columns: list[str], seed: int, tokenizer_path: str
             raise ValueError(f"the {config!r} config lacks column(s) {sorted(missing)}; it has {part.column_names}")
         parts.append(part.select_columns(columns))
     rows = concatenate_datasets(parts).shuffle(seed=seed)
-    if script_args.chat_format and isinstance(rows[0]["prompt"], str):
+    if script_args.chat_format and getattr(rows.features["prompt"], "dtype", None) == "string":
         rows = rows.map(lambda row: {"prompt": [{"role": "user", "content": row["prompt"]}]})
     if script_args.max_prompt_length is not None:
         from transformers import AutoTokenizer
@@ -94,6 +94,8 @@ def load_prompts(script_args, columns: list[str], seed: int, tokenizer_path: str
         rows = rows.filter(fits)
     if script_args.max_samples is not None:
         rows = rows.select(range(min(script_args.max_samples, len(rows))))
+    if len(rows) == 0:
+        raise ValueError(f"no training rows left in {script_args.dataset_name} (check the split and the length filters)")
     return rows
 
 

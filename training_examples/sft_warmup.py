@@ -66,9 +66,11 @@ def load_sft_rows(script_args: SFTScriptArguments, seed: int):
     rows = rows.select_columns(["prompt", "completion"]).shuffle(seed=seed)
     if script_args.max_samples is not None:
         rows = rows.select(range(min(script_args.max_samples, len(rows))))
-    if script_args.chat_format and isinstance(rows[0]["prompt"], str):
+    if script_args.chat_format and getattr(rows.features["prompt"], "dtype", None) == "string":
         rows = rows.map(lambda row: {"prompt": [{"role": "user", "content": row["prompt"]}],
                                      "completion": [{"role": "assistant", "content": row["completion"]}]})
+    if len(rows) == 0:
+        raise ValueError(f"no training rows left in {script_args.dataset_name} (check the split and the length filters)")
     return rows
 
 
