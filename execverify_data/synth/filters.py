@@ -163,6 +163,108 @@ def unused_params(source: str, entry: str) -> list[str]:
     return []
 
 
+class _Timeout(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
+    raise _Timeout()
+
+
+def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None):
+    """Run the entry point plainly (no tracing) on the candidates; pick ``k`` inputs.
+
+    Returns ``[(args, output text), ...]`` or a rejection reason. The rule is the one
+    :func:`_select_traced` applies to traces: the first ``k`` inputs that do not raise,
+    then up to ``k`` more tried until one gives an output different from the first.
+    Plain calls are ~50x cheaper than traced ones, so inputs that raise and programs
+    with a constant output cost no trace. Each call gets fresh argument objects.
+    """
+    import signal
+
+    from execverify_data.values import encode, parse_arguments
+
+    namespace: dict = {"__name__": "__synth__"}
+    exec(compile(program.code, "<synth-prescreen>", "exec"), namespace)  # noqa: S102 - generated, trusted code
+    fn = namespace[program.entry_point]
+    picked: list[tuple[tuple, str]] = []
+    extra = 0
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        for args in candidates:
+            if len(picked) >= config.k and (len({t for _, t in picked}) >= 2 or extra >= config.k):
+                break
+            fresh, _ = parse_arguments(format_arguments(args))
+            signal.setitimer(signal.ITIMER_REAL, config.timeout)
+            try:
+                result = fn(*fresh)
+            except _Timeout:
+                return "step_budget"
+            except Exception:  # noqa: BLE001 - the input makes the program raise: discard it
+                if counts is not None:
+                    counts["input_raised"] = counts.get("input_raised", 0) + 1
+                continue
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            value = encode(result)
+            if not value.askable:
+                return "unaskable_output"
+            if len(picked) < config.k:
+                picked.append((args, value.text))
+            else:
+                extra += 1
+                if value.text != picked[0][1]:
+                    picked[-1] = (args, value.text)
+                    break
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if len(picked) < config.k:
+        return "too_few_inputs"
+    if len({text for _, text in picked}) < 2:
+        return "constant_output"
+    return picked
+
+
+def _select_traced(program: Program, candidates: list[tuple], config: FilterConfig, tracer: Tracer, counts: dict | None):
+    """The same choice as :func:`_prescreen`, made on traces (for the trusted runner)."""
+    kept_inputs: list[str] = []
+    kept: list[Trace] = []
+    calls = [format_call(program.entry_point, args) for args in candidates]
+    position, extra = 0, 0
+    while position < len(calls):
+        if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.k):
+            break
+        size = (config.k - len(kept)) + 1 if len(kept) < config.k else 2
+        batch = calls[position: position + size]
+        args_batch = candidates[position: position + size]
+        position += len(batch)
+        for args, trace in zip(args_batch, tracer.trace_many(program.code, batch)):
+            if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.k):
+                break  # the same stopping rule as _prescreen, checked before each candidate
+            if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+                return "step_budget"
+            if trace.status is not Status.OK:
+                if counts is not None:
+                    counts["input_raised"] = counts.get("input_raised", 0) + 1
+                continue
+            if not trace.output.askable:
+                return "unaskable_output"
+            if len(kept) < config.k:
+                kept.append(trace)
+                kept_inputs.append(format_arguments(args))
+            else:
+                extra += 1
+                if trace.output.text != kept[0].output.text:
+                    kept[-1], kept_inputs[-1] = trace, format_arguments(args)
+                    break
+    if len(kept) < config.k:
+        return "too_few_inputs"
+    if len({t.output.text for t in kept}) < 2:
+        return "constant_output"
+    return kept_inputs, kept
+
+
 def _same(a: Trace, b: Trace) -> bool:
     return a.status == b.status and a.output == b.output and a.events == b.events and a.exception == b.exception
 
@@ -183,38 +285,22 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     if seen is not None and digest in seen:
         return None, "duplicate"
     candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size)
-    kept_inputs: list[str] = []
-    kept: list[Trace] = []
-    calls = [format_call(program.entry_point, args) for args in candidates]
-    # trace in small batches: most programs need only the first k candidates; when the
-    # first k outputs agree, a few more candidates are tried to find one that differs
-    position, extra = 0, 0
-    while position < len(calls):
-        if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.k):
-            break
-        size = (config.k - len(kept)) + 1 if len(kept) < config.k else 2
-        batch = calls[position: position + size]
-        args_batch = candidates[position: position + size]
-        position += len(batch)
-        for args, trace in zip(args_batch, tracer.trace_many(program.code, batch)):
+    if tracer.kind == "inprocess":
+        picked = _prescreen(program, candidates, config, counts)
+        if isinstance(picked, str):
+            return None, picked
+        kept_inputs = [format_arguments(args) for args, _ in picked]
+        kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
+        for trace, (_, text) in zip(kept, picked):
             if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
                 return None, "step_budget"
-            if trace.status is not Status.OK:
-                if counts is not None:
-                    counts["input_raised"] = counts.get("input_raised", 0) + 1
-                continue
-            if not trace.output.askable:
-                return None, "unaskable_output"
-            if len(kept) < config.k:
-                kept.append(trace)
-                kept_inputs.append(format_arguments(args))
-            else:
-                extra += 1
-                if trace.output.text != kept[0].output.text:
-                    kept[-1], kept_inputs[-1] = trace, format_arguments(args)
-                    break
-    if len(kept) < config.k:
-        return None, "too_few_inputs"
+            if trace.status is not Status.OK or trace.output.text != text:
+                return None, "nondeterministic"
+    else:
+        found = _select_traced(program, candidates, config, tracer, counts)
+        if isinstance(found, str):
+            return None, found
+        kept_inputs, kept = found
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
     again = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])

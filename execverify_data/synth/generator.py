@@ -44,7 +44,7 @@ from execverify_data.synth.typing_ import (
 __all__ = ["GENERATOR_VERSION", "LEVELS", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program.
-GENERATOR_VERSION = "1.0.1"
+GENERATOR_VERSION = "1.0.2"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 12
@@ -192,8 +192,8 @@ class _Gen:
         deepen(functions, spec.nested_depth, self.rng)
         main = functions[-1]
         code = render(functions)
-        if spec.other_methods and not self._other_in(code):
-            if not _wrap_one(functions, self.rng, 1) or not self._other_in(render(functions)):
+        if spec.other_methods and not self._other_anywhere(functions):
+            if not _wrap_one(functions, self.rng, 1) or not self._other_anywhere(functions):
                 raise GenFail("no other method or function")
             code = render(functions)
         ast.parse(code)
@@ -284,6 +284,8 @@ class _Gen:
             var = next((v for v in scope.all_vars() if v.name == recv.id), None)
             if var is None:
                 raise GenFail("mutator receiver not in scope")
+            if var.name in getattr(self, "iterating", ()):
+                raise GenFail("a loop must not mutate what it iterates")
             if callee.returns.name == "None":
                 return [ast.Expr(e.node)], Expr.var(var), guards
             res = scope.fresh(name or name_for_result(callee.entry.name, e.type))
@@ -304,7 +306,8 @@ class _Gen:
     def emit_stmt_op(self, b: ExprBuilder, scope: Scope, inst: Instance) -> tuple[list[ast.stmt], Expr, list[Expr]]:
         """A statement-form operator (``a[i] = v``, ``del a[i]``, ``a += b``) on a variable."""
         at = inst.ptype("a")
-        cands = [v for v in scope.all_vars() if bind(at, v.type, {}) is not None and (v.param or v.mutable_local)]
+        cands = [v for v in scope.all_vars() if bind(at, v.type, {}) is not None and (v.param or v.mutable_local)
+                 and v.name not in getattr(self, "iterating", ())]
         if not cands:
             raise GenFail("no variable for the statement operator")
         var = self.rng.choice(cands)
@@ -509,6 +512,9 @@ class _Gen:
 
         return any(use.ids and self.target not in use.ids for use in analyze(code).calls)
 
+    def _other_anywhere(self, functions: list[Function]) -> bool:
+        return any(self._has_other([], f.body, Expr(ast.Constant(None), T("None"))) for f in functions)
+
     def _has_other(self, ps, body, result) -> bool:
         """Cheap syntactic version of :meth:`_other_in` (the final check uses the usage analyzer)."""
         import builtins
@@ -580,6 +586,7 @@ class _Gen:
         self.placed = False
         self.prelude_result = None
         self.char_vars: set[str] = set()
+        self.iterating: set[str] = set()
         self.pending_guards: list[Expr] = []
         body: list[ast.stmt] = []
         mutator = isinstance(callee, Instance) and _is_mutator(callee)
@@ -717,6 +724,7 @@ class _Gen:
         src = preferred[0] if preferred and rng.random() < 0.85 else rng.choice(iters)
         el = element_type(src.type)
         loop_name = child.fresh(_singular(src.name, el))
+        self.iterating.add(src.name)  # never mutated inside the loop (no endless for over a growing list)
         style = rng.random()
         if style < 0.2 and src.type.name in ("list", "str", "tuple"):
             idx = child.fresh("i")
@@ -841,6 +849,11 @@ class _Gen:
         rng = self.rng
         spec = self.spec
         helper_fn = self.straight(True, n_params=rng.choice((1, 1, 2)), need_other=False)
+        mutated = _mutated_names(helper_fn.body)
+        # the caller may loop over what it passes: a helper that changes a parameter works on a copy
+        copies = [stmt(f"{p.name} = {p.name}.copy()") for p in helper_fn.params
+                  if p.type.name in ("list", "set", "dict") and p.name in mutated]
+        helper_fn.body = copies + helper_fn.body
         helper_fn.name = helper_fn.name if not helper_fn.name.startswith("_") else helper_fn.name[1:]
         functions = [helper_fn]
         helper = _Helper(helper_fn.name, tuple(p.type for p in helper_fn.params), typelang.parse(helper_fn.returns))
@@ -890,6 +903,36 @@ def _call_consumers(type_text: str, target: str) -> list[Instance]:
         out.sort(key=lambda i: (i.entry.id, str(i.sig), str(i.bindings)))
         _CONSUMERS[key] = out
     return _CONSUMERS[key]
+
+
+_MUTATING_METHODS = frozenset(e.name for e in catalog.ENTRIES if e.kind == "method" and e.mutates)
+
+
+def _mutated_names(body: list[ast.stmt]) -> set[str]:
+    """Names whose object a block may change in place (method calls as statements, item/slice stores, del, +=)."""
+    out: set[str] = set()
+
+    def base(node: ast.AST) -> str | None:
+        while isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    for node in ast.walk(ast.Module(body, type_ignores=[])):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr not in _MUTATING_METHODS:
+                continue
+            name = base(node.func.value)
+        elif isinstance(node, ast.Delete):
+            name = next((base(t) for t in node.targets), None)
+        elif isinstance(node, ast.Assign):
+            name = next((base(t) for t in node.targets if isinstance(t, ast.Subscript)), None)
+        elif isinstance(node, ast.AugAssign):
+            name = base(node.target)
+        else:
+            continue
+        if name:
+            out.add(name)
+    return out
 
 
 def _stmt_text(inst: Instance, e: Expr) -> str:
