@@ -64,13 +64,12 @@ class GRPOExecutionArguments(ScriptArguments):
                 raise ValueError(f"--{name} must be a positive int, got {getattr(self, name)}")
 
 
-def load_prompts(script_args, columns: list[str], seed: int, tokenizer_path: str):
+def load_prompts(script_args: GRPOExecutionArguments, columns: list[str], seed: int, tokenizer_path: str):
     """Concatenate the configs' ``columns``, shuffle, wrap as chat, drop overlong prompts, cap the count."""
     from datasets import concatenate_datasets, load_dataset
 
-    configs = getattr(script_args, "dataset_configs", None) or [script_args.dataset_config]
     parts = []
-    for config in configs:
+    for config in script_args.dataset_configs:
         part = load_dataset(script_args.dataset_name, config, revision=script_args.dataset_revision,
                             split=script_args.dataset_train_split)
         missing = set(columns) - set(part.column_names)
@@ -101,7 +100,6 @@ def load_prompts(script_args, columns: list[str], seed: int, tokenizer_path: str
 
 def main(script_args: GRPOExecutionArguments, training_args: GRPOConfig, model_args: ModelConfig):
     from trl import GRPOTrainer, get_peft_config, get_quantization_config
-
 
     training_args.model_init_kwargs = {
         "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,

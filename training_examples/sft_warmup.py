@@ -77,7 +77,6 @@ def load_sft_rows(script_args: SFTScriptArguments, seed: int):
 def main(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: ModelConfig):
     from trl import SFTTrainer, get_peft_config, get_quantization_config
 
-
     training_args.model_init_kwargs = {
         "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
         "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype,
