@@ -161,7 +161,7 @@ def report_timings():
 
 @pytest.fixture(scope="module")
 def release_slice(tmp_path_factory):
-    """A small release folder made by the release builder (27 training rows over io/oi/trace/sft, 3 codegen)."""
+    """A small release folder from the release builder (9 training rows in each of io, oi, trace, sft; 3 codegen)."""
     release = pytest.importorskip("execverify_data.release.builder", reason="the release builder is not installed")
     from execverify_data.release import ReleaseConfig
 
