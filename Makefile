@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first: the pinned CPU wheel; a bare requirement would fetch a multi-GB CUDA build
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[test,train]'
+	$(PY) -m pip install --quiet -e '.[all,release-test]'
 	touch $@
 
 venv: $(VENV)/.installed

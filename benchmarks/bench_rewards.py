@@ -35,7 +35,7 @@ from execverify_data.errors import AnswerError
 from execverify_data.questions import render, scoring, select_questions
 from execverify_data.questions.nearmiss import near_misses
 from execverify_data.questions.kinds import Question
-from execverify_data.rewards_execution import WhiteboxReward
+from execverify_data.rewards import WhiteboxReward
 from execverify_data.sandbox.trusted import Job, TrustedRunner
 from execverify_data import values
 

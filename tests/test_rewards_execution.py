@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from execverify_data.errors import InvalidArgument
 from execverify_data.questions import Scorer, build
-from execverify_data.rewards_execution import (
+from execverify_data.rewards import (
     FormatReward,
     IOReward,
     OIReward,

@@ -19,7 +19,7 @@ from pathlib import Path
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 
 from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
-from execverify_data.rewards_execution import format_reward, io_reward, oi_reward, whitebox_reward
+from execverify_data.rewards import format_reward, io_reward, oi_reward, whitebox_reward
 
 CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
 REWARDS = {f.__name__: f for f in (whitebox_reward, io_reward, oi_reward, format_reward)}

@@ -61,7 +61,7 @@ def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
         execverify score q.jsonl completions.jsonl --json
     """
     from execverify_data.questions import Scorer
-    from execverify_data.rewards_execution import WhiteboxReward
+    from execverify_data.rewards import WhiteboxReward
 
     question_rows = _read_jsonl(questions_file)
     completion_rows = _read_jsonl(completions_file)

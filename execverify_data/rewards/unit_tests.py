@@ -1,26 +1,16 @@
-"""TRL reward functions.
+"""The code-generation reward: the fraction of unit tests a generated program passes.
 
-Every reward follows TRL's contract, ``fn(prompts, completions, **columns) -> list[float | None]``
-(``None``: the reward does not apply to that row), is a picklable callable class with
-``__name__`` set (TRL forwards reward functions to worker processes and logs them by
-name), and decides every verdict in the calling process with
-:func:`execverify_data.values.same`.
+The program runs in the untrusted sandbox (:mod:`execverify_data.sandbox`); every
+verdict is decided in the calling process with :func:`execverify_data.values.same`.
 
-Rewards available now (:func:`get_reward` builds one by name):
-
-* ``unit_test``: :class:`UnitTestReward`, the fraction of unit tests a generated program
-  passes, run in the untrusted sandbox (:mod:`execverify_data.sandbox`).
-
->>> reward = get_reward("unit_test")
->>> reward(prompts=["p"], completions=["```python\\ndef add(a, b):\\n    return a + b\\n```"],
-...        tests=[["assert add(1, 2) == 3", "assert add(2, 2) == 5"]])
+>>> unit_test_reward(prompts=["p"], completions=["```python\\ndef add(a, b):\\n    return a + b\\n```"],
+...                  tests=[["assert add(1, 2) == 3", "assert add(2, 2) == 5"]])
 [0.5]
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import threading
 from typing import Any, Sequence
@@ -31,11 +21,8 @@ from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.values import CanonicalValue, encode, parse, same
 
 __all__ = [
-    "REWARDS",
     "UnitTestReward",
-    "completion_text",
     "extract_code",
-    "get_reward",
     "split_assertion",
     "unit_test_reward",
 ]
@@ -244,18 +231,3 @@ def _passed(result, kind: str, index: int | None, expected: CanonicalValue | Non
 
 #: The default instance, for ``reward_funcs=[unit_test_reward]``.
 unit_test_reward = UnitTestReward()
-
-# --------------------------------------------------------------------------- registry
-
-#: reward name -> "module:class"; built lazily by :func:`get_reward`.
-REWARDS: dict[str, str] = {
-    "unit_test": "execverify_data.rewards:UnitTestReward",
-}
-
-
-def get_reward(name: str, **kwargs: Any):
-    """Build the reward called ``name`` with ``kwargs``; ``ValueError`` lists the valid names."""
-    if name not in REWARDS:
-        raise ValueError(f"unknown reward {name!r}; valid names: {', '.join(sorted(REWARDS))}")
-    module, attribute = REWARDS[name].split(":")
-    return getattr(importlib.import_module(module), attribute)(**kwargs)

@@ -1,0 +1,82 @@
+"""TRL reward functions.
+
+Every reward follows TRL's contract, ``fn(prompts, completions, **columns) -> list[float | None]``
+(``None``: the reward does not apply to that row), is a picklable callable class with
+``__name__`` set (TRL forwards reward functions to worker processes and logs each as
+``rewards/<name>/mean``), and decides every verdict in the calling process with
+:func:`execverify_data.values.same`.
+
+================  ===============================  ============================================
+name              default instance                 what it scores
+================  ===============================  ============================================
+``whitebox``      :data:`whitebox_reward`          final answer gate + step accuracy (0 or 1 + S)
+``io``            :data:`io_reward`                the output question (``verification`` column)
+``oi``            :data:`oi_reward`                the input question, re-executed in the trusted runner
+``format``        :data:`format_reward`            one readable answer per question in the answer block
+``unit_test``     :data:`unit_test_reward`         fraction of unit tests passed, in the sandbox
+================  ===============================  ============================================
+
+The formulas are in :mod:`execverify_data.rewards.execution` and ``docs/questions.md``;
+the sandbox scheme in :mod:`execverify_data.rewards.unit_tests` and ``docs/sandbox.md``.
+
+>>> reward = get_reward("io")
+>>> reward.__name__
+'io_reward'
+>>> get_reward("nope")
+Traceback (most recent call last):
+...
+ValueError: unknown reward 'nope'; valid names: format, io, oi, unit_test, whitebox
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from execverify_data.rewards.execution import (
+    ExecutionReward,
+    FormatReward,
+    IOReward,
+    OIReward,
+    WhiteboxReward,
+    format_reward,
+    io_reward,
+    oi_reward,
+    whitebox_reward,
+)
+from execverify_data.rewards.unit_tests import UnitTestReward, extract_code, split_assertion, unit_test_reward
+
+__all__ = [
+    "REWARDS",
+    "ExecutionReward",
+    "FormatReward",
+    "IOReward",
+    "OIReward",
+    "UnitTestReward",
+    "WhiteboxReward",
+    "extract_code",
+    "format_reward",
+    "get_reward",
+    "io_reward",
+    "oi_reward",
+    "split_assertion",
+    "unit_test_reward",
+    "whitebox_reward",
+]
+
+#: reward name -> "module:class"; built by :func:`get_reward`.
+REWARDS: dict[str, str] = {
+    "whitebox": "execverify_data.rewards.execution:WhiteboxReward",
+    "io": "execverify_data.rewards.execution:IOReward",
+    "oi": "execverify_data.rewards.execution:OIReward",
+    "format": "execverify_data.rewards.execution:FormatReward",
+    "unit_test": "execverify_data.rewards.unit_tests:UnitTestReward",
+}
+
+
+def get_reward(name: str, **kwargs: Any):
+    """Build the reward called ``name`` with ``kwargs``; ``ValueError`` lists the valid names."""
+    if name not in REWARDS:
+        raise ValueError(f"unknown reward {name!r}; valid names: {', '.join(sorted(REWARDS))}")
+    module, attribute = REWARDS[name].split(":")
+    return getattr(importlib.import_module(module), attribute)(**kwargs)
