@@ -450,6 +450,8 @@ if _HAS_TIMER:
     _SIGALRM = int(signal.SIGALRM)
     _ITIMER_REAL = signal.ITIMER_REAL
     _setitimer = signal.setitimer
+#: Seconds between repeated SIGALRMs after the deadline, until the call has unwound.
+_ALARM_REPEAT = 0.05
 _main_thread = threading.main_thread
 _get_ident = threading.get_ident
 _monotonic = time.monotonic
@@ -458,9 +460,11 @@ _monotonic = time.monotonic
 class _Alarm:
     """SIGALRM-based interruption (main thread only): works even when no trace event fires.
 
-    The handler raises only while the call is running and not yet stopped, so a
-    late signal (the line-event clock check and the timer can expire together)
-    never escapes from :func:`trace_call`. A timer and handler that were set before
+    The timer repeats every ``_ALARM_REPEAT`` seconds after the deadline and the
+    handler raises while the call is running, so a raise that the interpreter
+    drops (a handler that ran inside a finalizer) is repeated; once the call is
+    over (``recorder.done``) a late signal does nothing, so it never escapes from
+    :func:`trace_call`. A timer and handler that were set before
     (pytest-timeout's, for instance) are put back afterwards, the timer with the
     time it had left.
     """
@@ -474,13 +478,17 @@ class _Alarm:
         if self.armed:
             self.previous = _set_signal_handler(_SIGALRM, self.on_alarm)
             self.started = _monotonic()
-            self.previous_timer = _setitimer(_ITIMER_REAL, max(seconds, 1e-3))
+            self.previous_timer = _setitimer(_ITIMER_REAL, max(seconds, 1e-3), _ALARM_REPEAT)
 
     def on_alarm(self, signum, frame):
         recorder = self.recorder
-        if recorder.done or recorder.stopped is not None:
+        if recorder.done:
             return
-        recorder.stop(Status.TIMEOUT, frame)
+        recorder.stop(Status.TIMEOUT, frame)  # no-op when already stopped
+        # Raised again at every tick until the call has unwound: an exception raised
+        # from a signal handler is lost when the handler happens to run inside a
+        # finalizer or a gc callback ("Exception ignored in ..."), and a lost raise
+        # would leave the program running with tracing already switched off.
         raise _Timeout
 
     def disarm(self) -> None:

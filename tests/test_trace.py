@@ -8,6 +8,7 @@ run under interpreters without pytest plugins:
 from __future__ import annotations
 
 import pickle
+import subprocess
 import sys
 import textwrap
 
@@ -609,3 +610,27 @@ def test_an_outer_alarm_timer_and_handler_are_put_back():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_timeout_survives_a_raise_swallowed_by_a_finalizer():
+    # Exceptions raised inside __del__ are printed and dropped by the interpreter: the
+    # first _Timeout (from the line-event clock check or the alarm) is likely to land
+    # in D.__del__ and vanish, with tracing already off. The repeating alarm must still
+    # end the call. Run in a subprocess so a regression fails instead of hanging.
+    source = (
+        "class D:\n"
+        "    def __del__(self):\n"
+        "        for _ in range(300):\n"
+        "            pass\n"
+        "def f():\n"
+        "    while True:\n"
+        "        D()\n"
+    )
+    code = (
+        "import sys\n"
+        "from execverify_data.trace import trace_call\n"
+        f"t = trace_call({source!r}, 'f()', timeout=0.3, max_steps=10**9)\n"
+        "print(t.status.value)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "timeout", done.stderr[-2000:]
