@@ -19,9 +19,10 @@ from pathlib import Path
 
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 
+from execverify_data.cards import template_path
 from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 
-CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
+CARD_TEMPLATE = template_path("model_card.md")
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "num_generations", "beta", "max_completion_length",
                    "temperature", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs",
                    "max_steps", "use_vllm", "vllm_mode", "bf16", "seed")

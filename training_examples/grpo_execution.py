@@ -18,10 +18,11 @@ from pathlib import Path
 
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 
+from execverify_data.cards import template_path
 from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 from execverify_data.rewards import format_reward, io_reward, oi_reward, whitebox_reward
 
-CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
+CARD_TEMPLATE = template_path("model_card.md")
 REWARDS = {f.__name__: f for f in (whitebox_reward, io_reward, oi_reward, format_reward)}
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "num_generations", "beta", "max_completion_length",
                    "temperature", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs",

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser
 
+from execverify_data.cards import template_path
 from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 
-CARD_TEMPLATE = Path(__file__).resolve().parents[1] / "cards" / "model_card.md"
+CARD_TEMPLATE = template_path("model_card.md")
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "warmup_steps", "num_train_epochs", "max_length",
                    "per_device_train_batch_size", "gradient_accumulation_steps", "bf16", "seed")
 

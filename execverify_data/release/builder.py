@@ -29,6 +29,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from execverify_data.cards import template_path
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
 from execverify_data.release.engine import ENGINES, _write_atomic, rows_path, shard_done
@@ -78,11 +79,8 @@ FIELD_DOCS = {
 
 
 def card_template_path() -> Path:
-    """``cards/dataset_card.md`` of the source tree."""
-    path = Path(__file__).resolve().parents[2] / "cards" / "dataset_card.md"
-    if not path.is_file():
-        raise FileNotFoundError(f"dataset card template not found at {path}; build releases from a source checkout")
-    return path
+    """The dataset card template shipped in ``execverify_data/cards``."""
+    return template_path("dataset_card.md")
 
 
 def split_of(ast_hash: str, test_permille: int, seed: int) -> str:

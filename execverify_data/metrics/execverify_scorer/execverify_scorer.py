@@ -23,9 +23,14 @@ import datasets
 import evaluate
 
 _CITATION = """\
-@misc{execverify-data,
-  title = {execverify-data: programs, traces and verifiable questions for code-execution reasoning},
-  note  = {https://arxiv.org/abs/2603.11226}
+@misc{tang2026execverify,
+  title         = {ExecVerify: White-Box RL with Verifiable Stepwise Rewards for Code Execution Reasoning},
+  author        = {Tang, Lingxiao and Ye, He and Chu, Zhaoyang and Ye, Muyang and Liu, Zhongxin and Ren, Xiaoxue and Bao, Lingfeng},
+  year          = {2026},
+  eprint        = {2603.11226},
+  archivePrefix = {arXiv},
+  primaryClass  = {cs.SE},
+  url           = {https://arxiv.org/abs/2603.11226}
 }
 """
 
