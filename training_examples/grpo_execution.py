@@ -21,6 +21,7 @@ from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 from execverify_data.cards import template_path
 from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
 from execverify_data.rewards import format_reward, io_reward, oi_reward, whitebox_reward
+from execverify_data.training import load_prompt_rows, model_init_kwargs
 
 CARD_TEMPLATE = template_path("model_card.md")
 REWARDS = {f.__name__: f for f in (whitebox_reward, io_reward, oi_reward, format_reward)}
@@ -65,49 +66,15 @@ class GRPOExecutionArguments(ScriptArguments):
                 raise ValueError(f"--{name} must be a positive int, got {getattr(self, name)}")
 
 
-def load_prompts(script_args: GRPOExecutionArguments, columns: list[str], seed: int, tokenizer_path: str):
-    """Concatenate the configs' ``columns``, shuffle, wrap as chat, drop overlong prompts, cap the count."""
-    from datasets import concatenate_datasets, load_dataset
-
-    parts = []
-    for config in script_args.dataset_configs:
-        part = load_dataset(script_args.dataset_name, config, revision=script_args.dataset_revision,
-                            split=script_args.dataset_train_split)
-        missing = set(columns) - set(part.column_names)
-        if missing:
-            raise ValueError(f"the {config!r} config lacks column(s) {sorted(missing)}; it has {part.column_names}")
-        parts.append(part.select_columns(columns))
-    rows = concatenate_datasets(parts).shuffle(seed=seed)
-    if script_args.chat_format and getattr(rows.features["prompt"], "dtype", None) == "string":
-        rows = rows.map(lambda row: {"prompt": [{"role": "user", "content": row["prompt"]}]})
-    if script_args.max_prompt_length is not None:
-        from transformers import AutoTokenizer
-
-        tokenizer = AutoTokenizer.from_pretrained(tokenizer_path)
-
-        def fits(row) -> bool:
-            prompt = row["prompt"]
-            if not isinstance(prompt, str):
-                prompt = tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
-            return len(tokenizer(prompt, add_special_tokens=False).input_ids) <= script_args.max_prompt_length
-
-        rows = rows.filter(fits)
-    if script_args.max_samples is not None:
-        rows = rows.select(range(min(script_args.max_samples, len(rows))))
-    if len(rows) == 0:
-        raise ValueError(f"no training rows left in {script_args.dataset_name} (check the split and the length filters)")
-    return rows
-
-
 def main(script_args: GRPOExecutionArguments, training_args: GRPOConfig, model_args: ModelConfig):
     from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-    training_args.model_init_kwargs = {
-        "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
-        "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype,
-        **(training_args.model_init_kwargs or {}),
-    }
-    train_rows = load_prompts(script_args, ["prompt", "verification"], training_args.seed, model_args.model_name_or_path)
+    training_args.model_init_kwargs = model_init_kwargs(model_args, training_args)
+    train_rows = load_prompt_rows(
+        script_args.dataset_name, script_args.dataset_configs, columns=["prompt", "verification"],
+        revision=script_args.dataset_revision, split=script_args.dataset_train_split, seed=training_args.seed,
+        chat_format=script_args.chat_format, max_prompt_length=script_args.max_prompt_length,
+        tokenizer_path=model_args.model_name_or_path, max_samples=script_args.max_samples)
     reward_funcs = [REWARDS[name] for name in script_args.reward_funcs]
 
     trainer = GRPOTrainer(

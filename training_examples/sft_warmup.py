@@ -20,6 +20,7 @@ from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser
 
 from execverify_data.cards import template_path
 from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
+from execverify_data.training import model_init_kwargs
 
 CARD_TEMPLATE = template_path("model_card.md")
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "warmup_steps", "num_train_epochs", "max_length",
@@ -78,11 +79,7 @@ def load_sft_rows(script_args: SFTScriptArguments, seed: int):
 def main(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: ModelConfig):
     from trl import SFTTrainer, get_peft_config, get_quantization_config
 
-    training_args.model_init_kwargs = {
-        "revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
-        "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype,
-        **(training_args.model_init_kwargs or {}),
-    }
+    training_args.model_init_kwargs = model_init_kwargs(model_args, training_args)
     if training_args.completion_only_loss is False:
         raise ValueError("this recipe trains on the completion tokens only; leave completion_only_loss unset or true")
     train_rows = load_sft_rows(script_args, training_args.seed)
