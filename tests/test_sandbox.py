@@ -292,3 +292,14 @@ def test_a_forked_process_gets_its_own_workers(pool):
     os.close(write)
     assert os.WEXITSTATUS(status) == 0
     assert pool.run("x = 3", ["x"]).calls[0].value.text == "3"
+
+
+def test_paths_under_tmp_are_bound_back_over_the_private_tmp(monkeypatch):
+    # CI clones (and many virtual environments) live under /tmp, which the bwrap tier
+    # replaces by a private tmpfs: the interpreter's own paths must be bound back read-only.
+    from execverify_data.sandbox import layers
+
+    monkeypatch.setattr(
+        layers, "interpreter_paths", lambda: ["/tmp/ci/.venv", "/tmp/ci/.venv/lib/site-packages", "/usr/lib", "/tmpx"]
+    )
+    assert layers._rebind_under_tmp() == ["--ro-bind", "/tmp/ci/.venv", "/tmp/ci/.venv"]

@@ -98,7 +98,7 @@ def interpreter_paths() -> list[str]:
     from pathlib import Path
 
     paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             str(Path(__file__).resolve().parents[2])}
+             str(Path(__file__).resolve().parents[1])}  # the execverify_data package itself
     paths.update(p for p in (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")) if p)
     return sorted(p for p in paths if os.path.isdir(p))
 
@@ -142,9 +142,22 @@ def _expose_interpreter() -> list[str]:
     return args
 
 
+def _rebind_under_tmp() -> list[str]:
+    """bwrap arguments that bind, read-only, the interpreter paths that the private ``/tmp``
+    tmpfs would hide (a virtual environment or a checkout under ``/tmp``, as in CI clones)."""
+    args: list[str] = []
+    bound: list[str] = []
+    for path in sorted({os.path.realpath(p) for p in interpreter_paths()}):
+        if path.startswith("/tmp/") and not any(path.startswith(b + os.sep) for b in bound):
+            bound.append(path)
+            args += ["--ro-bind", path, path]
+    return args
+
+
 def _bwrap_candidates(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str]]]:
     common_tail = ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     size = ["--size", str(tmpfs_mb << 20)]
+    rebind = _rebind_under_tmp()
     if os.geteuid() == 0:
         # As root, --unshare-all maps only uid 0 in a new user namespace: children could not drop to an
         # unprivileged uid, and a mapped root reads host files as root. So: every namespace but the user one.
@@ -156,13 +169,14 @@ def _bwrap_candidates(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str]]]:
         note = f"; {hidden} replaced by a tmpfs holding only the interpreter's directories" if expose else ""
         return [
             ("root: all namespaces but user, capabilities reduced, tmpfs /tmp with a size cap" + note,
-             [bwrap, *ns, *common_tail, *expose, *size, "--tmpfs", "/tmp", *caps]),
+             [bwrap, *ns, *common_tail, *expose, *size, "--tmpfs", "/tmp", *rebind, *caps]),
             ("root: all namespaces but user, capabilities reduced, tmpfs /tmp (no size cap)" + note,
-             [bwrap, *ns, *common_tail, *expose, "--tmpfs", "/tmp", *caps]),
+             [bwrap, *ns, *common_tail, *expose, "--tmpfs", "/tmp", *rebind, *caps]),
         ]
     return [
-        ("--unshare-all, tmpfs /tmp with a size cap", [bwrap, "--unshare-all", *common_tail, *size, "--tmpfs", "/tmp"]),
-        ("--unshare-all, tmpfs /tmp", [bwrap, "--unshare-all", *common_tail, "--tmpfs", "/tmp"]),
+        ("--unshare-all, tmpfs /tmp with a size cap",
+         [bwrap, "--unshare-all", *common_tail, *size, "--tmpfs", "/tmp", *rebind]),
+        ("--unshare-all, tmpfs /tmp", [bwrap, "--unshare-all", *common_tail, "--tmpfs", "/tmp", *rebind]),
     ]
 
 
