@@ -33,6 +33,16 @@ def _is_infrastructure(cmdline: str) -> bool:
     return "sandbox._zygote import main" in cmdline or cmdline.startswith(("bwrap", "/usr/bin/bwrap"))
 
 
+#: Long-lived helpers that other parts of a test session start as direct children of the test
+#: process (multiprocessing's resource tracker and forkserver, the trusted runner's workers);
+#: never started by untrusted code, which only ever runs below a sandbox zygote.
+_SESSION_HELPERS = (
+    "from multiprocessing.resource_tracker import main",
+    "from multiprocessing.forkserver import main",
+    "from execverify_data.sandbox.trusted import _worker_main",
+)
+
+
 def stray_processes(pools=(), ignore=()) -> list[str]:
     """Descendants of this process that are not sandbox workers, and processes running as a
     worker's sandbox uid; an empty list once every untrusted call has been cleaned up."""
@@ -51,6 +61,8 @@ def stray_processes(pools=(), ignore=()) -> list[str]:
             testers.add(ppid)
             todo.extend(children.get(pid, []))
             continue
+        if ppid == os.getpid() and any(helper in cmdline for helper in _SESSION_HELPERS):
+            continue  # its own children (trusted jobs) are not the sandbox's business
         if pid not in ignore and not _is_infrastructure(cmdline):
             stray.append(f"{pid} (parent {ppid}, uid {uid}): {cmdline[:120]}")
         todo.extend(children.get(pid, []))
