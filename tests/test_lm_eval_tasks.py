@@ -54,13 +54,13 @@ REVAL_DATA = [
         "task_id": "HumanEval/0",
         "entry_point": "total_positive",
         "code": "def total_positive(xs):\n    t = 0\n    for x in xs:\n        if x > 0:\n            t = t + x\n    return t",
-        "inputs": ["([1, -2, 3],)\n", "([-1],)\n"],
+        "inputs": ["([1, -2, 3],)", "([-1],)"],  # REval's format: "(args,)"
     },
     {
         "task_id": "HumanEval/1",
         "entry_point": "halve",
         "code": "def halve(n):\n    h = n / 2\n    return h",
-        "inputs": ["(3, )"],
+        "inputs": ["(3,)"],
     },
     {  # a ClassEval-style problem: skipped (needs REval's test-class harness)
         "task_id": "ClassEval_0",
@@ -84,6 +84,22 @@ REVAL_TASKS = [
         {"input_idx": 0, "task": [{"lineno": 3, "var": "self.v"}], "output_pred": "self.assertEqual(Box().v, ??)"},
     ]},
 ]
+
+# Template files in REval's format (prompts/{direct,cot}_{kind}.txt, filled with str.format and
+# the placeholders of REval's evaluation.py); the text is ours, written for these tests.
+_REVAL_QUESTION = {
+    "coverage": "[QUESTION]\nDoes line {line} ({codeline}) run for {invocation_abbr}? YES/NO.\n[/QUESTION]\n",
+    "state": "[QUESTION]\nRuns line {line} ({codeline}) for {invocation_abbr}? Then {var} after line {line}"
+             " as value; type, else Nil.\n[/QUESTION]\n",
+    "path": "[QUESTION]\nAfter `{codeline}` runs for {invocation_abbr}, which line is next? -1 if none.\n[/QUESTION]\n",
+    "output": "",
+}
+
+
+def reval_template(kind: str, style: str) -> str:
+    head = "Test template ({}, {}).\n\n[PYTHON]\n{{code}}\n{{invocation}}\n[/PYTHON]\n".format(style, kind)
+    return head + _REVAL_QUESTION[kind] + ("[THOUGHT]" if style == "cot" else "[ANSWER]")
+
 
 SYNTH_PROGRAMS = [
     ("def f(xs):\n    total = 0\n    for x in xs:\n        if x < 0:\n            continue\n        total += x\n    return total\n", "f([2, -1, 3])"),
@@ -127,10 +143,17 @@ def fixtures(tmp_path_factory) -> dict:
     pq.write_table(pa.Table.from_pylist([{"id": "c", "prompt": "p", "tests": ["assert f() == 1"]}]),
                    release / "codegen" / "test-00000-of-00001.parquet")
     _write_jsonl(root / "mixed_test.jsonl", [row for rows in configs.values() for row in rows])
+    reval_root = root / "REval"  # a REval checkout's layout: data/ and prompts/
+    (reval_root / "data").mkdir(parents=True)
+    (reval_root / "prompts").mkdir()
+    _write_jsonl(reval_root / "data" / "DREval_data.jsonl", REVAL_DATA)
+    _write_jsonl(reval_root / "data" / "DREval_tasks.jsonl", REVAL_TASKS)
+    for style in ("direct", "cot"):
+        for kind in ("coverage", "state", "path", "output"):
+            (reval_root / "prompts" / f"{style}_{kind}.txt").write_text(reval_template(kind, style), encoding="utf-8")
     return {
         "lcb_path": str(_write_jsonl(root / "lcb.jsonl", LCB_ROWS)),
-        "reval_data_path": str(_write_jsonl(root / "DREval_data.jsonl", REVAL_DATA)),
-        "reval_tasks_path": str(_write_jsonl(root / "DREval_tasks.jsonl", REVAL_TASKS)),
+        "reval_path": str(reval_root),
         "release_path": str(release),
         "mixed_path": str(root / "mixed_test.jsonl"),
     }
@@ -192,6 +215,8 @@ def _evaluate(task_manager, tasks, lm, limit=None) -> dict:
 FAST_TASKS = [
     "execverify_lcb_exec", "execverify_lcb_exec_cot",
     "execverify_reval_coverage", "execverify_reval_state", "execverify_reval_path", "execverify_reval_output",
+    "execverify_reval_coverage_cot", "execverify_reval_state_cot", "execverify_reval_path_cot",
+    "execverify_reval_output_cot",
     "execverify_synth_io", "execverify_synth_oi", "execverify_synth_trace",
 ]
 CRUX_TASKS = ["execverify_cruxeval_o", "execverify_cruxeval_o_cot", "execverify_cruxeval_i",
@@ -207,12 +232,12 @@ def _result(results: dict, task: str) -> dict:
 
 
 def _main_metric(task: str) -> str:
-    return "ic,none" if task == "execverify_reval_consistency" else "acc,none"
+    return "ic,none" if task.startswith("execverify_reval_consistency") else "acc,none"
 
 
 def test_every_task_is_listed(task_manager):
     names = set(task_manager.all_tasks)
-    expected = {*FAST_TASKS, *CRUX_TASKS, "execverify", "execverify_reval", "execverify_humaneval"}
+    expected = {*FAST_TASKS, *CRUX_TASKS, "execverify", "execverify_reval", "execverify_reval_cot", "execverify_humaneval"}
     assert expected <= names, expected - names
 
 
@@ -230,20 +255,26 @@ def test_utils_import_does_no_work():
     assert float(out.stdout) < 2.0
 
 
+REVAL_GROUPS = ["execverify_reval", "execverify_reval_cot"]
+REVAL_CONSISTENCY = ["execverify_reval_consistency", "execverify_reval_consistency_cot"]
+
+
 def test_oracle_scores_one_on_fixture_tasks(task_manager):
-    results = _evaluate(task_manager, [*FAST_TASKS, "execverify_reval"], AnswerLM(oracle))
-    for task in [*FAST_TASKS, "execverify_reval_consistency"]:
+    results = _evaluate(task_manager, [*FAST_TASKS, *REVAL_GROUPS], AnswerLM(oracle))
+    for task in [*FAST_TASKS, *REVAL_CONSISTENCY]:
         assert _result(results, task)[_main_metric(task)] == 1.0, (task, _result(results, task))
-    assert _result(results, "execverify_reval_coverage")["f1,none"] == 1.0
-    consistency = _result(results, "execverify_reval_consistency")
-    for kind in ("coverage", "state", "path", "output"):
-        assert consistency[f"{kind}_acc,none"] == 1.0
+    for task in ("execverify_reval_coverage", "execverify_reval_coverage_cot"):
+        assert _result(results, task)["f1,none"] == 1.0
+    for task in REVAL_CONSISTENCY:
+        consistency = _result(results, task)
+        for kind in ("coverage", "state", "path", "output"):
+            assert consistency[f"{kind}_acc,none"] == 1.0
 
 
 def test_wrong_answers_score_zero_on_fixture_tasks(task_manager):
-    results = _evaluate(task_manager, [*FAST_TASKS, "execverify_reval"], AnswerLM(wrong))
-    for task in [*FAST_TASKS, "execverify_reval_consistency"]:
-        if task == "execverify_reval_coverage":
+    results = _evaluate(task_manager, [*FAST_TASKS, *REVAL_GROUPS], AnswerLM(wrong))
+    for task in [*FAST_TASKS, *REVAL_CONSISTENCY]:
+        if task.startswith("execverify_reval_coverage"):
             continue  # a wrong text reads as NO, which is right for never-executed lines (REval's rule)
         assert _result(results, task)[_main_metric(task)] == 0.0, (task, _result(results, task))
 
@@ -391,8 +422,77 @@ def test_reval_conventions():
     assert not reval.judge("path", [3], "3", code)
     assert reval.judge("path", [-1], "-1", code)
     assert reval.judge("coverage", True, "YES", "") and reval.judge("coverage", False, "no", "")
-    # REval: a path question about a line that never runs has no right answer
-    assert not reval.judge("path", None, "-1", code)
+    # REval (States.get_next_line): the answer about a line that never runs is -1
+    never = reval.reval_view(code, trace_call(code, "f(0)"))
+    assert reval._expected("path", never, 5, None) == [-1] and reval._expected("path", never, 3, None) == [-1]
+    assert reval._expected("state", never, 5, "y") is None  # Nil
+
+
+def test_reval_prompts_are_filled_by_revals_rules(fixtures):
+    """The templates of ``prompts/`` are filled as REval's evaluation.py does: code as is
+    (path: numbered ``i\\tline\\n``), the invocation ``entry_point + input[:-2] + ")"``, the
+    unstripped line text, output: ``"\\n" + output_pred`` after the code."""
+    import re
+
+    from execverify_data.lm_eval_tasks import reval
+
+    code = "def halve(n):\n    h = n / 2\n    return h"
+    expected = {
+        "coverage": "Test template (direct, coverage).\n\n[PYTHON]\n" + code + "\nhalve(3)\n[/PYTHON]\n"
+                    "[QUESTION]\nDoes line 2 (    h = n / 2) run for halve(3)? YES/NO.\n[/QUESTION]\n[ANSWER]",
+        "state": "Test template (direct, state).\n\n[PYTHON]\n" + code + "\nhalve(3)\n[/PYTHON]\n"
+                 "[QUESTION]\nRuns line 2 (    h = n / 2) for halve(3)? Then h after line 2 as value; type, else Nil."
+                 "\n[/QUESTION]\n[ANSWER]",
+        "path": "Test template (direct, path).\n\n[PYTHON]\n1\tdef halve(n):\n2\t    h = n / 2\n3\t    return h\n"
+                "\nhalve(3)\n[/PYTHON]\n[QUESTION]\nAfter `    h = n / 2` runs for halve(3), which line is next? -1 if none."
+                "\n[/QUESTION]\n[ANSWER]",
+        "output": "Test template (direct, output).\n\n[PYTHON]\n" + code + "\n\nassert halve(3) == ??\n[/PYTHON]\n[ANSWER]",
+    }
+    for kind, prompt in expected.items():
+        docs = getattr(reval, f"load_{kind}")(**fixtures)["test"]
+        doc = next(d for d in docs if d["task_id"] == "DREval/1")
+        assert doc["prompt"] == prompt, kind
+        cot = next(d for d in getattr(reval, f"load_{kind}_cot")(**fixtures)["test"] if d["task_id"] == "DREval/1")
+        assert cot["prompt"] == prompt.replace("(direct,", "(cot,")[: -len("[ANSWER]")] + "[THOUGHT]", kind
+    for name in ("consistency", "consistency_cot"):
+        for doc in getattr(reval, f"load_{name}")(**fixtures)["test"]:
+            assert not re.search(r"\{\w+\}", doc["prompt"]), doc["prompt"]  # every placeholder filled
+            assert doc["prompt"].startswith(f"Test template ({'cot' if 'cot' in name else 'direct'}, {doc['kind']})")
+    # the default source: the pinned commit's raw files
+    assert reval._template_location("state", "cot", {}) == (
+        f"https://raw.githubusercontent.com/r-eval/REval/{reval.REVAL_COMMIT}/prompts/cot_state.txt")
+    assert reval._locations({})[0].endswith(f"/r-eval/REval/{reval.REVAL_COMMIT}/data/DREval_data.jsonl")
+
+
+def test_reval_separate_metadata_keys(fixtures):
+    from execverify_data.lm_eval_tasks import reval
+
+    root = Path(fixtures["reval_path"])
+    separate = {"reval_data_path": str(root / "data" / "DREval_data.jsonl"),
+                "reval_tasks_path": str(root / "data" / "DREval_tasks.jsonl"),
+                "reval_prompts_path": str(root / "prompts")}
+    assert list(reval.load_state(**separate)["test"]) == list(reval.load_state(**fixtures)["test"])
+
+
+def test_reval_answer_extraction():
+    """REval's _postprocess rules, direct and CoT."""
+    from execverify_data.lm_eval_tasks import reval
+
+    assert reval.coverage_answer("\nyes\n") and not reval.coverage_answer("\nmaybe YES")
+    assert reval.coverage_answer("a\n[/THOUGHT]\n[ANSWER]\nYES\n", "cot")
+    assert not reval.coverage_answer("YES", "cot")  # CoT without [/THOUGHT]: NO
+    assert reval.path_answer("\n-1\n") == -1 and reval.path_answer("\n") == -2
+    assert reval.path_answer("\nreturn h\nmore") == "return h"
+    assert reval.path_answer("return h", "cot") == -2
+    code = "def f(x):\n    y = 1\n    return y"
+    assert reval.judge("path", [3], "t\n[/THOUGHT]\n[ANSWER]\nreturn y\n", code, "cot")
+    assert not reval.judge("state", [{"text": "1", "type": "int"}], "1; int", "", "cot")
+    assert reval.judge("state", [{"text": "1", "type": "int"}], "t\n[/THOUGHT]\n[ANSWER]\n1; int", "", "cot")
+    question = "assert f(1) == ??"
+    assert reval.judge("output", {"text": "2", "type": "int"}, "\nassert f(1) == 2\n", "", "direct", question)
+    assert not reval.judge("output", {"text": "2", "type": "int"}, "\nassert True\n", "", "direct", question)
+    assert not reval.judge("output", {"text": "2", "type": "int"}, "\n2\n", "", "direct", question)  # no assert
+    assert reval.output_answer("b", "x = 1\nassert f(x) == ??") == "x = 1\nb"  # padded as REval
 
 
 def test_execverify_lm_eval_argv():
@@ -451,7 +551,7 @@ def test_wildcard_and_group_select_each_task_once(task_manager):
     loaded = task_manager.load(names)
     assert not any("consistency" in n for n in names)  # reached through its group only
     loaded_names = [n.split("::")[-1] for n in loaded["tasks"]]
-    assert sorted(loaded_names) == sorted([*(n for n in names if n != "execverify_reval"), "execverify_reval_consistency"])
+    assert sorted(loaded_names) == sorted([*(n for n in names if n not in REVAL_GROUPS), *REVAL_CONSISTENCY])
     group = task_manager.load(["execverify"])
     group_names = {n.split("::")[-1] for n in group["tasks"]}
     assert "execverify_humaneval" not in group_names  # the sandboxed HumanEval task runs only when named

@@ -1,18 +1,21 @@
-"""REval (DREval) tasks: coverage, state, path, output and Incremental Consistency.
+"""REval (DREval) tasks: coverage, state, path, output and Incremental Consistency, direct and CoT.
 
 REval (Chen et al., "Reasoning Runtime Behavior of a Program with LLM: How Far Are We?",
-ICSE 2025; repository r-eval/REval) has no license file, so its data is not shipped: it is
-read at run time from ``data/DREval_data.jsonl`` and ``data/DREval_tasks.jsonl`` of the
-upstream repository, or from local copies given with ``--metadata``
-(``reval_data_path``, ``reval_tasks_path``). Only the function problems (HumanEval
-part) are evaluated; the ClassEval part needs REval's test-class harness (see README.md).
+ICSE 2025; repository r-eval/REval) has no license file, so neither its data nor its prompt
+templates are shipped: both are read at run time from the upstream repository at the pinned
+commit :data:`REVAL_COMMIT` (``data/DREval_data.jsonl``, ``data/DREval_tasks.jsonl``,
+``prompts/{direct,cot}_{coverage,state,path,output}.txt``), or from local copies given with
+``--metadata`` (``reval_path``: a REval checkout; ``reval_data_path``, ``reval_tasks_path``,
+``reval_prompts_path``). Templates are filled as REval's ``prompt.py``/``evaluation.py`` do
+(:func:`render`). Only the function problems (HumanEval part) are evaluated; the ClassEval
+part needs REval's test-class harness (see README.md).
 
 Gold answers come from :func:`execverify_data.trace.trace_call`, converted to REval's
 conventions by :func:`reval_view` (consecutive events on one line merged, the state after
 a line taken from the next recorded event in any frame, values of all executions of a line).
-Verdicts are taken by :class:`execverify_data.questions.Scorer`; the REval-specific parts
-(reading ``YES``/``NO``, ``Nil``, the code-text answers of path questions, the float
-tolerance) are listed in README.md. Nothing runs at import time.
+Answers are extracted as REval's ``_postprocess`` methods do; verdicts are taken by
+:class:`execverify_data.questions.Scorer` (README.md lists the differences). Nothing runs at
+import time.
 """
 
 from __future__ import annotations
@@ -24,56 +27,71 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-REVAL_RAW = "https://raw.githubusercontent.com/r-eval/REval/main/data/"
+REVAL_REPO = "r-eval/REval"
+REVAL_COMMIT = "2f148b913deb4ae0e0ce41f0245ef35054ede8d6"  # pinned: data and prompt templates
+REVAL_RAW = f"https://raw.githubusercontent.com/{REVAL_REPO}/{REVAL_COMMIT}/"
 KINDS = ("coverage", "state", "path", "output")
+STYLES = ("direct", "cot")
 FLOAT_TOLERANCE = 1e-6  # REval: abs(answer - actual) < 1e-6 for float states
 
-# --------------------------------------------------------------------------- prompts (ours; REval's answer formats)
-_HEADER = (
-    "You are given a Python function and an invocation of it. Reason about the execution of the "
-    "invocation and answer the question. Write the answer between [ANSWER] and [/ANSWER].\n\n"
-    "[PYTHON]\n{code}\n[/PYTHON]\n\nInvocation: `{invocation}`\n\n"
-)
-_QUESTIONS = {
-    "coverage": "Is line {line} (`{codeline}`) executed when `{invocation}` runs? Answer YES or NO.\n",
-    "path": (
-        "Line {line} (`{codeline}`) is executed when `{invocation}` runs. Which line is executed next? "
-        "Answer with the code of that line exactly as written (without indentation), or -1 if the "
-        "execution ends after line {line}.\n"
-    ),
-    "state": (
-        "What are the value and the type of `{var}` right after line {line} (`{codeline}`) is executed "
-        "when `{invocation}` runs? Answer as `value; type` (for example `[1, 2]; list`), or Nil if line "
-        "{line} is not executed.\n"
-    ),
-    "output": (
-        "Complete the assertion below with the literal value the invocation returns, and write the whole "
-        "completed assertion.\n\n{output_pred}\n"
-    ),
-}
-_FOOTER = "[ANSWER]\n"
+# --------------------------------------------------------------------------- prompts (REval's own, read at run time)
 
 
-def _prompt(kind: str, **fields: Any) -> str:
-    return _HEADER.format(**fields) + _QUESTIONS[kind].format(**fields) + "\n" + _FOOTER
+def _template_location(kind: str, style: str, metadata: dict) -> str:
+    """Where REval's ``prompts/{style}_{kind}.txt`` is read from: ``reval_prompts_path`` (a
+    folder of those files), ``reval_path`` (a REval checkout: ``<path>/prompts/``), else the
+    upstream repository at :data:`REVAL_COMMIT`."""
+    name = f"{style}_{kind}.txt"
+    if metadata.get("reval_prompts_path"):
+        return str(Path(metadata["reval_prompts_path"]) / name)
+    if metadata.get("reval_path"):
+        return str(Path(metadata["reval_path"]) / "prompts" / name)
+    return REVAL_RAW + "prompts/" + name
+
+
+@lru_cache(maxsize=16)
+def _read_text(location: str) -> str:
+    if re.match(r"https?://", location):  # pragma: no cover - network
+        from urllib.request import urlopen
+
+        with urlopen(location, timeout=60) as response:  # noqa: S310 - fixed https URL of the upstream repo
+            return response.read().decode("utf-8")
+    return Path(location).read_text(encoding="utf-8")
+
+
+def template_fields(kind: str, unit: dict) -> dict[str, Any]:
+    """The keyword arguments REval's ``evaluation.py`` passes to ``template.format`` for a
+    function (HumanEval) problem: the code as is (path: every line numbered ``"{i}\t{line}\n"``),
+    the invocation ``entry_point + input[:-2] + ")"`` (also as ``invocation_abbr``), the 1-based
+    line and its unstripped text, the variable; output: ``invocation = "\n" + output_pred``."""
+    code = unit["code"]
+    if kind == "output":
+        return {"code": code, "invocation": "\n" + unit["output_pred"]}
+    codelines = code.split("\n")
+    line = unit["lineno"]
+    fields = {"code": code, "invocation": unit["call"], "invocation_abbr": unit["call"], "line": line,
+              "codeline": codelines[line - 1]}
+    if kind == "path":
+        fields["code"] = "".join(f"{i + 1}\t{text}\n" for i, text in enumerate(codelines))
+    if kind == "state":
+        fields["var"] = unit["var"]
+    return fields
+
+
+def render(template: str, kind: str, unit: dict) -> str:
+    """A prompt exactly as REval's ``prompt.py`` builds it (``template.format(**fields)``)."""
+    return template.format(**template_fields(kind, unit))
 
 
 # --------------------------------------------------------------------------- data
 
 
 def _read_jsonl(location: str) -> list[dict]:
-    if re.match(r"https?://", location):  # pragma: no cover - network
-        from urllib.request import urlopen
-
-        with urlopen(location, timeout=60) as response:  # noqa: S310 - fixed https URL of the upstream repo
-            text = response.read().decode("utf-8")
-    else:
-        text = Path(location).read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [json.loads(line) for line in _read_text(location).splitlines() if line.strip()]
 
 
 def _call(entry_point: str, arguments: str) -> str:
-    # REval's invocation: f"{fn_name}{_input[:-2]})" of an input such as "(1, [2])\n" or "(x, )"
+    # REval's invocation: f"{fn_name}{_input[:-2]})" of an input such as "([1.0, 2.0], 0.3,)"
     return f"{entry_point}{arguments[:-2]})"
 
 
@@ -159,7 +177,7 @@ def _expected(kind: str, view: RevalView, line: int | None, var: str | None) -> 
     if kind == "coverage":
         return line in view.lines
     if kind == "path":
-        return sorted(view.next_lines.get(line, ())) or None
+        return sorted(view.next_lines.get(line, ())) or [-1]  # REval: -1 for a line that never runs
     if kind == "state":
         if line not in view.lines:
             return None  # Nil
@@ -169,7 +187,7 @@ def _expected(kind: str, view: RevalView, line: int | None, var: str | None) -> 
 
 @lru_cache(maxsize=4)
 def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
-    """One unit per (problem, input, task item): the four prompts and their gold answers."""
+    """One unit per (problem, input, task item): the fields of its four questions and their gold answers."""
     from execverify_data.trace import trace_call
 
     data = _read_jsonl(data_path)
@@ -180,18 +198,14 @@ def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
         if not _is_function_problem(record):
             continue
         code, entry = record["code"], record["entry_point"]
-        codelines = code.split("\n")
         for pair in item["tasks"]:
             call = _call(entry, record["inputs"][pair["input_idx"]])
             trace = trace_call(code, call, trusted_call=True, timeout=10.0)
             if trace.output is None or not trace.output.askable:
                 continue
             view = reval_view(code, trace)
-            numbered = "".join(f"{i + 1}\t{text}\n" for i, text in enumerate(codelines))
             for j, t in enumerate(pair["task"]):
                 line, var = int(t["lineno"]), t["var"]
-                fields = dict(invocation=call, line=line, codeline=codelines[line - 1].strip(), var=var,
-                              output_pred=pair["output_pred"])
                 units.append(
                     {
                         "id": f"DREval/{idx}/{pair['input_idx']}/{j}",
@@ -202,12 +216,7 @@ def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
                         "invocation": call,
                         "lineno": line,
                         "var": var,
-                        "prompts": [
-                            _prompt("coverage", code=code, **fields),
-                            _prompt("state", code=code, **fields),
-                            _prompt("path", code=numbered.rstrip("\n"), **fields),
-                            _prompt("output", code=code, **fields),
-                        ],
+                        "output_pred": pair["output_pred"],
                         "gold": json.dumps({k: _expected(k, view, line, var) for k in KINDS}),
                         "call": call,
                         "entry_point": entry,
@@ -217,9 +226,10 @@ def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
 
 
 def _locations(metadata: dict) -> tuple[str, str]:
+    base = str(Path(metadata["reval_path"]) / "data") + "/" if metadata.get("reval_path") else REVAL_RAW + "data/"
     return (
-        metadata.get("reval_data_path") or REVAL_RAW + "DREval_data.jsonl",
-        metadata.get("reval_tasks_path") or REVAL_RAW + "DREval_tasks.jsonl",
+        metadata.get("reval_data_path") or base + "DREval_data.jsonl",
+        metadata.get("reval_tasks_path") or base + "DREval_tasks.jsonl",
     )
 
 
@@ -229,36 +239,39 @@ def _dataset(rows: list[dict]):
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
 
-def _with_reference(unit: dict, kind: str) -> dict:
-    row = {k: v for k, v in unit.items() if k != "prompts"}
-    row["prompt"] = unit["prompts"][KINDS.index(kind)]
+def _row(unit: dict, kind: str, style: str, templates: dict[str, str]) -> dict:
+    row = dict(unit)
+    row["prompt"] = render(templates[kind], kind, unit)
     row["kind"] = kind
-    row["reference"] = reference_answer(unit, kind)
+    row["style"] = style
+    row["reference"] = reference_answer(unit, kind, style)
     return row
 
 
-def _loader(kind: str):
+def _loader(kind: str, style: str = "direct"):
     def load(**metadata: Any):
         units = _units(*_locations(metadata))
+        needed = KINDS if kind == "consistency" else (kind,)
+        templates = {k: _read_text(_template_location(k, style, metadata)) for k in needed}
         if kind == "output":  # one doc per (problem, input), as REval's output task
             seen, rows = set(), []
             for unit in units:
                 key = (unit["task_id"], unit["input_idx"])
                 if key not in seen:
                     seen.add(key)
-                    rows.append(_with_reference(unit, kind))
+                    rows.append(_row(unit, kind, style, templates))
             return _dataset(rows)
         if kind == "consistency":  # the four questions of each unit, next to each other
             rows = []
             for unit in units:
                 for k in KINDS:
-                    row = _with_reference(unit, k)
+                    row = _row(unit, k, style, templates)
                     row["unit"] = unit["id"]
                     rows.append(row)
             return _dataset(rows)
-        return _dataset([_with_reference(u, kind) for u in units])
+        return _dataset([_row(u, kind, style, templates) for u in units])
 
-    load.__name__ = f"load_{kind}"
+    load.__name__ = f"load_{kind}" + ("" if style == "direct" else f"_{style}")
     return load
 
 
@@ -267,32 +280,43 @@ load_state = _loader("state")
 load_path = _loader("path")
 load_output = _loader("output")
 load_consistency = _loader("consistency")
+load_coverage_cot = _loader("coverage", "cot")
+load_state_cot = _loader("state", "cot")
+load_path_cot = _loader("path", "cot")
+load_output_cot = _loader("output", "cot")
+load_consistency_cot = _loader("consistency", "cot")
 
 
-def reference_answer(unit: dict, kind: str) -> str:
-    """The answer a perfect model writes (used by the oracle tests)."""
+def reference_answer(unit: dict, kind: str, style: str = "direct") -> str:
+    """The continuation a perfect model writes after the prompt's last tag (used by the
+    oracle tests): direct prompts end with ``[ANSWER]``, CoT prompts with ``[THOUGHT]``."""
     gold = json.loads(unit["gold"])[kind]
     if kind == "coverage":
-        return "YES\n[/ANSWER]" if gold else "NO\n[/ANSWER]"
-    if kind == "path":
-        if not gold:
-            return "-1\n[/ANSWER]"
-        line = gold[0]
-        return ("-1" if line == -1 else unit["code"].split("\n")[line - 1].strip()) + "\n[/ANSWER]"
-    if kind == "state":
+        answer = "YES" if gold else "NO"
+    elif kind == "path":
+        if not gold or gold[0] == -1:
+            answer = "-1"
+        else:
+            answer = unit["code"].split("\n")[gold[0] - 1].strip()
+    elif kind == "state":
         if gold is None:
-            return "Nil\n[/ANSWER]"
-        if not gold:
-            return "ERROR\n[/ANSWER]"
-        return f"{gold[0]['text']}; {gold[0]['type']}\n[/ANSWER]"
-    return f"assert {unit['call']} == {gold['text']}\n[/ANSWER]"
+            answer = "Nil"
+        elif not gold:
+            answer = "ERROR"
+        else:
+            answer = f"{gold[0]['text']}; {gold[0]['type']}"
+    else:
+        answer = unit["output_pred"].replace("??", gold["text"])
+    if style == "cot":
+        return f"\nThe program runs as traced.\n[/THOUGHT]\n[ANSWER]\n{answer}\n[/ANSWER]"
+    return f"\n{answer}\n[/ANSWER]"
 
 
 # --------------------------------------------------------------------------- scoring
 
 
 def _answer_block(text: str) -> str:
-    # REval's postprocessing: the text after [ANSWER], up to [/ANSWER]
+    # REval's postprocessing: the text after the first [ANSWER], up to the first [/ANSWER
     start = text.find("[ANSWER]")
     if start != -1:
         text = text[start + 8 :]
@@ -300,6 +324,46 @@ def _answer_block(text: str) -> str:
     if end != -1:
         text = text[:end]
     return text.strip()
+
+
+def _unfinished(completion: str, style: str) -> bool:
+    """REval's CoT rule: a CoT answer without ``[/THOUGHT]`` did not finish (read as NO for
+    coverage, wrong otherwise)."""
+    return style == "cot" and "[/THOUGHT]" not in completion
+
+
+def penalized(answer: str, question: str) -> bool:
+    """REval's ``penalty_pattern`` for output answers: an assertion on a constant
+    (``assert True``, ``assertTrue(True)``...) or fewer asserts than the question has."""
+    constants = ("assertTrue(True)", "assertFalse(False)", "assert True", "assert False")
+    if any(c in answer for c in constants):
+        return True
+    return answer.count("assert") < question.count("assert")
+
+
+def output_answer(completion: str, question: str, style: str = "direct") -> str:
+    """REval's reading of an output answer: the ``[ANSWER]`` block (``assert False`` for an
+    unfinished CoT), padded in front with the question's first lines when it has fewer lines."""
+    if _unfinished(completion, style):
+        return "assert False"
+    block = _answer_block(completion)
+    in_lines, res_lines = question.strip().split("\n"), block.strip().split("\n")
+    if len(res_lines) < len(in_lines):
+        return "\n".join(in_lines[: len(in_lines) - len(res_lines)] + res_lines)
+    return block
+
+
+def path_answer(completion: str, style: str = "direct") -> str | int:
+    """REval's reading of a path answer: the first line of the ``[ANSWER]`` block, ``-1``
+    as the int -1, an empty or unfinished (CoT) answer as -2. Unlike REval, leading blank
+    lines are skipped when the completion has no ``[ANSWER]`` tag (a completion model
+    continuing REval's direct prompt starts with a newline, which REval reads as empty)."""
+    if _unfinished(completion, style):
+        return -2
+    first = _answer_block(completion).split("\n")[0].strip()
+    if first == "":
+        return -2
+    return -1 if first == "-1" else first
 
 
 def _verification(question) -> dict:
@@ -331,28 +395,34 @@ def _score(question, answer: str) -> bool:
     return bool(score(_verification(question), f"[ANSWER]\n{answer}\n[/ANSWER]").correct[0])
 
 
-def coverage_answer(completion: str) -> bool:
-    """REval's reading of a coverage answer: YES or NO in its first three characters
-    (case-insensitive); empty or ambiguous answers read as NO."""
-    head = _answer_block(completion or "").upper()[:3]
+def coverage_answer(completion: str, style: str = "direct") -> bool:
+    """REval's reading of a coverage answer (``Coverage._postprocess``): the ``[ANSWER]``
+    block upper-cased must hold exactly one of YES/NO in its first three characters; empty,
+    ambiguous or unfinished (CoT) answers read as NO."""
+    text = (completion or "").upper().strip()
+    if _unfinished(text, style):
+        return False
+    head = _answer_block(text)[:3]
     yes, no = "YES" in head, "NO" in head
     return yes and not no
 
 
-def judge(kind: str, gold: Any, completion: str, code: str) -> bool:
-    """Whether ``completion`` answers the ``kind`` question whose REval gold answer is ``gold``."""
+def judge(kind: str, gold: Any, completion: str, code: str, style: str = "direct", output_pred: str = "") -> bool:
+    """Whether ``completion`` answers the ``kind`` question whose REval gold answer is ``gold``
+    (``output_pred``: the output task's question; ``style``: ``direct`` or ``cot``)."""
     from execverify_data.questions import Kind, Question
     from execverify_data.values import encode, parse
 
-    block = _answer_block(completion or "")
+    completion = completion or ""
+    block = _answer_block(completion)
     if kind == "coverage":
-        answer = "True" if coverage_answer(completion) else "False"
+        answer = "True" if coverage_answer(completion, style) else "False"
         return _score(Question(Kind.COVERAGE, line=1, expected=encode(bool(gold))), answer)
     if kind == "path":
-        first = block.split("\n")[0].strip() if block else ""
-        if not first or not gold:
+        first = path_answer(completion, style)
+        if first == -2 or not gold:
             return False
-        if first == "-1":
+        if first == -1:
             candidates = [-1]
         else:
             candidates = [i + 1 for i, text in enumerate(code.split("\n")) if text.strip() == first]
@@ -362,6 +432,8 @@ def judge(kind: str, gold: Any, completion: str, code: str) -> bool:
             for actual in gold
         )
     if kind == "state":
+        if _unfinished(completion, style):
+            return False
         text = block.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
         if text.capitalize() == "Nil" or text == "[Nil]":
             return gold is None
@@ -390,17 +462,21 @@ def judge(kind: str, gold: Any, completion: str, code: str) -> bool:
         return False
     from execverify_data.values import CanonicalValue
 
+    answer = output_answer(completion, output_pred, style)
+    if penalized(answer, output_pred):
+        return False
     question = Question(Kind.IO, expected=CanonicalValue(gold["text"], gold["type"]), call="f()", entry="f")
-    return _score(question, block.split("\n")[-1].strip() if block else "")
+    return _score(question, answer.strip().split("\n")[-1].strip() if answer.strip() else "")
 
 
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """``acc`` of one REval question (coverage, state, path or output)."""
     gold = json.loads(doc["gold"])[doc["kind"]]
     completion = results[0] if results else ""
-    out = {"acc": float(judge(doc["kind"], gold, completion, doc["code"]))}
+    style = doc.get("style") or "direct"
+    out = {"acc": float(judge(doc["kind"], gold, completion, doc["code"], style, doc.get("output_pred") or ""))}
     if doc["kind"] == "coverage":  # REval also reports precision, recall and F1 of YES
-        pair = (coverage_answer(completion), bool(gold))
+        pair = (coverage_answer(completion, style), bool(gold))
         out.update(precision=pair, recall=pair, f1=pair)
     return out
 
@@ -431,7 +507,8 @@ def coverage_f1(items: list[tuple[bool, bool]]) -> float:
 def process_consistency(doc: dict, results: list) -> dict[str, tuple]:
     """One question of a consistency unit; the aggregations join the unit's four verdicts."""
     gold = json.loads(doc["gold"])[doc["kind"]]
-    ok = judge(doc["kind"], gold, results[0] if results else "", doc["code"])
+    ok = judge(doc["kind"], gold, results[0] if results else "", doc["code"], doc.get("style") or "direct",
+               doc.get("output_pred") or "")
     item = (doc["unit"], doc["kind"], ok)
     return {"acc": float(ok), "ic": item, **{f"{kind}_acc": item for kind in KINDS}}
 
