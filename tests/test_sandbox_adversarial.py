@@ -162,8 +162,14 @@ def test_a_dead_worker_is_replaced():
         assert single.run("x = 1", ["x"]).ok
         (worker,) = list(single._workers)
         os.killpg(worker.proc.pid, signal.SIGKILL)
-        assert single.run("x = 1", ["x"]).status is Status.KILLED
+        # SIGKILL is asynchronous: the pool either sees the worker dead before sending and
+        # replaces it (ok), or loses the call in flight (killed); never a wrong value or a raise.
+        first = single.run("x = 1", ["x"])
+        assert first.status in (Status.KILLED, Status.OK)
+        if first.status is Status.OK:
+            assert first.calls[0].value.text == "1"
         assert single.run("x = 2", ["x"]).calls[0].value.text == "2"
+        assert worker not in list(single._workers)
 
 
 CONFIGS = {
