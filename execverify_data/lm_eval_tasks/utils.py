@@ -10,8 +10,10 @@ arguments), so each loader reads only its own keys:
 
 * ``lcb_path``: a local LiveCodeBench execution file (jsonl/json/parquet) instead of
   the Hub dataset ``livecodebench/execution-v2``;
-* ``reval_data_path`` / ``reval_tasks_path``: local ``DREval_data.jsonl`` /
-  ``DREval_tasks.jsonl`` instead of downloading them from the REval repository;
+* ``reval_path``: a local REval checkout (``data/`` and ``prompts/``), or each part on its
+  own: ``reval_data_path`` / ``reval_tasks_path`` (``DREval_data.jsonl`` /
+  ``DREval_tasks.jsonl``) and ``reval_prompts_path`` (REval's prompt templates), instead of
+  downloading them from the REval repository at its pinned commit;
 * ``release_path``: a local release folder (or one parquet/jsonl file) instead of the Hub;
   ``release_repo``: the Hub dataset id of the release.
 
