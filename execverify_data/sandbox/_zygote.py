@@ -226,7 +226,7 @@ def _exec_completion(code: str):
     """Run the untrusted code; return its namespace and ``"Type: message"`` of its failure, if any."""
     namespace = {"__name__": "__sandbox__", "__builtins__": builtins}
     try:
-        exec(compile(code, "<completion>", "exec"), namespace)
+        exec(compile(code, "<completion>", "exec"), namespace)  # trusted: inside the sandboxed child, its purpose
     except BaseException as exc:  # noqa: BLE001 - the completion's own failure
         return namespace, _describe(exc), isinstance(exc, MemoryError)
     return namespace, None, False
@@ -243,7 +243,7 @@ def _run_calls(request: dict) -> None:
     if error is None:
         for expr in request["calls"]:
             try:
-                returned.append((True, eval(compile(expr, "<call>", "eval"), namespace)))
+                returned.append((True, eval(compile(expr, "<call>", "eval"), namespace)))  # trusted: sandboxed child
             except BaseException as exc:  # noqa: BLE001
                 outcome["memory"] = outcome["memory"] or isinstance(exc, MemoryError)
                 returned.append((False, {"error": type(exc).__name__, "message": _describe(exc)}))
@@ -365,7 +365,7 @@ def _test_once(test: str, reply_fd: int, request_fd: int) -> dict:
             if isinstance(name, str) and name.isidentifier() and name not in builtins.__dict__:
                 namespace[name] = remote(name)
         try:
-            exec(_compile_test(test), namespace)
+            exec(_compile_test(test), namespace)  # trusted: test text, in the tester process that runs no model code
             outcome["test_passed"] = True
         except _CandidateDied as exc:
             outcome.update(candidate_died=True, detail=str(exc))

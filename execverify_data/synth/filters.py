@@ -185,7 +185,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     from execverify_data.values import encode, parse_arguments
 
     namespace: dict = {"__name__": "__synth__"}
-    exec(compile(program.code, "<synth-prescreen>", "exec"), namespace)  # noqa: S102 - generated, trusted code
+    exec(compile(program.code, "<synth-prescreen>", "exec"), namespace)  # trusted: our own synthesized program
     fn = namespace[program.entry_point]
     picked: list[tuple[tuple, str]] = []
     extra = 0
