@@ -28,7 +28,14 @@ from typing import Any
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["dataset_version", "hyperparameter_rows", "render_model_card", "stack_versions", "write_model_card"]
+__all__ = [
+    "dataset_version",
+    "hyperparameter_rows",
+    "render_model_card",
+    "stack_versions",
+    "write_model_card",
+    "write_recipe_card",
+]
 
 _PACKAGES = {
     "trl_version": "trl",
@@ -105,3 +112,37 @@ def write_model_card(output_dir: str | os.PathLike[str], template_path: str | os
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     return out
+
+
+def write_recipe_card(
+    recipe: str,
+    script_args: Any,
+    training_args: Any,
+    model_args: Any,
+    *,
+    hyperparameters: Iterable[str],
+    **fields: Any,
+) -> Path:
+    """Write the shipped model card template next to a recipe's saved model.
+
+    Fills what every recipe shares from TRL's argument objects (model name, base model,
+    dataset and its version, the ``hyperparameters`` named, the evaluation and training
+    commands); ``fields`` carry the recipe's own (method, configs, rows, rewards...).
+    """
+    from execverify_data.cards import template_path
+
+    output_dir = training_args.output_dir
+    return write_model_card(
+        output_dir,
+        template_path("model_card.md"),
+        model_name=Path(output_dir).name,
+        base_model=model_args.model_name_or_path,
+        recipe=recipe,
+        dataset=script_args.dataset_name,
+        dataset_revision=script_args.data_version,
+        hyperparameters=hyperparameter_rows(training_args, hyperparameters),
+        eval_command=script_args.eval_command.format(output_dir=output_dir),
+        train_command=f"python training_examples/{recipe} --model_name_or_path {model_args.model_name_or_path} "
+        f"--dataset_name {script_args.dataset_name} --output_dir {output_dir}",
+        **fields,
+    )

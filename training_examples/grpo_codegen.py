@@ -15,15 +15,12 @@ the untrusted sandbox (``execverify_data.sandbox``), and the verdict is decided 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 
-from execverify_data.cards import template_path
-from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
+from execverify_data.model_card import dataset_version, write_recipe_card
 from execverify_data.training import load_prompt_rows, model_init_kwargs
 
-CARD_TEMPLATE = template_path("model_card.md")
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "num_generations", "beta", "max_completion_length",
                    "temperature", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs",
                    "max_steps", "use_vllm", "vllm_mode", "bf16", "seed")
@@ -88,20 +85,13 @@ def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_arg
     trainer.save_model(training_args.output_dir)
 
     if trainer.accelerator.is_main_process:
-        write_model_card(
-            training_args.output_dir, CARD_TEMPLATE,
-            model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
-            method="GRPO for code generation with unit tests (Stage II)", method_tag="grpo", recipe="grpo_codegen.py",
-            dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
+        write_recipe_card(
+            "grpo_codegen.py", script_args, training_args, model_args, hyperparameters=HYPERPARAMETERS,
+            method="GRPO for code generation with unit tests (Stage II)", method_tag="grpo",
             dataset_configs=f"`{script_args.dataset_config}`", n_rows=len(train_rows),
             dataset_description="programming problems with unit tests",
             rewards=f"- `{reward.__name__}`: fraction of unit tests passed in the sandbox "
                     f"(timeout {reward.timeout} s, memory {reward.memory_mb} MB per execution)",
-            hyperparameters=hyperparameter_rows(training_args, HYPERPARAMETERS),
-            eval_command=script_args.eval_command.format(output_dir=training_args.output_dir),
-            train_command=f"python training_examples/grpo_codegen.py --model_name_or_path "
-                          f"{model_args.model_name_or_path} --dataset_name {script_args.dataset_name} "
-                          f"--output_dir {training_args.output_dir}",
         )
     return trainer
 

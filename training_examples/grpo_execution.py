@@ -14,16 +14,13 @@ apply to, so TRL logs each one separately as ``rewards/<name>/mean`` over its ow
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser
 
-from execverify_data.cards import template_path
-from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
+from execverify_data.model_card import dataset_version, write_recipe_card
 from execverify_data.rewards import format_reward, io_reward, oi_reward, whitebox_reward
 from execverify_data.training import load_prompt_rows, model_init_kwargs
 
-CARD_TEMPLATE = template_path("model_card.md")
 REWARDS = {f.__name__: f for f in (whitebox_reward, io_reward, oi_reward, format_reward)}
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "num_generations", "beta", "max_completion_length",
                    "temperature", "per_device_train_batch_size", "gradient_accumulation_steps", "num_train_epochs",
@@ -90,20 +87,13 @@ def main(script_args: GRPOExecutionArguments, training_args: GRPOConfig, model_a
 
     if trainer.accelerator.is_main_process:
         weights = training_args.reward_weights or [1.0] * len(reward_funcs)
-        write_model_card(
-            training_args.output_dir, CARD_TEMPLATE,
-            model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
-            method="GRPO on execution reasoning (Stage I)", method_tag="grpo", recipe="grpo_execution.py",
-            dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
+        write_recipe_card(
+            "grpo_execution.py", script_args, training_args, model_args, hyperparameters=HYPERPARAMETERS,
+            method="GRPO on execution reasoning (Stage I)", method_tag="grpo",
             dataset_configs=", ".join(f"`{c}`" for c in script_args.dataset_configs), n_rows=len(train_rows),
             dataset_description="questions about the interpreter's trace whose every answer is checked",
             rewards="\n".join(f"- `{f.__name__}` (weight {w}), from `{type(f).__module__}`"
                               for f, w in zip(reward_funcs, weights)),
-            hyperparameters=hyperparameter_rows(training_args, HYPERPARAMETERS),
-            eval_command=script_args.eval_command.format(output_dir=training_args.output_dir),
-            train_command=f"python training_examples/grpo_execution.py --model_name_or_path "
-                          f"{model_args.model_name_or_path} --dataset_name {script_args.dataset_name} "
-                          f"--output_dir {training_args.output_dir}",
         )
     return trainer
 

@@ -14,15 +14,12 @@ is applied, as for an instruct model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from trl import ModelConfig, ScriptArguments, SFTConfig, TrlParser
 
-from execverify_data.cards import template_path
-from execverify_data.model_card import dataset_version, hyperparameter_rows, write_model_card
+from execverify_data.model_card import dataset_version, write_recipe_card
 from execverify_data.training import model_init_kwargs
 
-CARD_TEMPLATE = template_path("model_card.md")
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "warmup_steps", "num_train_epochs", "max_length",
                    "per_device_train_batch_size", "gradient_accumulation_steps", "bf16", "seed")
 
@@ -95,18 +92,12 @@ def main(script_args: SFTScriptArguments, training_args: SFTConfig, model_args: 
     trainer.save_model(training_args.output_dir)
 
     if trainer.accelerator.is_main_process:
-        write_model_card(
-            training_args.output_dir, CARD_TEMPLATE,
-            model_name=Path(training_args.output_dir).name, base_model=model_args.model_name_or_path,
-            method="supervised fine-tuning (completion-only loss)", method_tag="sft", recipe="sft_warmup.py",
-            dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
+        write_recipe_card(
+            "sft_warmup.py", script_args, training_args, model_args, hyperparameters=HYPERPARAMETERS,
+            method="supervised fine-tuning (completion-only loss)", method_tag="sft",
             dataset_configs=f"`{script_args.dataset_config}`", n_rows=len(train_rows),
             dataset_description="prompts with a reasoning chain narrated from the interpreter's trace and the answer",
             rewards="None: supervised cross-entropy on the completion tokens.",
-            hyperparameters=hyperparameter_rows(training_args, HYPERPARAMETERS),
-            eval_command=script_args.eval_command.format(output_dir=training_args.output_dir),
-            train_command=f"python training_examples/sft_warmup.py --model_name_or_path {model_args.model_name_or_path} "
-                          f"--dataset_name {script_args.dataset_name} --output_dir {training_args.output_dir}",
         )
     return trainer
 
