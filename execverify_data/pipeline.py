@@ -22,11 +22,12 @@ import platform
 import statistics
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
 from execverify_data.errors import InvalidArgument
+from execverify_data.workdir import claim_folder, write_atomic
 
 __all__ = ["SynthConfig", "row_seed", "level_for", "synthesize_rows", "run_shard", "synthesize", "summarize", "SCHEMA_FIELDS"]
 
@@ -209,16 +210,6 @@ def shard_path(out: Path, shard: int) -> Path:
     return out / f"shard-{shard:05d}.parquet"
 
 
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def run_shard(config: SynthConfig, out: Path, shard: int) -> dict:
     """Build and write shard ``shard`` (parquet + stats JSON); returns its stats."""
     import pyarrow as pa
@@ -228,9 +219,9 @@ def run_shard(config: SynthConfig, out: Path, shard: int) -> dict:
     stop = min(config.n, start + config.shard_size)
     records, stats = synthesize_rows(config, start, stop)
     table = pa.Table.from_pylist(records, schema=_schema())
-    _write_atomic(shard_path(out, shard), lambda p: pq.write_table(table, p, compression="zstd"))
+    write_atomic(shard_path(out, shard), lambda p: pq.write_table(table, p, compression="zstd"))
     stats["shard"] = shard
-    _write_atomic(out / f"shard-{shard:05d}.stats.json", lambda p: p.write_text(json.dumps(stats, indent=1, sort_keys=True)))
+    write_atomic(out / f"shard-{shard:05d}.stats.json", lambda p: p.write_text(json.dumps(stats, indent=1, sort_keys=True)))
     return stats
 
 
@@ -269,15 +260,7 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    identity = config.identity()
-    config_file = out / "config.json"
-    if config_file.exists():
-        previous = json.loads(config_file.read_text())
-        if previous != identity:
-            changed = sorted(k for k in set(previous) | set(identity) if previous.get(k) != identity.get(k))
-            raise InvalidArgument(f"{out} holds a run with other settings ({', '.join(changed)}); use another --out or the same settings to resume")
-    else:
-        _write_atomic(config_file, lambda p: p.write_text(json.dumps(identity, indent=1, sort_keys=True)))
+    claim_folder(out, config.identity(), hint="use another --out")
     todo = [s for s in range(config.n_shards) if not _shard_done(out, s)]
     done_rows = sum(min(config.n, (s + 1) * config.shard_size) - s * config.shard_size for s in range(config.n_shards) if s not in todo)
     if progress:
@@ -312,7 +295,7 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
         "shards_run": len(todo),
         "shards_resumed": config.n_shards - len(todo),
     }
-    _write_atomic(out / "summary.json", lambda p: p.write_text(json.dumps(summary, indent=1, sort_keys=True)))
+    write_atomic(out / "summary.json", lambda p: p.write_text(json.dumps(summary, indent=1, sort_keys=True)))
     return summary
 
 

@@ -32,9 +32,10 @@ from typing import Any
 from execverify_data.cards import template_path
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
-from execverify_data.release.engine import ENGINES, _write_atomic, rows_path, shard_done
+from execverify_data.release.engine import ENGINES, rows_path, shard_done
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
 from execverify_data.release.rows import CONFIGS
+from execverify_data.workdir import claim_folder, write_atomic
 
 __all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
 
@@ -133,19 +134,6 @@ class _Progress:
             self._p.advance(task, n)
 
 
-def _check_identity(cfg: ReleaseConfig, work: Path) -> None:
-    identity = cfg.identity()
-    f = work / "config.json"
-    if f.exists():
-        previous = json.loads(f.read_text())
-        if previous != identity:
-            changed = sorted(k for k in set(previous) | set(identity) if previous.get(k) != identity.get(k))
-            raise InvalidArgument(f"{work} holds a build with other settings ({', '.join(changed)}); use another --work-dir or the same settings")
-    else:
-        work.mkdir(parents=True, exist_ok=True)
-        _write_atomic(f, lambda p: p.write_text(json.dumps(identity, indent=1, sort_keys=True)))
-
-
 def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
                   work_dir: str | os.PathLike | None = None, repo_id: str = "execverify/execverify",
                   progress: bool = False, keep_work: bool = True, ray_address: str | None = None) -> dict:
@@ -169,7 +157,7 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     out = Path(out)
     work = Path(work_dir) if work_dir is not None else out.with_name(out.name + ".build")
-    _check_identity(cfg, work)
+    claim_folder(work, cfg.identity(), hint="use another --work-dir")
     t0 = time.perf_counter()
     n_shards = cfg.n_shards
     todo = [s for s in range(n_shards) if not shard_done(work, s)]
@@ -220,7 +208,7 @@ def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
 
     schema = table.schema.with_metadata({"huggingface": json.dumps({"info": {"features": features.to_dict()}}, sort_keys=True)})
     table = table.cast(schema)
-    _write_atomic(path, lambda p: pq.write_table(table, p, row_group_size=cfg.row_group_size, compression="zstd",
+    write_atomic(path, lambda p: pq.write_table(table, p, row_group_size=cfg.row_group_size, compression="zstd",
                                                  compression_level=3, write_statistics=True, store_schema=True))
 
 
@@ -283,7 +271,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     stats = statistics(cfg, trace_table, work, n_shards)
     from execverify_data.release.plots import write_plots
 
-    plots = write_plots(out, stats, _write_atomic)
+    plots = write_plots(out, stats, write_atomic)
     decontam = {k[len("decontam_"):]: v for k, v in sorted(counts.items()) if k.startswith("decontam_")}
     verification = {
         "checked": {c: counts.get(f"verified_{c}", 0) + counts.get(f"verify_failed_{c}", 0) for c in ("io", "oi", "trace", "sft")},
@@ -311,10 +299,10 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
         "settings": cfg.identity(),
     }
     card = render_card(cfg, meta, stats, infos, split_files, plots, repo_id)
-    _write_atomic(out / "README.md", lambda p: p.write_text(card, encoding="utf-8"))
+    write_atomic(out / "README.md", lambda p: p.write_text(card, encoding="utf-8"))
     files = {rel: {"sha256": sha256_file(out / rel), "bytes": os.path.getsize(out / rel)} for rel in release_files(out)}
     manifest = {**meta, "files": files}
-    _write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n"))
+    write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n"))
     return manifest
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from execverify_data.errors import InvalidArgument
+from execverify_data.workdir import write_atomic
 
 __all__ = ["ENGINES", "process_shard", "rows_path", "shard_done", "run_local", "run_ray", "is_ray_available"]
 
@@ -31,16 +32,6 @@ def done_path(work: Path, shard: int) -> Path:
 
 def shard_done(work: Path, shard: int) -> bool:
     return done_path(work, shard).exists()
-
-
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 @lru_cache(maxsize=4)
@@ -77,10 +68,10 @@ def process_shard(cfg, work: str | os.PathLike, shard: int) -> dict:
     rows, counts = rows_for_shard(records, cfg, decon=decon)
     for config in CONFIGS:
         table = pa.Table.from_pylist(rows[config], schema=schema_for(config))
-        _write_atomic(rows_path(work, shard, config), lambda p: pq.write_table(table, p, compression="zstd"))
+        write_atomic(rows_path(work, shard, config), lambda p: pq.write_table(table, p, compression="zstd"))
     result = {"shard": shard, "counts": counts, "rows": {c: len(rows[c]) for c in CONFIGS},
               "synth_rejected": synth_stats["rejected"], "synth_slots": synth_stats["rows"], "synth_accepted": synth_stats["accepted"]}
-    _write_atomic(done_path(work, shard), lambda p: p.write_text(json.dumps(result, indent=1, sort_keys=True)))
+    write_atomic(done_path(work, shard), lambda p: p.write_text(json.dumps(result, indent=1, sort_keys=True)))
     return result
 
 
