@@ -137,10 +137,12 @@ class CheckItem:
 
 @dataclass(frozen=True)
 class CheckReport:
-    """The result of :func:`check`: one :class:`CheckItem` per constraint and the entry point used."""
+    """The result of :func:`check`: one :class:`CheckItem` per constraint, the entry point used,
+    and the catalog ids the program uses (as :func:`catalog_entries_used` gives them; empty if it does not parse)."""
 
     items: tuple[CheckItem, ...]
     entry_point: str | None
+    catalog_ids: frozenset[str] = frozenset()
 
     @property
     def ok(self) -> bool:
@@ -249,7 +251,7 @@ class _Checker:
             self.helper_chain(),
             self.param_count(),
         ]
-        return CheckReport(tuple(items), self.entry if self.entry in self.functions else None)
+        return CheckReport(tuple(items), self.entry if self.entry in self.functions else None, frozenset(self.usage.ids))
 
     # --- general sanity -------------------------------------------------------------
 

@@ -1,20 +1,27 @@
 """Filters a synthesized program must pass before it becomes a record.
 
-In order (the first one that fails names the rejection, see :data:`REASONS`):
+Every program must pass all of these (the first one that fails names the rejection,
+see :data:`REASONS`):
 
-1. ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
-   (the checker is the judge; a failure here is a generator bug, counted).
-2. ``unused_param``: every entry-point parameter is read.
-3. inputs: ``k`` distinct inputs are drawn (:func:`execverify_data.inputs.draw_inputs`);
-   each is traced under a step budget and a time limit. An input whose call raises
-   is discarded and counted (``input_raised``); a program that runs out of steps or
-   time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
-   is ``too_few_inputs``; an output without a literal is ``unaskable_output``.
-4. ``trace_length``: every kept trace has between ``min_events`` and ``max_events`` line events.
-5. ``nondeterministic``: a second run of every kept input gives an identical trace.
-6. ``constant_output``: the output depends on the input (not all outputs equal).
-7. ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
-   before in the same shard.
+* ``unused_param``: every entry-point parameter is read.
+* inputs: ``k`` distinct inputs are drawn (:func:`execverify_data.inputs.draw_inputs`);
+  each is run under a step budget and a time limit. An input whose call raises
+  is discarded and counted (``input_raised``); a program that runs out of steps or
+  time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
+  is ``too_few_inputs``; an output without a literal is ``unaskable_output``.
+* ``constant_output``: the output depends on the input (not all outputs equal).
+* ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
+  (the checker is the judge; a failure here is a generator bug, counted).
+* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
+  before in the same shard.
+* ``trace_length``: every kept trace has between ``min_events`` and ``max_events`` line events.
+* ``nondeterministic``: a second run of every kept input gives an identical trace.
+
+The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are
+chosen by plain calls before the checker runs (half the generated programs have a
+constant output, and a plain run rejects them ~5x faster than the checker would), so
+the source must be trusted; the LLM generator checks its code before it gets here, and
+with the ``"trusted"`` tracer the checker runs first.
 
 Tracing is done by a :class:`Tracer`: ``"inprocess"`` traces in the calling process
 (the pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit;
@@ -46,8 +53,8 @@ from execverify_data.values import format_arguments, format_call
 __all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "unused_params"]
 
 #: Rejection reasons, in the order the filters run.
-REASONS = ("checker", "unused_param", "step_budget", "unaskable_output", "too_few_inputs", "trace_length",
-           "nondeterministic", "constant_output", "duplicate")
+REASONS = ("unused_param", "step_budget", "unaskable_output", "too_few_inputs", "constant_output", "checker",
+           "duplicate", "trace_length", "nondeterministic")
 
 
 @dataclass(frozen=True)
@@ -276,19 +283,21 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     ``seen`` (normalized hashes already accepted) is updated on acceptance; ``counts``
     receives ``input_raised``, the number of discarded inputs.
     """
-    report = check(program.code, spec, entry=program.entry_point)
-    if not report.ok:
-        return None, "checker"
     if unused_params(program.code, program.entry_point):
         return None, "unused_param"
-    digest = normalized_hash(program.code)
-    if seen is not None and digest in seen:
-        return None, "duplicate"
     candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size)
+    picked = None
     if tracer.kind == "inprocess":
         picked = _prescreen(program, candidates, config, counts)
         if isinstance(picked, str):
             return None, picked
+    report = check(program.code, spec, entry=program.entry_point)
+    if not report.ok:
+        return None, "checker"
+    digest = normalized_hash(program.code)
+    if seen is not None and digest in seen:
+        return None, "duplicate"
+    if picked is not None:
         kept_inputs = [format_arguments(args) for args, _ in picked]
         kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
         for trace, (_, text) in zip(kept, picked):
@@ -310,6 +319,4 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         return None, "constant_output"
     if seen is not None:
         seen.add(digest)
-    from execverify_data.synth.checker import catalog_entries_used
-
-    return Accepted(program, spec, kept_inputs, kept, digest, sorted(catalog_entries_used(program.code))), None
+    return Accepted(program, spec, kept_inputs, kept, digest, sorted(report.catalog_ids)), None
