@@ -178,31 +178,62 @@ def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
     raise _Timeout()
 
 
+_PRESCREEN_FILENAME = "<synth-prescreen>"
+
+
+class _LineCounter:
+    """A ``sys.settrace`` function that only counts the program's line events (as the tracer records them),
+    and stops counting (and tracing) once the count passes ``limit``."""
+
+    __slots__ = ("n", "limit")
+
+    def __init__(self, limit: int):
+        self.n, self.limit = 0, limit
+
+    def on_call(self, frame, event, arg):
+        if frame.f_code.co_filename != _PRESCREEN_FILENAME or self.n > self.limit:
+            return None
+        return self.on_line
+
+    def on_line(self, frame, event, arg):
+        if event == "line":
+            self.n += 1
+            if self.n > self.limit:
+                return None
+        return self.on_line
+
+
 def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None):
-    """Run the entry point plainly (no tracing) on the candidates; pick ``k`` inputs.
+    """Run the entry point untraced (only line events counted) on the candidates; pick ``k`` inputs.
 
     Returns ``[(args, output text), ...]`` or a rejection reason. The rule is the one
     :func:`_select_traced` applies to traces: the first ``k`` inputs that do not raise,
     then up to ``k`` more tried until one gives an output different from the first.
-    Plain calls are ~50x cheaper than traced ones, so inputs that raise and programs
-    with a constant output cost no trace. Each call gets fresh argument objects.
+    Counted calls are ~10x cheaper than traced ones, so inputs that raise, programs
+    with a constant output and picked inputs whose trace would be too long (the
+    costliest traces of all: 5000 steps take ~100x a typical trace) cost no trace.
+    Each call gets fresh argument objects.
     """
     import signal
+    import sys
 
     from execverify_data.values import encode, parse_arguments
 
     namespace: dict = {"__name__": "__synth__"}
-    exec(compile(program.code, "<synth-prescreen>", "exec"), namespace)  # trusted: our own synthesized program
+    exec(compile(program.code, _PRESCREEN_FILENAME, "exec"), namespace)  # trusted: our own synthesized program
     fn = namespace[program.entry_point]
-    picked: list[tuple[tuple, str]] = []
+    picked: list[tuple[tuple, str, int]] = []
     extra = 0
     previous = signal.signal(signal.SIGALRM, _on_alarm)
+    previous_trace = sys.gettrace()
     try:
         for args in candidates:
-            if len(picked) >= config.k and (len({t for _, t in picked}) >= 2 or extra >= config.k):
+            if len(picked) >= config.k and (len({t for _, t, _ in picked}) >= 2 or extra >= config.k):
                 break
             fresh, _ = parse_arguments(format_arguments(args))
+            counter = _LineCounter(config.max_steps)
             signal.setitimer(signal.ITIMER_REAL, config.timeout)
+            sys.settrace(counter.on_call)
             try:
                 result = fn(*fresh)
             except _Timeout:
@@ -212,25 +243,31 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
                     counts["input_raised"] = counts.get("input_raised", 0) + 1
                 continue
             finally:
+                sys.settrace(previous_trace)
                 signal.setitimer(signal.ITIMER_REAL, 0)
             value = encode(result)
             if not value.askable:
                 return "unaskable_output"
             if len(picked) < config.k:
-                picked.append((args, value.text))
+                picked.append((args, value.text, counter.n))
             else:
                 extra += 1
                 if value.text != picked[0][1]:
-                    picked[-1] = (args, value.text)
+                    picked[-1] = (args, value.text, counter.n)
                     break
     finally:
+        sys.settrace(previous_trace)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     if len(picked) < config.k:
         return "too_few_inputs"
-    if len({text for _, text in picked}) < 2:
+    if len({text for _, text, _ in picked}) < 2:
         return "constant_output"
-    return picked
+    if any(n > config.max_steps for _, _, n in picked):
+        return "step_budget"
+    if any(not config.min_events <= n <= config.max_events for _, _, n in picked):
+        return "trace_length"
+    return [(args, text) for args, text, _ in picked]
 
 
 def _select_traced(program: Program, candidates: list[tuple], config: FilterConfig, tracer: Tracer, counts: dict | None):

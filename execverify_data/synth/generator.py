@@ -90,6 +90,8 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
         raise InvalidArgument(f"spec must be a ConstraintSpec (see execverify_data.synth.level_spec), got {type(spec).__name__}")
     if spec.target not in usable_entries():
         raise InvalidArgument(f"catalog id {spec.target!r} is not available in this interpreter")
+    if _hopeless(spec):
+        raise GenFail(f"{spec.target} alone cannot read {spec.n_params} parameters (level 1 allows no other call)")
     rng = random.Random(seed)
     last: Exception | None = None
     for attempt in range(_ATTEMPTS):
@@ -99,6 +101,19 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
         except (GenFail, RecursionError, typelang.InvalidArgument, KeyError, IndexError) as exc:
             last = exc
     raise GenFail(f"could not build a program for {spec.target} (control flow {spec.control_flow}) from seed {seed}: {last}")
+
+
+def _slots(inst: Instance) -> int:
+    """How many parameters one call of ``inst`` can read: its receiver and its non-callable arguments."""
+    return (inst.sig.receiver is not None) + sum(
+        2 if p.variadic else 1 for p in inst.sig.params if "Callable" not in p.type and p.type != "type")
+
+
+def _hopeless(spec: ConstraintSpec) -> bool:
+    """A level-1 spec (the target is the only call allowed) with more parameters than any use of the target reads."""
+    if spec.other_methods or spec.control_flow or spec.helper_depth:
+        return False
+    return spec.n_params > max((_slots(i) for i in instances(spec.target)), default=0)
 
 
 def level_of(spec: ConstraintSpec) -> int:
