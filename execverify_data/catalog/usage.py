@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from execverify_data.astwalk import walk
 from execverify_data.catalog import ENTRIES, TYPES
 from execverify_data.catalog.entry import Entry, Signature
 from execverify_data.catalog.typelang import parse as parse_type
@@ -151,7 +152,7 @@ class _Analyzer:
         self.memo: dict[tuple[int, str], Types] = {}
         self.parent_fn: dict[int, ast.AST] = {}
         self.assigned: dict[tuple[int, str], list[ast.AST | str]] = {}
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.modules.add(alias.asname or alias.name.split(".")[0])
@@ -164,15 +165,15 @@ class _Analyzer:
             elif isinstance(node, ast.arg):
                 self.bound.add(node.arg)
                 if node.annotation is not None:
-                    self.skip.update(id(n) for n in ast.walk(node.annotation))
+                    self.skip.update(id(n) for n in walk(node.annotation))
             elif isinstance(node, ast.ExceptHandler) and node.name:
                 self.bound.add(node.name)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
-                self.skip.update(id(n) for n in ast.walk(node.returns))
+                self.skip.update(id(n) for n in walk(node.returns))
             if isinstance(node, ast.AnnAssign):
-                self.skip.update(id(n) for n in ast.walk(node.annotation))
+                self.skip.update(id(n) for n in walk(node.annotation))
         self.bound |= self.modules
-        for fn in ast.walk(tree):
+        for fn in walk(tree):
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 self._index_function(fn)
 
@@ -208,7 +209,7 @@ class _Analyzer:
             stack.extend(ast.iter_child_nodes(node))
 
     def _unknown_targets(self, fn: ast.AST, target: ast.AST) -> None:
-        for n in ast.walk(target):
+        for n in walk(target):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):  # not xs in xs[0] = ...
                 self.assigned.setdefault((id(fn), n.id), []).append("?")
 
@@ -409,7 +410,7 @@ class _Analyzer:
 
     def usage(self) -> Usage:
         calls, ops = [], set()
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if id(node) in self.skip:
                 continue
             if isinstance(node, ast.Call):

@@ -67,6 +67,7 @@ import ast
 from dataclasses import dataclass
 
 from execverify_data import catalog
+from execverify_data.astwalk import walk
 from execverify_data.catalog.usage import Usage, analyze
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
@@ -183,7 +184,7 @@ def _call_graph(tree: ast.Module) -> dict[str, list[str]]:
     names = {f.name for f in functions}
     graph: dict[str, list[str]] = {}
     for f in functions:
-        calls = [n for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        calls = [n for n in walk(f) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
         calls.sort(key=lambda n: (n.lineno, n.col_offset))
         graph[f.name] = list(dict.fromkeys(n.func.id for n in calls if n.func.id in names))
     return graph
@@ -278,7 +279,7 @@ class _Checker:
 
     def imports(self) -> CheckItem:
         bad = []
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if isinstance(node, ast.Import):
                 bad += [
                     f"{a.name} (line {node.lineno})" for a in node.names if a.name.split(".")[0] not in ALLOWED_IMPORTS
@@ -292,7 +293,7 @@ class _Checker:
 
     def safe_names(self) -> CheckItem:
         bad = []
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
             if name is None:
                 continue
@@ -305,7 +306,7 @@ class _Checker:
         return CheckItem("safe_names", True, "no eval/exec/open/input/getattr-like builtins, no dunder access")
 
     def no_while_true(self) -> CheckItem:
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value:
                 return CheckItem(
                     "no_while_true",
@@ -341,11 +342,11 @@ class _Checker:
     def _target_miss(self, target: catalog.Entry) -> str:
         name = target.name
         if target.kind == "function":
-            for node in ast.walk(self.tree):
+            for node in walk(self.tree):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
                     return f"{name}(...) at line {node.lineno} does not reach builtin {name}: the name is rebound in this module or the arguments do not fit"
             return f"no call to builtin {name}(...)"
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and func.attr == name:
@@ -368,7 +369,7 @@ class _Checker:
 
     def nested_calls(self) -> CheckItem:
         best, where = 0, None
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if isinstance(node, ast.Call):
                 depth = self._call_depth(node)
                 if depth > best:

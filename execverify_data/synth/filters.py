@@ -42,6 +42,7 @@ import ast
 import hashlib
 from dataclasses import dataclass, field
 
+from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument
 from execverify_data.inputs import draw_inputs
 from execverify_data.synth.checker import check
@@ -165,7 +166,7 @@ def unused_params(source: str, entry: str) -> list[str]:
     tree = ast.parse(source)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == entry:
-            reads = {n.id for st in node.body for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            reads = {n.id for st in node.body for n in walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             return [a.arg for a in node.args.args if a.arg not in reads]
     return []
 

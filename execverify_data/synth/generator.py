@@ -30,6 +30,7 @@ import random
 from dataclasses import dataclass, field
 
 from execverify_data import catalog
+from execverify_data.astwalk import walk
 from execverify_data.catalog import typelang
 from execverify_data.catalog.typelang import Type
 from execverify_data.errors import InvalidArgument
@@ -38,7 +39,13 @@ from execverify_data.synth.idioms import KINDS, Accumulator, expr_node, stmt
 from execverify_data.synth.ir import Expr, Function, Scope, T, call_function, literal, render
 from execverify_data.synth.spec import ConstraintSpec, level_spec
 from execverify_data.synth.typing_ import (
-    PARAM_TYPES, Instance, bind, element_type, instances, is_value_type, usable_entries,
+    PARAM_TYPES,
+    Instance,
+    bind,
+    element_type,
+    instances,
+    is_value_type,
+    usable_entries,
 )
 
 __all__ = ["GENERATOR_VERSION", "LEVELS", "Program", "generate", "level_of", "spec_for", "targets"]
@@ -536,7 +543,7 @@ class _Gen:
 
         name = catalog.get(self.target).name
         for st in [*body, ast.Return(result.node)]:
-            for n in ast.walk(st):
+            for n in walk(st):
                 if isinstance(n, ast.Call):
                     f = n.func
                     if isinstance(f, ast.Name) and hasattr(builtins, f.id) and f.id != name:
@@ -932,7 +939,7 @@ def _mutated_names(body: list[ast.stmt]) -> set[str]:
             node = node.value
         return node.id if isinstance(node, ast.Name) else None
 
-    for node in ast.walk(ast.Module(body, type_ignores=[])):
+    for node in walk(ast.Module(body, type_ignores=[])):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr not in _MUTATING_METHODS:
                 continue
@@ -968,7 +975,7 @@ def _entry_name(e: Expr) -> str:
 
 def _tidy_unused(body: list[ast.stmt], used: set[str]) -> None:
     """Unused loop targets become ``_``; unused ``item = seq[i]`` reads are dropped."""
-    for node in list(ast.walk(ast.Module(body, type_ignores=[]))):
+    for node in list(walk(ast.Module(body, type_ignores=[]))):
         if isinstance(node, ast.For):
             targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
             for t in targets:
@@ -988,13 +995,13 @@ def _tidy_unused(body: list[ast.stmt], used: set[str]) -> None:
 def _check_no_dead_stores(body: list[ast.stmt], used: set[str]) -> None:
     _tidy_unused(body, used)
     for node in body:
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in used and n.id != "_":
                 raise GenFail(f"{n.id} is assigned but never read")
 
 
 def _names_read(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _call_depth(node: ast.AST) -> int:
@@ -1010,7 +1017,7 @@ def _call_depth(node: ast.AST) -> int:
 
 
 def _max_depth(functions: list[Function]) -> int:
-    return max((_call_depth(n) for f in functions for st in f.body for n in ast.walk(st)), default=-1)
+    return max((_call_depth(n) for f in functions for st in f.body for n in walk(st)), default=-1)
 
 
 _WRAPPERS = {"list": ("sorted", "list"), "str": ("str",), "int": ("abs", "int"), "bool": ("bool",), "set": ("set",),
@@ -1051,19 +1058,19 @@ def _inline_one(functions: list[Function], rng: random.Random) -> bool:
             if any(p.name == name for p in f.params):
                 continue
             later = body[i + 1:]
-            reads = [n for s2 in later for n in ast.walk(s2) if isinstance(n, ast.Name) and n.id == name]
-            stores = [n for s2 in later for n in ast.walk(s2) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+            reads = [n for s2 in later for n in walk(s2) if isinstance(n, ast.Name) and n.id == name]
+            stores = [n for s2 in later for n in walk(s2) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
             if len(reads) != 1 or stores:
                 continue
             # the single read must be a direct argument of a call, in a statement that is not a loop (no re-evaluation)
             for j, s2 in enumerate(later):
-                parents = [c for c in ast.walk(s2) if isinstance(c, ast.Call) and any(a is reads[0] for a in (*c.args, *(k.value for k in c.keywords)))]
+                parents = [c for c in walk(s2) if isinstance(c, ast.Call) and any(a is reads[0] for a in (*c.args, *(k.value for k in c.keywords)))]
                 if parents and isinstance(s2, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)):
-                    names_in_value = {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)}
+                    names_in_value = {n.id for n in walk(st.value) if isinstance(n, ast.Name)}
                     between = body[i + 1:i + 1 + j]
                     rebound = any(isinstance(n, ast.Name) and n.id in names_in_value and not isinstance(n.ctx, ast.Load)
-                                  for s3 in between for n in ast.walk(s3))
-                    mutated = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) for s3 in between for n in ast.walk(s3))
+                                  for s3 in between for n in walk(s3))
+                    mutated = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) for s3 in between for n in walk(s3))
                     if not rebound and not mutated:
                         options.append((f, i, parents[0], reads[0], st.value))
                     break
@@ -1111,7 +1118,7 @@ def _wrap_one(functions: list[Function], rng: random.Random, need: int = 1) -> b
         return False
     if t.name == "dict" and t.args[0].name not in ("int", "str"):
         return False
-    if any(isinstance(n, ast.Return) and n is not ret for st in f.body for n in ast.walk(st)):
+    if any(isinstance(n, ast.Return) and n is not ret for st in f.body for n in walk(st)):
         return False  # early returns: the type must stay the same everywhere
     if not short:
         return False

@@ -129,6 +129,17 @@ class Instance:
         return dict(self.bindings)
 
     def ptype(self, name: str) -> Type:
+        """The type of parameter ``name`` (``"self"``: the receiver) with the variables bound (cached: types are immutable)."""
+        cache = self.__dict__.get("_ptypes")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_ptypes", cache)  # a per-instance memo; not a field, so not compared or hashed
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = self._ptype(name)
+        return found
+
+    def _ptype(self, name: str) -> Type:
         if name == "self":
             return substitute(T(self.sig.receiver), self.env)
         for p in self.sig.params:

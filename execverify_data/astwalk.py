@@ -1,0 +1,33 @@
+"""``walk``: the nodes of an ``ast`` tree, as :func:`ast.walk` yields them, about twice as fast.
+
+The synthesizer, its checker and the catalog's usage analysis walk small trees tens
+of thousands of times per second; :func:`ast.walk` spends most of that time in
+generator plumbing (``iter_child_nodes``/``iter_fields``).
+
+>>> import ast
+>>> tree = ast.parse("def f(x):\\n    return [x.upper() for _ in 'ab']\\n")
+>>> all(a is b for a, b in zip(walk(tree), ast.walk(tree))) and len(walk(tree)) == len(list(ast.walk(tree)))
+True
+"""
+
+from __future__ import annotations
+
+from ast import AST
+
+__all__ = ["walk"]
+
+
+def walk(node: AST) -> list[AST]:
+    """Every node under ``node`` (itself first), in :func:`ast.walk`'s breadth-first order, as a list."""
+    todo = [node]
+    append = todo.append
+    for current in todo:  # the list grows while it is read: a breadth-first queue
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST):
+                        append(item)
+            elif isinstance(value, AST):
+                append(value)
+    return todo
