@@ -37,7 +37,7 @@ from execverify_data.catalog.typelang import Type
 from execverify_data.errors import InvalidArgument
 from execverify_data.values import format_arguments
 
-__all__ = ["INT_RANGE", "draw", "strategy", "mutate", "draw_inputs"]
+__all__ = ["INT_RANGE", "Hints", "draw", "strategy", "mutate", "draw_inputs"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -89,12 +89,93 @@ def _text(rng: random.Random, lo: int, hi: int) -> str:
     return "".join(rng.choice(pool) for _ in range(n))
 
 
-def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool) -> object:
+class Hints:
+    """What a program compares its inputs with: its string, bytes and int literals.
+
+    Drawing with hints (:func:`draw_inputs` ``hints=``), a scalar is, some of the
+    time, built around one of them: a top-level string with a literal spliced in
+    (its length unchanged), a short string or dict key that is a literal, an int
+    next to one; and a top-level string sometimes takes a style (all digits, upper,
+    title, capitalized) that string predicates test for. Conditions such as
+    ``if 'an' in word`` or ``if text.isdigit()`` then go both ways across the draws,
+    where uniform draws almost never make them true (half of the synthesized
+    programs used to be rejected for a constant output). The literals are the
+    program's, so the inputs still say nothing a reader cannot see in the code.
+
+    >>> h = Hints.of_source("def f(s):\\n    return s.count('an') + 3")
+    >>> h.strs, h.ints
+    (('an',), (3,))
+    """
+
+    __slots__ = ("strs", "ints", "bytes_")
+
+    #: Probability that a top-level string or an int is built around a literal, that an element of a
+    #: container (or a dict key) is one, and that a top-level string takes a style.
+    RATE = 0.3
+    ELEMENT_RATE = 0.12
+    STYLE_RATE = 0.15
+
+    def __init__(self, strs=(), ints=(), bytes_=()):
+        self.strs = tuple(strs)
+        self.ints = tuple(ints)
+        self.bytes_ = tuple(bytes_)
+
+    @classmethod
+    def of_source(cls, source: str) -> Hints:
+        """The hints of a program text: its short literals, in order of first appearance."""
+        import ast
+
+        from execverify_data.astwalk import walk
+
+        strs: dict = {}
+        ints: dict = {}
+        bytes_: dict = {}
+        for node in walk(ast.parse(source)):
+            if isinstance(node, ast.Constant):
+                v = node.value
+                if type(v) is str and 0 < len(v) <= 8 and v.isascii() and v.isprintable():
+                    strs.setdefault(v)
+                elif type(v) is int and -10 <= v <= 20:
+                    ints.setdefault(v)
+                elif type(v) is bytes and 0 < len(v) <= 8 and all(32 <= c < 127 for c in v):
+                    bytes_.setdefault(v)
+        return cls(strs, ints, bytes_)
+
+    def draw(self, name: str, rng: random.Random, lo: int, hi: int, top: bool) -> object:
+        if name == "int":
+            if self.ints and rng.random() < (self.RATE if top else self.ELEMENT_RATE):
+                return rng.choice(self.ints) + rng.choice((-1, 0, 0, 1))
+            return rng.randint(*INT_RANGE)
+        pool = self.strs if name == "str" else tuple(b.decode("ascii") for b in self.bytes_)
+        if not top:
+            if pool and rng.random() < self.ELEMENT_RATE:
+                text = rng.choice(pool)
+            else:
+                text = rng.choice(_WORDS) if rng.random() < 0.7 else _text(rng, lo, hi)
+        else:
+            text = _text(rng, lo, hi)
+            fitting = [p for p in pool if len(p) <= len(text)]
+            if fitting and rng.random() < self.RATE:
+                lit = rng.choice(fitting)
+                at = rng.randint(0, len(text) - len(lit))
+                text = text[:at] + lit + text[at + len(lit):]
+            if rng.random() < self.STYLE_RATE:
+                style = rng.randrange(4)
+                if style == 0:
+                    text = "".join(rng.choice("0123456789") for _ in text)
+                else:
+                    text = (str.upper, str.title, str.capitalize)[style - 1](text)
+        return text if name == "str" else text.encode("ascii")
+
+
+def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints | None = None) -> object:
     name = t.name
     if not top:
         lo, hi = (1, 5) if name in ("str", "bytes") else (0, 4)
     if name == "|":
-        return _draw(rng.choice(t.args), rng, lo, hi, top)
+        return _draw(rng.choice(t.args), rng, lo, hi, top, hints)
+    if hints is not None and name in ("int", "str", "bytes"):
+        return hints.draw(name, rng, lo, hi, top)
     if name == "int":
         return rng.randint(*INT_RANGE)
     if name == "bool":
@@ -110,18 +191,18 @@ def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool) -> object:
     if name == "bytes":
         return _text(rng, lo, hi).encode("ascii")
     if name == "list":
-        return [_draw(t.args[0], rng, lo, hi, False) for _ in range(rng.randint(lo, hi))]
+        return [_draw(t.args[0], rng, lo, hi, False, hints) for _ in range(rng.randint(lo, hi))]
     if name == "tuple":
         if len(t.args) == 2 and t.args[1].name == "...":
-            return tuple(_draw(t.args[0], rng, lo, hi, False) for _ in range(rng.randint(lo, hi)))
-        return tuple(_draw(a, rng, lo, hi, False) for a in t.args)
+            return tuple(_draw(t.args[0], rng, lo, hi, False, hints) for _ in range(rng.randint(lo, hi)))
+        return tuple(_draw(a, rng, lo, hi, False, hints) for a in t.args)
     if name in ("set", "frozenset"):
         target = rng.randint(lo, hi)
         out: set = set()
         for _ in range(target * 8):
             if len(out) >= target:
                 break
-            out.add(_draw(t.args[0], rng, lo, hi, False))
+            out.add(_draw(t.args[0], rng, lo, hi, False, hints))
         return out if name == "set" else frozenset(out)
     if name == "dict":
         target = rng.randint(lo, hi)
@@ -129,7 +210,7 @@ def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool) -> object:
         for _ in range(target * 8):
             if len(out_d) >= target:
                 break
-            out_d[_draw(t.args[0], rng, lo, hi, False)] = _draw(t.args[1], rng, lo, hi, False)
+            out_d[_draw(t.args[0], rng, lo, hi, False, hints)] = _draw(t.args[1], rng, lo, hi, False, hints)
         return out_d
     raise InvalidArgument(f"cannot draw a value of type {t}")
 
@@ -288,16 +369,27 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
 # ------------------------------------------------------------------ several inputs
 
 
+def _sized(t: Type) -> bool:
+    """Whether the size bounds apply to a top-level value of type ``t`` (strings and homogeneous containers)."""
+    if t.name in ("str", "bytes", "list", "set", "frozenset", "dict"):
+        return True
+    return t.name == "tuple" and len(t.args) == 2 and t.args[1].name == "..."
+
+
 def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: int = 10,
-                mutation_rate: float = 0.4) -> list[tuple]:
-    """``k`` distinct argument tuples for parameters of ``param_types``, from ``seed`` only.
+                mutation_rate: float = 0.4, hints: Hints | None = None) -> list[tuple]:
+    """``k`` distinct argument tuples for parameters of ``param_types``, from ``seed`` (and ``hints``) only.
 
     The first tuple is drawn fresh; each later one is, with probability
-    ``mutation_rate``, a mutation of one argument of an earlier tuple, else a fresh draw.
+    ``mutation_rate``, a mutation of one argument of an earlier tuple (kept only if it
+    stays within the size bounds), else a fresh draw.
+    Fresh draws use the program's literals when ``hints`` (:class:`Hints`) are given.
     Fewer than ``k`` come back only when the domain is too small.
     """
     if not isinstance(k, int) or k < 1:
         raise InvalidArgument(f"k must be a positive int, got {k!r}")
+    if hints is not None and not isinstance(hints, Hints):
+        raise InvalidArgument(f"hints must be an inputs.Hints (e.g. Hints.of_source(code)), got {type(hints).__name__}")
     types = [_parse(t) for t in param_types]
     rng = random.Random(seed)
     out: list[tuple] = []
@@ -310,9 +402,11 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             i = rng.randrange(len(base)) if base else 0
             if base:
                 base[i] = _mutate(base[i], types[i], rng, True)
+                if _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
+                    continue  # an insertion or deletion left the size bounds
             args = tuple(base)
         else:
-            args = tuple(_draw(t, rng, min_size, max_size, True) for t in types)
+            args = tuple(_draw(t, rng, min_size, max_size, True, hints) for t in types)
         try:
             text = format_arguments(args)
         except Exception:  # noqa: BLE001 - a value without a literal (never for these types)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from execverify_data.catalog.typelang import conforms
 from execverify_data.errors import InvalidArgument
-from execverify_data.inputs import draw, draw_inputs, mutate, strategy
+from execverify_data.inputs import Hints, draw, draw_inputs, mutate, strategy
 from execverify_data.synth.typing_ import PARAM_TYPES
 from execverify_data.values import format_arguments, parse_arguments
 
@@ -78,9 +78,46 @@ def test_mutation_changes_most_values():
         lambda: draw("int", random.Random(0), min_size=5, max_size=2),
         lambda: draw("int", 3),
         lambda: draw_inputs(("int",), seed=0, k=0),
+        lambda: draw_inputs(("int",), seed=0, k=2, hints=["an"]),
         lambda: strategy("str", min_size=-1),
     ],
 )
 def test_bad_arguments(call):
     with pytest.raises(InvalidArgument):
         call()
+
+
+HINTED = Hints.of_source(
+    "def f(word: str, tags: list[str], n: int, raw: bytes) -> int:\n"
+    "    if 'zq' in word or word.isdigit() or raw.startswith(b'qq'):\n"
+    "        return tags.count('wub') + 17\n"
+    "    return n - 100\n"
+)
+
+
+def test_hints_are_the_programs_short_literals():
+    assert HINTED.strs == ("zq", "wub") and HINTED.bytes_ == (b"qq",)
+    assert HINTED.ints == (17,)  # -100 (a unary minus of 100) is out of the hinted range
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_hinted_draws_keep_types_and_size_bounds(seed):
+    types = ("str", "list[str]", "int", "bytes")
+    for args in draw_inputs(types, seed, 4, min_size=6, max_size=10, hints=HINTED):
+        assert all(conforms(a, t) for a, t in zip(args, types))
+        assert 6 <= len(args[0]) <= 10 and 6 <= len(args[1]) <= 10 and 6 <= len(args[3]) <= 10
+
+
+def test_hints_make_literal_conditions_go_both_ways():
+    types = ("str", "list[str]", "int", "bytes")
+    plain = [a for s in range(300) for a in draw_inputs(types, s, 3)]
+    hinted = [a for s in range(300) for a in draw_inputs(types, s, 3, hints=HINTED)]
+    assert draw_inputs(types, 7, 3, hints=HINTED) == draw_inputs(types, 7, 3, hints=HINTED)
+
+    def share(inputs, test):
+        return sum(map(test, inputs)) / len(inputs)
+
+    for test in (lambda a: "zq" in a[0], lambda a: a[0].isdigit(), lambda a: "wub" in a[1],
+                 lambda a: a[2] in (16, 17, 18), lambda a: b"qq" in a[3]):
+        assert share(plain, test) < 0.01 and 0.02 < share(hinted, test) < 0.6, test

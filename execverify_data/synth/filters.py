@@ -15,7 +15,9 @@ see :data:`REASONS`):
 * ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
   before in the same shard.
 * ``trace_length``: every kept trace has between ``min_events`` and ``max_events`` line events.
-* ``nondeterministic``: a second run of every kept input gives an identical trace.
+* ``nondeterministic``: a second run of every kept input, in another interpreter with another
+  hash seed (:mod:`execverify_data.synth.retrace`), gives an identical trace; a rerun in the
+  same process could not see traces that depend on the order of a set of strings.
 
 The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are
 chosen by plain calls before the checker runs (half the generated programs have a
@@ -44,9 +46,10 @@ from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument
-from execverify_data.inputs import draw_inputs
+from execverify_data.inputs import Hints, draw_inputs
 from execverify_data.synth.checker import check
 from execverify_data.synth.generator import Program
+from execverify_data.synth.retrace import Retracer, trace_digest
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
 from execverify_data.values import format_arguments, format_call
@@ -64,21 +67,24 @@ class FilterConfig:
 
     Args:
         k (`int`, defaults to 3): inputs each accepted program keeps.
-        draws (`int`, defaults to 3): candidate inputs drawn per kept input (``k * draws`` at most).
+        draws (`int`, defaults to 4): candidate inputs drawn per kept input (``k * draws`` at most).
+        extra (`int`, defaults to 6): once ``k`` inputs are kept and all give one output, how many more
+            candidates are tried for a different output (which replaces the last kept input).
         max_steps (`int`, defaults to 5000): line events allowed per call.
         timeout (`float`, defaults to 2.0): seconds allowed per call.
         min_events, max_events (`int`, defaults to 1 and 2000): bounds on each kept trace's length.
     """
 
     k: int = 3
-    draws: int = 3
+    draws: int = 4
+    extra: int = 6
     max_steps: int = 5000
     timeout: float = 2.0
     min_events: int = 1
     max_events: int = 2000
 
     def __post_init__(self) -> None:
-        for name in ("k", "draws", "max_steps", "min_events", "max_events"):
+        for name in ("k", "draws", "extra", "max_steps", "min_events", "max_events"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
@@ -101,7 +107,9 @@ class Accepted:
 
 
 class Tracer:
-    """Traces calls of one program: in this process (``"inprocess"``) or in the trusted runner (``"trusted"``)."""
+    """Traces calls of one program: in this process (``"inprocess"``) or in the trusted runner (``"trusted"``);
+    and traces them again, for the determinism filter, in a helper interpreter with another hash seed
+    (:class:`~execverify_data.synth.retrace.Retracer`)."""
 
     def __init__(self, kind: str = "inprocess", *, max_steps: int = 5000, timeout: float = 2.0, workers: int = 1):
         if kind not in ("inprocess", "trusted"):
@@ -112,15 +120,23 @@ class Tracer:
             from execverify_data.sandbox.trusted import TrustedRunner
 
             self._runner = TrustedRunner(workers, max_steps=max_steps, timeout=timeout)
+        self._again = Retracer(max_steps=max_steps, timeout=timeout)
+        self._again.start()  # its start-up overlaps the first program's generation
 
     def trace_many(self, source: str, calls: list[str]) -> list[Trace]:
         if self._runner is not None:
             return self._runner.map([(source, c) for c in calls])
         return [trace_call(source, c, max_steps=self.max_steps, timeout=self.timeout) for c in calls]
 
+    def reproduces(self, source: str, calls: list[str], traces: list[Trace]) -> bool:
+        """Whether the helper interpreter, under another hash seed, traces ``calls`` exactly as ``traces``."""
+        digests = self._again.digests(source, calls)
+        return digests is not None and digests == [trace_digest(t) for t in traces]
+
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()
+        self._again.close()
 
 
 class _Normalizer(ast.NodeTransformer):
@@ -209,7 +225,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
 
     Returns ``[(args, output text), ...]`` or a rejection reason. The rule is the one
     :func:`_select_traced` applies to traces: the first ``k`` inputs that do not raise,
-    then up to ``k`` more tried until one gives an output different from the first.
+    then up to ``extra`` more tried until one gives an output different from the first.
     Counted calls are ~10x cheaper than traced ones, so inputs that raise, programs
     with a constant output and picked inputs whose trace would be too long (the
     costliest traces of all: 5000 steps take ~100x a typical trace) cost no trace.
@@ -229,7 +245,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     previous_trace = sys.gettrace()
     try:
         for args in candidates:
-            if len(picked) >= config.k and (len({t for _, t, _ in picked}) >= 2 or extra >= config.k):
+            if len(picked) >= config.k and (len({t for _, t, _ in picked}) >= 2 or extra >= config.extra):
                 break
             fresh, _ = parse_arguments(format_arguments(args))
             counter = _LineCounter(config.max_steps)
@@ -278,14 +294,14 @@ def _select_traced(program: Program, candidates: list[tuple], config: FilterConf
     calls = [format_call(program.entry_point, args) for args in candidates]
     position, extra = 0, 0
     while position < len(calls):
-        if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.k):
+        if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.extra):
             break
         size = (config.k - len(kept)) + 1 if len(kept) < config.k else 2
         batch = calls[position: position + size]
         args_batch = candidates[position: position + size]
         position += len(batch)
         for args, trace in zip(args_batch, tracer.trace_many(program.code, batch)):
-            if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.k):
+            if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.extra):
                 break  # the same stopping rule as _prescreen, checked before each candidate
             if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
                 return "step_budget"
@@ -310,10 +326,6 @@ def _select_traced(program: Program, candidates: list[tuple], config: FilterConf
     return kept_inputs, kept
 
 
-def _same(a: Trace, b: Trace) -> bool:
-    return a.status == b.status and a.output == b.output and a.events == b.events and a.exception == b.exception
-
-
 def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: Tracer,
              seen: set[str] | None = None, counts: dict[str, int] | None = None) -> tuple[Accepted | None, str | None]:
     """Run every filter on ``program``; returns ``(accepted, None)`` or ``(None, reason)``.
@@ -323,7 +335,8 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     """
     if unused_params(program.code, program.entry_point):
         return None, "unused_param"
-    candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size)
+    candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size,
+                             hints=Hints.of_source(program.code))
     picked = None
     if tracer.kind == "inprocess":
         picked = _prescreen(program, candidates, config, counts)
@@ -350,8 +363,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         kept_inputs, kept = found
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
-    again = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
-    if not all(_same(a, b) for a, b in zip(kept, again)):
+    if not tracer.reproduces(program.code, [f"{program.entry_point}({text})" for text in kept_inputs], kept):
         return None, "nondeterministic"
     if len({t.output.text for t in kept}) < 2:
         return None, "constant_output"

@@ -51,7 +51,7 @@ from execverify_data.synth.typing_ import (
 __all__ = ["GENERATOR_VERSION", "LEVELS", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program.
-GENERATOR_VERSION = "1.0.2"
+GENERATOR_VERSION = "1.1.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 12

@@ -1,0 +1,79 @@
+"""The determinism filter's second run: another interpreter with another hash seed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.synth.filters import Tracer
+from execverify_data.synth.retrace import Retracer, trace_digest
+from execverify_data.trace import trace_call
+
+SET_ORDER = (
+    "def f(s: str) -> str:\n"
+    "    out = ''\n"
+    "    for tag in {'ant', 'bee', 'cat', 'dog', 'elk', 'fox', 'gnu', 'hen'}:\n"
+    "        out += tag[0]\n"
+    "    return out + s\n"
+)
+SET_REPR = "def f(s: str) -> int:\n    shown = f'{set(s)}'\n    return len(shown)\n"
+PLAIN = "def f(xs: list[int]) -> int:\n    total = 0\n    for x in sorted(set(xs)):\n        total += x\n    return total\n"
+
+
+def test_set_iteration_order_differs_between_hash_seeds_and_is_caught():
+    with Retracer(max_steps=500, timeout=2.0, hash_seed="0") as zero, \
+            Retracer(max_steps=500, timeout=2.0, hash_seed="1") as one:
+        for source, call in ((SET_ORDER, "f('!')"), (SET_REPR, "f('abcdefgh')")):
+            assert zero.digests(source, [call]) != one.digests(source, [call])  # a hash-seed-dependent trace
+        assert zero.digests(PLAIN, ["f([3, 1, 3])", "f([])"]) == one.digests(PLAIN, ["f([3, 1, 3])", "f([])"])
+
+
+def test_tracer_reproduces_only_hash_seed_independent_traces():
+    tracer = Tracer("inprocess", max_steps=500, timeout=2.0)
+    try:
+        calls = ["f([3, 1, 3])", "f([5])"]
+        assert tracer.reproduces(PLAIN, calls, [trace_call(PLAIN, c) for c in calls])
+        assert not tracer.reproduces(PLAIN, calls, [trace_call(PLAIN, c) for c in reversed(calls)])
+    finally:
+        tracer.close()
+
+
+def test_the_filter_rejects_what_a_rerun_in_the_same_process_accepts():
+    # in a process with PYTHONHASHSEED=0, as the pipeline's workers run
+    code = (
+        "from execverify_data.synth.filters import Tracer\n"
+        "from execverify_data.trace import trace_call\n"
+        f"source = {SET_ORDER!r}\n"
+        "first, second = trace_call(source, \"f('!')\"), trace_call(source, \"f('!')\")\n"
+        "tracer = Tracer('inprocess', max_steps=500, timeout=2.0)\n"
+        "print(first == second, tracer.reproduces(source, [\"f('!')\"], [first]))\n"
+        "tracer.close()\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["True", "False"], out.stderr
+
+
+def test_digest_covers_output_events_and_locals():
+    a = trace_call(PLAIN, "f([1, 2])")
+    assert trace_digest(a) == trace_digest(trace_call(PLAIN, "f([1, 2])"))
+    assert trace_digest(a) != trace_digest(trace_call(PLAIN, "f([2, 1, 0])"))  # same output 3, other locals
+    assert trace_digest(a) != trace_digest(trace_call(PLAIN, "f([3])"))
+
+
+def test_a_stuck_or_dead_helper_is_replaced():
+    hang = "def f():\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    with Retracer(max_steps=500, timeout=1.0) as again:
+        assert again.digests(hang, ["f()"]) is None  # the helper died: nothing reproduced
+        assert again.restarts == 1
+        assert again.digests(PLAIN, ["f([1])"]) == [trace_digest(trace_call(PLAIN, "f([1])"))]
+
+
+@pytest.mark.parametrize("kwargs", [dict(max_steps=0, timeout=1.0), dict(max_steps=10, timeout=0), dict(max_steps=True, timeout=1.0)])
+def test_bad_settings(kwargs):
+    with pytest.raises(InvalidArgument):
+        Retracer(**kwargs)
