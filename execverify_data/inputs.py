@@ -113,7 +113,7 @@ class Hints:
     #: container (or a dict key) is one, and that a top-level string takes a style.
     RATE = 0.3
     ELEMENT_RATE = 0.12
-    STYLE_RATE = 0.15
+    STYLE_RATE = 0.2
 
     def __init__(self, strs=(), ints=(), bytes_=()):
         self.strs = tuple(strs)
@@ -146,10 +146,13 @@ class Hints:
             if self.ints and rng.random() < (self.RATE if top else self.ELEMENT_RATE):
                 return rng.choice(self.ints) + rng.choice((-1, 0, 0, 1))
             return rng.randint(*INT_RANGE)
-        pool = self.strs if name == "str" else tuple(b.decode("ascii") for b in self.bytes_)
+        pool = self.strs if name == "str" else tuple(b.decode("latin-1") for b in self.bytes_)
         if not top:
-            if pool and rng.random() < self.ELEMENT_RATE:
+            roll = rng.random()
+            if pool and roll < self.ELEMENT_RATE:
                 text = rng.choice(pool)
+            elif roll > 1 - self.ELEMENT_RATE / 3:
+                text = ""  # the one falsy string: any() and all() go both ways
             else:
                 text = rng.choice(_WORDS) if rng.random() < 0.7 else _text(rng, lo, hi)
         else:
@@ -159,13 +162,29 @@ class Hints:
                 lit = rng.choice(fitting)
                 at = rng.randint(0, len(text) - len(lit))
                 text = text[:at] + lit + text[at + len(lit):]
-            if rng.random() < self.STYLE_RATE:
-                style = rng.randrange(4)
-                if style == 0:
-                    text = "".join(rng.choice("0123456789") for _ in text)
-                else:
-                    text = (str.upper, str.title, str.capitalize)[style - 1](text)
-        return text if name == "str" else text.encode("ascii")
+            if text and rng.random() < self.STYLE_RATE:
+                text = _STYLES[rng.randrange(len(_STYLES))](text, rng)
+        return text if name == "str" else text.encode("latin-1")
+
+
+def _with_char(pool: str):
+    def put(text: str, rng: random.Random) -> str:
+        at = rng.randrange(len(text))
+        return text[:at] + rng.choice(pool) + text[at + 1:]
+    return put
+
+
+#: Styles of a hinted top-level string (same length): what ``isdigit``, ``isupper``, ``istitle``,
+#: ``isspace``, ``isascii``, ``isprintable``... test for, and uniform draws almost never are.
+_STYLES = (
+    lambda text, rng: "".join(rng.choice("0123456789") for _ in text),
+    lambda text, rng: text.upper(),
+    lambda text, rng: text.title(),
+    lambda text, rng: text.capitalize(),
+    lambda text, rng: " " * len(text),
+    _with_char("\xe9\xfc\xdf"),  # not ASCII (still one byte in latin-1, for bytes)
+    _with_char("\t\n"),  # not printable
+)
 
 
 def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints | None = None) -> object:
@@ -306,7 +325,7 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
     if name == "float":
         return value + rng.choice((-1.0, -0.5, 0.5, 1.0))
     if name in ("str", "bytes"):
-        chars = list(value.decode("ascii") if name == "bytes" else value)
+        chars = list(value.decode("latin-1") if name == "bytes" else value)
         op = rng.randrange(4)
         if op == 0 and chars:  # edit a character
             chars[rng.randrange(len(chars))] = rng.choice(_CHARS + _EXTRA)
@@ -320,7 +339,7 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
         else:
             chars.append(rng.choice(_CHARS))
         text = "".join(chars)
-        return text.encode("ascii") if name == "bytes" else text
+        return text.encode("latin-1") if name == "bytes" else text
     if name in ("list", "tuple"):
         homogeneous = name == "list" or (len(t.args) == 2 and t.args[1].name == "...")
         items = list(value)

@@ -295,22 +295,27 @@ class ExprBuilder:
             arg_t = T("int")
         name = {"int": "x", "str": "w"}.get(arg_t.name, "item")
         if not self.allow_other:
-            body_text, rtype, used = name, arg_t, ()
+            options = [(name, str(arg_t), ())]
         elif arg_t.name == "int":
-            body_text, rtype, used = rng.choice((
+            options = (
                 (f"-{name}", "int", ("op.neg",)), (f"{name} % 3", "int", ("op.mod",)), (f"abs({name})", "int", ("builtin.abs",)),
                 (f"{name} * 2", "int", ("op.mul",)), (f"{name} > 2", "bool", ("op.gt",)), (f"{name} % 2 == 0", "bool", ("op.mod", "op.eq")),
                 (f"str({name})", "str", ("builtin.str",)),
-            ))
+            )
         elif arg_t.name == "str":
-            body_text, rtype, used = rng.choice((
+            options = (
                 (f"len({name})", "int", ("builtin.len",)), (f"{name}.lower()", "str", ("str.lower",)),
                 (f"{name}.upper()", "str", ("str.upper",)), (f"{name}.count('a')", "int", ("str.count",)),
                 (f"{name}.isalpha()", "bool", ("str.isalpha",)), (f"len({name}) > 3", "bool", ("builtin.len", "op.gt")),
                 (f"'a' in {name}", "bool", ("op.in",)),
-            ))
+            )
         else:
-            body_text, rtype, used = name, arg_t, ()
+            options = [(name, str(arg_t), ())]
+        if not (result.is_var or result.name in ("object", "|")):  # map's U, for one, is bound: the lambda must return it
+            options = [o for o in options if T(o[1]) == result]
+            if not options:
+                raise GenFail(f"no lambda from {arg_t} returns {result}")
+        body_text, rtype, used = rng.choice(options)
         node = ast.parse(f"lambda {name}: {body_text}", mode="eval").body
         return Expr(node, Type("Callable", (Type("[]", (arg_t,)), T(rtype))), frozenset(used), frozenset())
 

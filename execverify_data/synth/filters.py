@@ -198,9 +198,13 @@ def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
 _PRESCREEN_FILENAME = "<synth-prescreen>"
 
 
+class _OverBudget(BaseException):
+    """Raised into a prescreened call at its step budget (a BaseException: programs' ``except Exception`` miss it)."""
+
+
 class _LineCounter:
-    """A ``sys.settrace`` function that only counts the program's line events (as the tracer records them),
-    and stops counting (and tracing) once the count passes ``limit``."""
+    """A ``sys.settrace`` function that only counts the program's line events (as the tracer records them)
+    and stops the call when the count passes ``limit``."""
 
     __slots__ = ("n", "limit")
 
@@ -208,7 +212,7 @@ class _LineCounter:
         self.n, self.limit = 0, limit
 
     def on_call(self, frame, event, arg):
-        if frame.f_code.co_filename != _PRESCREEN_FILENAME or self.n > self.limit:
+        if frame.f_code.co_filename != _PRESCREEN_FILENAME:
             return None
         return self.on_line
 
@@ -216,7 +220,7 @@ class _LineCounter:
         if event == "line":
             self.n += 1
             if self.n > self.limit:
-                return None
+                raise _OverBudget
         return self.on_line
 
 
@@ -229,6 +233,9 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     Counted calls are ~10x cheaper than traced ones, so inputs that raise, programs
     with a constant output and picked inputs whose trace would be too long (the
     costliest traces of all: 5000 steps take ~100x a typical trace) cost no trace.
+    A call that passes the step budget is stopped there and rejects the program
+    (``step_budget``, as a traced candidate does in :func:`_select_traced`), so a
+    runaway loop costs 5000 counted steps, not the whole timeout.
     Each call gets fresh argument objects.
     """
     import signal
@@ -253,7 +260,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
             sys.settrace(counter.on_call)
             try:
                 result = fn(*fresh)
-            except _Timeout:
+            except (_Timeout, _OverBudget):  # as a traced call of this input would end: rejected
                 return "step_budget"
             except Exception:  # noqa: BLE001 - the input makes the program raise: discard it
                 if counts is not None:
@@ -280,8 +287,6 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
         return "too_few_inputs"
     if len({text for _, text, _ in picked}) < 2:
         return "constant_output"
-    if any(n > config.max_steps for _, _, n in picked):
-        return "step_budget"
     if any(not config.min_events <= n <= config.max_events for _, _, n in picked):
         return "trace_length"
     return [(args, text) for args, text, _ in picked]

@@ -830,12 +830,23 @@ class _Gen:
                 return v
         raise GenFail(f"no value of type {t}")
 
+    def _guard_with_flag(self) -> None:
+        """A target call that answers a yes/no question (``ok = text.isascii()``) and is read nowhere yet
+        guards the next update (``if ok: ...``) instead of being left as a dead store."""
+        res = self.prelude_result
+        if (res is not None and res.type.name == "bool" and isinstance(res.node, ast.Name)
+                and res.node.id not in self.b.read_names and all(g.text != res.text for g in self.pending_guards)):
+            self.pending_guards.append(res)
+            self.b.used_params.add(res.node.id)
+
     def leaf(self, scope: Scope, *, plain: bool = False, place: bool = True) -> list[ast.stmt]:
         acc = self.acc
         pre, gs = [], []
         if place and (not self.placed):
             pre, gs = self.place_target(scope)
         self.pending_guards += gs
+        if not (plain and acc.kind.name == "best"):
+            self._guard_with_flag()
         if acc.kind.name == "best":
             value = self.value_for(scope, T("int"))
             upd, _ = acc.update(value)
@@ -861,6 +872,7 @@ class _Gen:
             pre2, gs = self.place_target(scope)
             self.pending_guards += gs
             pre = pre + pre2
+        self._guard_with_flag()
         upd, _ = acc.update(value)
         test = self.take_guards(cond)
         return pre + [ast.If(test.node, upd, [])]
