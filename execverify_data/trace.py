@@ -220,14 +220,31 @@ class Trace:
 
 
 def compile_program(source: str) -> CodeType:
-    """Compile program text under :data:`PROGRAM_FILENAME`; a syntax error raises ProgramError."""
+    """Compile program text under :data:`PROGRAM_FILENAME`; a syntax error raises ProgramError.
+
+    The last few code objects are kept (code objects are immutable and every call
+    runs the module body afresh), so tracing one program on several inputs compiles it once.
+    """
     if not isinstance(source, str):
         raise InvalidArgument(f"source must be a str, got {type(source).__name__}")
-    try:
-        return compile(source, PROGRAM_FILENAME, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
-        raise ProgramError(f"the program does not compile: {exc.__class__.__name__}: {getattr(exc, 'msg', exc)}{where}") from None
+    code = _COMPILED.get(source)
+    if code is None:
+        try:
+            code = compile(source, PROGRAM_FILENAME, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:  # ValueError: null bytes
+            where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+            raise ProgramError(f"the program does not compile: {exc.__class__.__name__}: {getattr(exc, 'msg', exc)}{where}") from None
+        if len(_COMPILED) >= _COMPILED_KEPT:
+            try:
+                del _COMPILED[next(iter(_COMPILED))]  # the oldest
+            except (KeyError, StopIteration, RuntimeError):  # another thread got there first
+                pass
+        _COMPILED[source] = code
+    return code
+
+
+_COMPILED: dict[str, CodeType] = {}
+_COMPILED_KEPT = 8
 
 
 def _literal_call(call: str) -> tuple[str, tuple, dict]:
