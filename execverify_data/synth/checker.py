@@ -237,6 +237,7 @@ class _Checker:
         self.functions = {f.name: f for f in _functions(tree)}
         self.entry = entry if entry is not None else entry_point(tree)
         self.usage: Usage = analyze(tree)
+        self.nodes = walk(tree)  # every check reads the same nodes (the checker never changes the tree)
 
     def report(self) -> CheckReport:
         items = [
@@ -279,7 +280,7 @@ class _Checker:
 
     def imports(self) -> CheckItem:
         bad = []
-        for node in walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Import):
                 bad += [
                     f"{a.name} (line {node.lineno})" for a in node.names if a.name.split(".")[0] not in ALLOWED_IMPORTS
@@ -293,7 +294,7 @@ class _Checker:
 
     def safe_names(self) -> CheckItem:
         bad = []
-        for node in walk(self.tree):
+        for node in self.nodes:
             name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
             if name is None:
                 continue
@@ -306,7 +307,7 @@ class _Checker:
         return CheckItem("safe_names", True, "no eval/exec/open/input/getattr-like builtins, no dunder access")
 
     def no_while_true(self) -> CheckItem:
-        for node in walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value:
                 return CheckItem(
                     "no_while_true",
@@ -342,11 +343,11 @@ class _Checker:
     def _target_miss(self, target: catalog.Entry) -> str:
         name = target.name
         if target.kind == "function":
-            for node in walk(self.tree):
+            for node in self.nodes:
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
                     return f"{name}(...) at line {node.lineno} does not reach builtin {name}: the name is rebound in this module or the arguments do not fit"
             return f"no call to builtin {name}(...)"
-        for node in walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and func.attr == name:
@@ -369,7 +370,7 @@ class _Checker:
 
     def nested_calls(self) -> CheckItem:
         best, where = 0, None
-        for node in walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Call):
                 depth = self._call_depth(node)
                 if depth > best:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import pickle
 from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
@@ -246,6 +247,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     namespace: dict = {"__name__": "__synth__"}
     exec(compile(program.code, _PRESCREEN_FILENAME, "exec"), namespace)  # trusted: our own synthesized program
     fn = namespace[program.entry_point]
+    with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     picked: list[tuple[tuple, str, int]] = []
     extra = 0
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -254,7 +256,9 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
         for args in candidates:
             if len(picked) >= config.k and (len({t for _, t, _ in picked}) >= 2 or extra >= config.extra):
                 break
-            fresh, _ = parse_arguments(format_arguments(args))
+            # fresh objects for every call (a program may change its arguments): a pickle round trip
+            # builds them as the literal text would, except a set's order, so sets go through the text
+            fresh = parse_arguments(format_arguments(args))[0] if with_sets else pickle.loads(pickle.dumps(args, -1))
             counter = _LineCounter(config.max_steps)
             signal.setitimer(signal.ITIMER_REAL, config.timeout)
             sys.settrace(counter.on_call)
