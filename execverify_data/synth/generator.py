@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import random
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from execverify_data import catalog
 from execverify_data.astwalk import walk
@@ -120,7 +121,12 @@ def _hopeless(spec: ConstraintSpec) -> bool:
     """A level-1 spec (the target is the only call allowed) with more parameters than any use of the target reads."""
     if spec.other_methods or spec.control_flow or spec.helper_depth:
         return False
-    return spec.n_params > max((_slots(i) for i in instances(spec.target)), default=0)
+    return spec.n_params > _most_slots(spec.target)
+
+
+@lru_cache(maxsize=None)
+def _most_slots(target: str) -> int:
+    return max((_slots(i) for i in instances(target)), default=0)
 
 
 def level_of(spec: ConstraintSpec) -> int:

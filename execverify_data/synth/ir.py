@@ -24,6 +24,7 @@ import ast
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from execverify_data.astwalk import walk
 from execverify_data.catalog import typelang
 from execverify_data.catalog.typelang import Type
 
@@ -209,5 +210,8 @@ class Function:
 def render(functions: list[Function]) -> str:
     """Source text of the functions (helpers first, entry point last)."""
     module = ast.Module([f.to_ast() for f in functions], type_ignores=[])
-    ast.fix_missing_locations(module)
+    for node in walk(module):  # ast.unparse reads lineno here and there; the text does not depend on it
+        if "lineno" in node._attributes and not hasattr(node, "lineno"):
+            node.lineno = node.end_lineno = 1
+            node.col_offset = node.end_col_offset = 0
     return ast.unparse(module) + "\n"
