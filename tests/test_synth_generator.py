@@ -117,3 +117,47 @@ def test_bad_arguments():
         generate("str.split", 0)
     with pytest.raises(InvalidArgument):
         spec_for(7, 0)
+
+
+def test_finishing_wrappers_keep_the_information_they_wrap():
+    for _, program in PROGRAMS:
+        for collapsing in ("max(abs(", "range(min(abs(", "len(list(sorted(", "len(list(set("):
+            assert collapsing not in program.code, program.code
+
+
+def test_conditions_avoid_tests_inputs_cannot_make_go_both_ways():
+    from execverify_data.synth.generator import _blind_test
+    from execverify_data.synth.ir import Expr, T
+
+    def e(text, type_text, reads):
+        return Expr(ast.parse(text, mode="eval").body, T(type_text), frozenset(), frozenset(reads))
+
+    word = e("word", "str", {"word"})
+    assert _blind_test(e("word == 'blue'", "bool", {"word"}), word)
+    assert _blind_test(e("word not in ['a', 'b']", "bool", {"word"}), word)
+    assert not _blind_test(e("'a' in word", "bool", {"word"}), word)  # a literal in the input: goes both ways
+    assert not _blind_test(e("word == other", "bool", {"word", "other"}), word)
+    assert not _blind_test(e("word < 'm'", "bool", {"word"}), word)
+    n = e("n", "int", {"n"})
+    assert not _blind_test(e("n in (2, 5)", "bool", {"n"}), n)  # small ints are hit often
+    words = e("words", "list[str]", {"words"})
+    assert _blind_test(e("not words", "bool", {"words"}), words, param=True)  # inputs are never empty
+    assert not _blind_test(e("not words", "bool", {"words"}), words, param=False)  # a derived list may be
+    assert _blind_test(e("any(words)", "bool", {"words"}), words, param=True)
+    assert not _blind_test(e("all(words)", "bool", {"words"}), words, param=True)  # '' is among the elements
+    assert _blind_test(e("all(word)", "bool", {"word"}), word, param=True)
+
+
+def test_a_lambda_for_a_typed_callable_returns_that_type():
+    import random
+
+    from execverify_data.synth.exprs import ExprBuilder
+    from execverify_data.synth.ir import Scope, T
+
+    builder = ExprBuilder(random.Random(0), Scope(), allow_other=True, target="builtin.map")
+    for seed in range(40):
+        builder.rng = random.Random(seed)
+        for arg, result in (("str", "int"), ("str", "str"), ("int", "bool"), ("int", "str")):
+            lam = builder.callable_arg(T(f"Callable[[{arg}], {result}]"), "function")
+            value = eval(compile(ast.Expression(lam.node), "<lambda>", "eval"))("kiwi" if arg == "str" else 7)  # trusted: our own lambda
+            assert type(value).__name__ == result, (ast.unparse(lam.node), result)

@@ -746,6 +746,7 @@ class _Gen:
                     self.char_vars.add(loop_name)
                 child.declare(counter, "int")
                 child.declare(loop_name, el)
+                self.iterating.add(src.name)  # as for a for loop: a sequence indexed by the counter never grows inside
                 inner = self.nest(rest, child)
                 body = [stmt(f"{counter} -= 1"), stmt(f"{loop_name} = {src.name}[{counter}]")] + inner
                 return [stmt(f"{counter} = len({src.name})"), ast.While(expr_node(f"{counter} > 0"), body, [])]
