@@ -3,8 +3,8 @@
 Prints (1) the cost of drawing one input three ways (the seeded sampler the
 pipeline uses, Hypothesis driven through a seeded ``ConjectureData``, Hypothesis'
 ``.example()``), (2) the end-to-end throughput of ``execverify synthesize``
-(accepted programs per second, each with ``k`` inputs, traced twice for the
-determinism filter), and (3) the quality figures of the run's ``summary.json``.
+(accepted programs per second, each with ``k`` inputs, each input traced here and
+again, for the determinism filter, in a second interpreter with another hash seed), and (3) the quality figures of the run's ``summary.json``.
 
 Usage::
 
@@ -91,6 +91,7 @@ def main() -> None:
     tp = summary["throughput"]
     print(f"\nsynthesize --n {args.n} --workers {args.workers} --inputs-per-program {args.k}: {wall:.1f} s wall")
     print(f"  accepted programs per second: {tp['accepted_per_second']} (each with {args.k} inputs, full traces, traced twice)")
+    print(f"  wall seconds for the whole command (spawn, shards, summary): {wall:.1f}")
     print(f"  accepted per worker-second:   {summary['accepted_per_worker_second']}")
     print(f"  accepted {summary['accepted']} of {summary['rows']} rows; attempt acceptance {summary['acceptance_rate']}")
     cov = summary["catalog_coverage"]
