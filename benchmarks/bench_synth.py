@@ -62,6 +62,64 @@ def bench_inputs(n: int = 300) -> dict[str, float]:
     return out
 
 
+_REEXECUTE = """
+import sys, glob, pyarrow.parquet as pq
+from execverify_data.values import encode, parse_arguments
+calls = same = 0
+bad = []
+for path in sorted(glob.glob(sys.argv[1] + "/shard-*.parquet")):
+    for row in pq.read_table(path, columns=["id", "code", "entry_point", "inputs", "outputs"]).to_pylist():
+        namespace = {"__name__": "__reexecute__"}
+        exec(compile(row["code"], "<program>", "exec"), namespace)  # trusted: our own synthesized programs
+        for text, expected in zip(row["inputs"], row["outputs"]):
+            calls += 1
+            args, _ = parse_arguments(text)
+            got = encode(namespace[row["entry_point"]](*args)).text
+            same += got == expected
+            if got != expected and len(bad) < 5:
+                bad.append((row["id"], text, expected, got))
+print(calls, same, repr(bad))
+"""
+
+
+_RETRACE = """
+import sys, glob, warnings, pyarrow.parquet as pq
+from execverify_data.synth.retrace import trace_digest
+from execverify_data.trace import trace_call
+warnings.simplefilter("ignore")
+for path in sorted(glob.glob(sys.argv[1] + "/shard-*.parquet")):
+    for row in pq.read_table(path, columns=["id", "code", "entry_point", "inputs"]).to_pylist():
+        for text in row["inputs"]:
+            print(row["id"], trace_digest(trace_call(row["code"], f"{row['entry_point']}({text})", max_steps=5000, timeout=2.0)))
+"""
+
+
+def retrace_under_seeds(out: Path, seeds: list[int]) -> tuple[int, list[str]]:
+    """Trace every recorded call under each hash seed (one interpreter per seed, in parallel);
+    (calls, ids of the programs whose traces differ between seeds)."""
+    import os
+    import subprocess
+    import sys
+
+    procs = [subprocess.Popen([sys.executable, "-c", _RETRACE, str(out)], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                              stdout=subprocess.PIPE, text=True) for seed in seeds]
+    runs = [p.communicate()[0].split("\n") for p in procs]
+    differ = sorted({line.split()[0] for lines in zip(*runs) for line in lines if line and len(set(lines)) > 1})
+    return len(runs[0]) - 1, differ
+
+
+def reexecute(out: Path) -> tuple[int, int, list]:
+    """Call every recorded input plainly in a fresh interpreter with another hash seed; (calls, equal outputs, examples)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    done = subprocess.run([sys.executable, "-c", _REEXECUTE, str(out)], env=env, capture_output=True, text=True, check=True)
+    calls, same, bad = done.stdout.split(" ", 2)
+    return int(calls), int(same), eval(bad)  # trusted: our own child's repr of a list of strings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=2000)
@@ -71,6 +129,8 @@ def main() -> None:
     parser.add_argument("--out", default="/tmp/bench-synth")
     parser.add_argument("--inputs-only", action="store_true")
     parser.add_argument("--keep", action="store_true", help="resume into --out instead of starting afresh")
+    parser.add_argument("--check-seeds", type=int, default=0, metavar="N",
+                        help="also trace every recorded call under hash seeds 0..N and compare (slow: ~1 min per 20k programs and seed)")
     args = parser.parse_args()
 
     print("input drawing, ms per value:")
@@ -101,6 +161,14 @@ def main() -> None:
     print("  median trace length by level: " + ", ".join(
         f"L{lv}={v['median_trace_length']}" for lv, v in sorted(summary["levels"].items())))
     print("  rejections: " + json.dumps(summary["rejected"]))
+    calls, same, bad = reexecute(out)
+    print(f"  plain re-execution in a fresh interpreter (PYTHONHASHSEED=12345): {same}/{calls} outputs equal"
+          + (f"; first differences: {bad}" if bad else ""))
+    if args.check_seeds:
+        seeds = list(range(args.check_seeds + 1))
+        calls, differ = retrace_under_seeds(out, seeds)
+        print(f"  traces under hash seeds {seeds}: {calls} calls, {len(differ)} programs with differing traces"
+              + (f" ({', '.join(differ[:5])}...)" if differ else ""))
     lengths = [v["median_trace_length"] for _, v in sorted(summary["levels"].items())]
     if lengths and all(x is not None for x in lengths):
         print(f"  median trace length rises L1 -> L6: {lengths[0] < lengths[-1]} (spread {statistics.pstdev(lengths):.1f})")

@@ -161,3 +161,30 @@ def test_a_lambda_for_a_typed_callable_returns_that_type():
             lam = builder.callable_arg(T(f"Callable[[{arg}], {result}]"), "function")
             value = eval(compile(ast.Expression(lam.node), "<lambda>", "eval"))("kiwi" if arg == "str" else 7)  # trusted: our own lambda
             assert type(value).__name__ == result, (ast.unparse(lam.node), result)
+
+
+def test_no_trace_depends_on_the_hash_seed():
+    # sets of strings iterate in an order that changes with PYTHONHASHSEED; the generator never lets
+    # one reach an order-sensitive use (join, unpacking, repr, pop, sorted with a key...)
+    from execverify_data.synth.retrace import Retracer
+
+    jobs = []
+    for spec, program in PROGRAMS:
+        args = draw_inputs(program.param_types, program.seed, 3, min_size=spec.min_size, max_size=spec.max_size)
+        jobs.append((program.code, [format_call(program.entry_point, a) for a in args]))
+    with Retracer(max_steps=5000, timeout=5.0, hash_seed="2") as two, Retracer(max_steps=5000, timeout=5.0, hash_seed="3") as three:
+        differ = [code for code, calls in jobs if calls and two.digests(code, calls) != three.digests(code, calls)]
+    assert not differ, differ[:2]
+
+
+def test_order_sensitive_uses_of_string_sets_are_refused():
+    from execverify_data.synth.exprs import _hash_ordered, _order_free
+    from execverify_data.synth.ir import T
+
+    assert _hash_ordered(T("set[str]")) and _hash_ordered(T("frozenset[bytes]")) and not _hash_ordered(T("set[int]"))
+    assert not _hash_ordered(T("list[str]"))
+    for entry in ("str.join", "builtin.list", "builtin.repr", "builtin.enumerate", "op.fstring", "op.unpack_list", "set.pop"):
+        assert not _order_free(entry, keyed=False), entry
+    for entry in ("builtin.sorted", "builtin.len", "op.in", "set.union", "frozenset.issubset", "op.bitor"):
+        assert _order_free(entry, keyed=False), entry
+    assert not _order_free("builtin.sorted", keyed=True) and not _order_free("builtin.max", keyed=True)

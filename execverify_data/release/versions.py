@@ -9,6 +9,10 @@ __all__ = ["CHANGELOG", "tag_for", "changelog_until"]
 
 #: version -> what changed, newest first.
 CHANGELOG: dict[str, str] = {
+    "1.1.0": "Generator 1.1.0: every trace is checked against a rerun in another interpreter with another hash "
+             "seed (drops programs whose trace depends on the order of a set of strings, about 2%); inputs drawn "
+             "around the program's own literals (conditions go both ways more often); no value-collapsing "
+             "wrappers; typed lambdas. Same configs and fields.",
     "1.0.0": "First release: configs io, oi, trace, sft, codegen (and default = trace); generator 1.0.x; "
              "heuristic difficulty with curriculum buckets; decontaminated against CRUXEval and HumanEval.",
 }

@@ -28,6 +28,35 @@ __all__ = ["ExprBuilder", "GenFail", "WORDS", "name_for_result", "name_for_param
 _SAME_TYPE = frozenset({"op.eq", "op.ne", "op.is", "op.is_not", "op.ifexp", "op.bool_and", "op.bool_or"})
 
 
+def _hash_ordered(t: Type) -> bool:
+    """A set or frozenset whose iteration order depends on the hash seed: elements that are (or hold) str or bytes."""
+    return t.name in ("set", "frozenset") and bool(t.args) and _seeded_hash(t.args[0])
+
+
+def _seeded_hash(t: Type) -> bool:
+    return t.name in ("str", "bytes", "object") or t.is_var or any(_seeded_hash(a) for a in t.args)
+
+
+#: Calls and operators whose result does not depend on the order in which a set argument iterates.
+_ORDER_FREE = frozenset({
+    "builtin.len", "builtin.set", "builtin.frozenset", "builtin.any", "builtin.all", "builtin.sum", "builtin.bool",
+    "builtin.isinstance", "builtin.sorted", "builtin.min", "builtin.max",
+    "op.in", "op.not_in", "op.eq", "op.ne", "op.lt", "op.le", "op.gt", "op.ge", "op.bitor", "op.bitand", "op.bitxor",
+    "op.sub", "op.ior", "op.iand", "op.ixor", "op.isub", "op.not", "op.bool_and", "op.bool_or", "op.ifexp", "op.is",
+    "op.is_not", "op.unpack_set",
+})
+
+
+def _order_free(entry_id: str, keyed: bool) -> bool:
+    """Whether ``entry_id`` may take a hash-ordered set: set methods (but ``pop``), order-blind builtins and
+    operators; ``sorted``/``min``/``max`` only without ``key=`` (ties keep the iteration order)."""
+    if entry_id.startswith(("set.", "frozenset.")):
+        return entry_id != "set.pop"
+    if entry_id in ("builtin.sorted", "builtin.min", "builtin.max"):
+        return not keyed
+    return entry_id in _ORDER_FREE
+
+
 class GenFail(Exception):
     """This attempt cannot be completed; the caller retries with fresh choices."""
 
@@ -412,6 +441,11 @@ class ExprBuilder:
             new = self.expr(bound[keep].type, 0, pname=free)
             bound[free] = new
             positional = [(n, new if n == free else e) for n, e in positional]
+        if any(_hash_ordered(e.type) for e in bound.values()):
+            keyed = any(name == "key" for name, _ in keywords)
+            for name, e in bound.items():
+                if _hash_ordered(e.type) and not _order_free(entry.id, keyed):
+                    raise GenFail(f"{entry.id} would show the order of a set of strings (it changes with the hash seed)")
         if entry.kind == "operator" and len(bound) >= 2:
             texts = [e.text for e in bound.values()]
             if len(set(texts)) < len(texts):
