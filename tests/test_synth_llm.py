@@ -228,16 +228,16 @@ def test_a_backend_returning_the_wrong_shape_is_an_error():
 
 def test_filters_run_on_llm_programs():
     filters = pytest.importorskip("execverify_data.synth.filters")
-    tracer = filters.Tracer("inprocess")
     unannotated = GOOD_SORTED.replace("xs: list[int], k: int", "xs, k")
     constant = "def f(xs: list[int], k: int) -> int:\n    return len(sorted(set([1, 2])))\n"
-    gen = LLMProgramGenerator(
-        Scripted(fenced(GOOD_SORTED), fenced(unannotated), fenced(constant)),
-        samples_per_spec=3,
-        filters=filters.FilterConfig(k=2),
-        tracer=tracer,
-    )
-    accepted, counts = gen.generate([SORTED1], seed=0)
+    with filters.Tracer("inprocess") as tracer:
+        gen = LLMProgramGenerator(
+            Scripted(fenced(GOOD_SORTED), fenced(unannotated), fenced(constant)),
+            samples_per_spec=3,
+            filters=filters.FilterConfig(k=2),
+            tracer=tracer,
+        )
+        accepted, counts = gen.generate([SORTED1], seed=0)
     assert counts["accepted"] == 1 and counts["filter:param_types"] == 1
     assert sum(counts.values()) == 3 and any(
         key.startswith("filter:") and key != "filter:param_types" for key in counts

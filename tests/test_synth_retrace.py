@@ -77,3 +77,25 @@ def test_a_stuck_or_dead_helper_is_replaced():
 def test_bad_settings(kwargs):
     with pytest.raises(InvalidArgument):
         Retracer(**kwargs)
+
+
+def test_a_tracer_nobody_closed_does_not_leave_its_helper_running():
+    import gc
+    import time
+
+    def make() -> int:
+        tracer = Tracer("inprocess", max_steps=100, timeout=1.0)
+        return tracer._again._process.pid
+
+    pid = make()
+    gc.collect()
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return
+        if state == "Z":  # exited; Popen reaps it later
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"helper {pid} still running")

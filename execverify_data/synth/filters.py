@@ -135,9 +135,16 @@ class Tracer:
         return digests is not None and digests == [trace_digest(t) for t in traces]
 
     def close(self) -> None:
+        """Stop the trusted runner (if any) and the second interpreter. Idempotent."""
         if self._runner is not None:
             self._runner.close()
         self._again.close()
+
+    def __enter__(self) -> Tracer:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
 
 
 class _Normalizer(ast.NodeTransformer):

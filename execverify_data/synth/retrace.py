@@ -185,6 +185,15 @@ class Retracer:
                 except OSError:
                     pass
 
+    def __del__(self):  # pragma: no cover - best effort for a Retracer nobody closed
+        process, self._process = getattr(self, "_process", None), None
+        if process is not None:
+            try:
+                process.stdin.close()  # the helper reads end of file and exits; Popen reaps it later
+                process.stdout.close()
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
     def close(self) -> None:
         """Stop the helper (idempotent)."""
         process, self._process = self._process, None
