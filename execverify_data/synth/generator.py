@@ -355,7 +355,7 @@ class _Gen:
         # sometimes normalise a parameter first (text = text.lower())
         if allow_other and rng.random() < 0.25:
             p = rng.choice(ps)
-            step = self._transform(b, Expr.var(p), p.type)
+            step = self.convert(b, Expr.var(p), p.type, step=True, tries=6)
             if step is not None:
                 body.append(ast.Assign([ast.Name(p.name, ast.Store())], step.node))
                 transformed = True
@@ -491,39 +491,23 @@ class _Gen:
                 return [ast.Assign([ast.Name(name, ast.Store())], e.node)], Expr(ast.Name(name, ast.Load()), e.type, frozenset(), frozenset({name}))
         return None
 
-    def _transform(self, b: ExprBuilder, e: Expr, t: Type) -> Expr | None:
-        """An expression of type ``t`` computed from ``e`` (same type), e.g. ``text.lower()``."""
-        opts = _pure_producers(str(t))
-        for _ in range(6):
-            if not opts:
-                return None
-            inst = self.rng.choice(opts)
-            fixed = self.fixed_for(inst, [e])
-            if not fixed:
-                continue
-            try:
-                out, gs = b.call(inst, fixed=fixed)
-            except GenFail:
-                continue
-            if not gs:
-                return out
-        return None
-
-    def convert(self, b: ExprBuilder, e: Expr, to: Type, guards: list[Expr] | None = None) -> Expr | None:
-        """An expression of type ``to`` that reads ``e``.
+    def convert(self, b: ExprBuilder, e: Expr, to: Type, guards: list[Expr] | None = None, *,
+                step: bool = False, tries: int = 12) -> Expr | None:
+        """An expression of type ``to`` that reads ``e`` (``e`` itself when it has that type, unless ``step``
+        asks for one call on it, as in ``text = text.lower()``).
 
         A condition that tests a string or container for equality with (or membership in)
         a literal (``if text == 'blue'``, ``if word in ['kiwi', 'x']``) is true for almost no
         input, so the code under it never runs: such a test is taken only when no other
         condition turns up.
         """
-        if e.type == to:
+        if e.type == to and not step:
             return e
         opts = _pure_producers(str(to))
-        if to.name == "bool":
+        if to.name == "bool" and not step:
             opts = _informative_predicates(self.target)
         blind: tuple[Expr, list[Expr]] | None = None
-        for _ in range(12):
+        for _ in range(tries):
             if not opts:
                 return None
             inst = self.rng.choice(opts)
@@ -536,7 +520,7 @@ class _Gen:
                 continue
             if gs and guards is None:
                 continue
-            if to.name == "bool" and _blind_test(out, e, self._is_param(b, e)):
+            if to.name == "bool" and not step and _blind_test(out, e, self._is_param(b, e)):
                 blind = blind or (out, gs)
                 continue
             if guards is not None:
