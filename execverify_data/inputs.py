@@ -37,7 +37,7 @@ from execverify_data.catalog.typelang import Type
 from execverify_data.errors import InvalidArgument
 from execverify_data.values import format_arguments
 
-__all__ = ["INT_RANGE", "Hints", "draw", "strategy", "mutate", "draw_inputs"]
+__all__ = ["INT_RANGE", "PREDICATE_STYLES", "Hints", "draw", "strategy", "mutate", "draw_inputs"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -102,12 +102,15 @@ class Hints:
     programs used to be rejected for a constant output). The literals are the
     program's, so the inputs still say nothing a reader cannot see in the code.
 
-    >>> h = Hints.of_source("def f(s):\\n    return s.count('an') + 3")
-    >>> h.strs, h.ints
-    (('an',), (3,))
+    A program that calls a string predicate (``isdigit``, ``isupper``, ``isascii``...) gets,
+    most of the time, the style that makes that predicate true (:data:`PREDICATE_STYLES`).
+
+    >>> h = Hints.of_source("def f(s):\\n    return s.count('an') + 3 if s.isupper() else 0")
+    >>> h.strs, h.ints, h.styles
+    (('an',), (0, 3), ('upper',))
     """
 
-    __slots__ = ("strs", "ints", "bytes_")
+    __slots__ = ("strs", "ints", "bytes_", "styles")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -115,14 +118,16 @@ class Hints:
     ELEMENT_RATE = 0.12
     STYLE_RATE = 0.2
 
-    def __init__(self, strs=(), ints=(), bytes_=()):
+    def __init__(self, strs=(), ints=(), bytes_=(), styles=()):
         self.strs = tuple(strs)
         self.ints = tuple(ints)
         self.bytes_ = tuple(bytes_)
+        self.styles = tuple(styles)
 
     @classmethod
     def of_source(cls, source: str) -> Hints:
-        """The hints of a program text: its short literals, in order of first appearance."""
+        """The hints of a program text: its short literals (in the order a breadth-first walk of its AST meets
+        them) and the styles of the string predicates it calls."""
         import ast
 
         from execverify_data.astwalk import walk
@@ -130,8 +135,11 @@ class Hints:
         strs: dict = {}
         ints: dict = {}
         bytes_: dict = {}
+        styles: dict = {}
         for node in walk(ast.parse(source)):
-            if isinstance(node, ast.Constant):
+            if isinstance(node, ast.Attribute) and node.attr in PREDICATE_STYLES:
+                styles.update(dict.fromkeys(PREDICATE_STYLES[node.attr]))
+            elif isinstance(node, ast.Constant):
                 v = node.value
                 if type(v) is str and 0 < len(v) <= 8 and v.isascii() and v.isprintable():
                     strs.setdefault(v)
@@ -139,7 +147,7 @@ class Hints:
                     ints.setdefault(v)
                 elif type(v) is bytes and 0 < len(v) <= 8 and all(32 <= c < 127 for c in v):
                     bytes_.setdefault(v)
-        return cls(strs, ints, bytes_)
+        return cls(strs, ints, bytes_, styles)
 
     def draw(self, name: str, rng: random.Random, lo: int, hi: int, top: bool) -> object:
         if name == "int":
@@ -163,7 +171,8 @@ class Hints:
                 at = rng.randint(0, len(text) - len(lit))
                 text = text[:at] + lit + text[at + len(lit):]
             if text and rng.random() < self.STYLE_RATE:
-                text = _STYLES[rng.randrange(len(_STYLES))](text, rng)
+                names = self.styles if self.styles and rng.random() < 0.75 else _STYLE_NAMES
+                text = _STYLES[rng.choice(names)](text, rng)
         return text if name == "str" else text.encode("latin-1")
 
 
@@ -176,15 +185,25 @@ def _with_char(pool: str):
 
 #: Styles of a hinted top-level string (same length): what ``isdigit``, ``isupper``, ``istitle``,
 #: ``isspace``, ``isascii``, ``isprintable``... test for, and uniform draws almost never are.
-_STYLES = (
-    lambda text, rng: "".join(rng.choice("0123456789") for _ in text),
-    lambda text, rng: text.upper(),
-    lambda text, rng: text.title(),
-    lambda text, rng: text.capitalize(),
-    lambda text, rng: " " * len(text),
-    _with_char("\xe9\xfc\xdf"),  # not ASCII (still one byte in latin-1, for bytes)
-    _with_char("\t\n"),  # not printable
-)
+_STYLES = {
+    "digits": lambda text, rng: "".join(rng.choice("0123456789") for _ in text),
+    "letters": lambda text, rng: "".join(c if c.isalpha() and c.isascii() else rng.choice(_CHARS) for c in text),
+    "upper": lambda text, rng: text.upper(),
+    "lower": lambda text, rng: text.lower(),
+    "title": lambda text, rng: text.title(),
+    "capitalized": lambda text, rng: text.capitalize(),
+    "spaces": lambda text, rng: " " * len(text),
+    "non_ascii": _with_char("\xe9\xfc\xdf"),  # still one byte in latin-1, for bytes
+    "unprintable": _with_char("\t\n"),
+}
+_STYLE_NAMES = tuple(_STYLES)
+#: The styles that make each string (or bytes) predicate true.
+PREDICATE_STYLES = {
+    "isdigit": ("digits",), "isdecimal": ("digits",), "isnumeric": ("digits",), "isupper": ("upper",),
+    "islower": ("lower",), "istitle": ("title",), "isspace": ("spaces",), "isascii": ("non_ascii",),
+    "isprintable": ("unprintable",), "isalpha": ("letters",), "isalnum": ("letters", "digits"),
+    "isidentifier": ("letters",),
+}
 
 
 def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints | None = None) -> object:
