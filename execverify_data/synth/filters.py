@@ -10,11 +10,11 @@ see :data:`REASONS`):
   time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
   is ``too_few_inputs``; an output without a literal is ``unaskable_output``.
 * ``constant_output``: the output depends on the input (not all outputs equal).
+* ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
 * ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
   (the checker is the judge; a failure here is a generator bug, counted).
 * ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
   before in the same shard.
-* ``trace_length``: every kept trace has between ``min_events`` and ``max_events`` line events.
 * ``nondeterministic``: a second run of every kept input, in another interpreter with another
   hash seed (:mod:`execverify_data.synth.retrace`), gives an identical trace; a rerun in the
   same process could not see traces that depend on the order of a set of strings.
@@ -58,8 +58,8 @@ from execverify_data.values import format_arguments, format_call
 __all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "unused_params"]
 
 #: Rejection reasons, in the order the filters run.
-REASONS = ("unused_param", "step_budget", "unaskable_output", "too_few_inputs", "constant_output", "checker",
-           "duplicate", "trace_length", "nondeterministic")
+REASONS = ("unused_param", "step_budget", "unaskable_output", "too_few_inputs", "constant_output", "trace_length",
+           "checker", "duplicate", "nondeterministic")
 
 
 @dataclass(frozen=True)
