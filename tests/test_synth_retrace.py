@@ -99,3 +99,13 @@ def test_a_tracer_nobody_closed_does_not_leave_its_helper_running():
             return
         time.sleep(0.05)
     raise AssertionError(f"helper {pid} still running")
+
+
+def test_a_helper_that_cannot_start_is_an_error_not_a_rejection(monkeypatch):
+    from execverify_data.errors import ExecVerifyError
+    from execverify_data.synth import retrace
+
+    monkeypatch.setattr(retrace, "_BOOT", "import execverify_data_not_installed")
+    with Retracer(max_steps=100, timeout=1.0) as again:
+        with pytest.raises(ExecVerifyError, match="did not start: .*ModuleNotFoundError.*import execverify_data"):
+            again.digests(PLAIN, ["f([1])"])

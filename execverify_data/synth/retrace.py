@@ -33,15 +33,17 @@ import select
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from operator import itemgetter
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import ExecVerifyError, InvalidArgument
 from execverify_data.trace import Trace
 
 __all__ = ["Retracer", "trace_digest"]
 
 _HEADER = struct.Struct("!I")
+_READY = "ready"
 _BOOT = "from execverify_data.synth.retrace import _main; _main()"
 _TEXT, _TYPE = itemgetter(0), itemgetter(1)  # CanonicalValue.text, .type
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -92,6 +94,7 @@ def _main() -> None:  # pragma: no cover - runs in the helper interpreter
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)  # a program's own input() or print() never touches the protocol
     os.dup2(devnull, 1)
+    _write(answers, _READY)
     while True:
         request = _read(requests)
         if request is None:  # the parent is gone
@@ -130,6 +133,8 @@ class Retracer:
         self.max_steps, self.timeout, self.grace = max_steps, float(timeout), float(grace)
         self.hash_seed = str(hash_seed) if hash_seed is not None else other_hash_seed()
         self._process: subprocess.Popen | None = None
+        self._stderr = None
+        self._ready = False
         self.restarts = 0
 
     def __enter__(self) -> Retracer:
@@ -143,18 +148,44 @@ class Retracer:
         env["PYTHONHASHSEED"] = self.hash_seed
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
         env.pop("PYTHONSTARTUP", None)
+        if self._stderr is None:
+            self._stderr = tempfile.TemporaryFile()  # read only if the helper cannot start
+        self._ready = False
         return subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=env)
+                                stderr=self._stderr, env=env)
 
     def start(self) -> None:
         """Start the helper now (it is started on first use otherwise), so its start-up overlaps other work."""
         if self._process is None:
             self._process = self._start()
 
+    def _wait_ready(self, process: subprocess.Popen) -> None:
+        """Read the helper's start-up message; a helper that cannot start is an error, not a rejection."""
+        ready, _, _ = select.select([process.stdout], [], [], 60.0)
+        try:
+            message = _read(process.stdout) if ready else None
+        except (OSError, pickle.UnpicklingError, EOFError):
+            message = None
+        if message != _READY:
+            self._kill()
+            self._stderr.seek(0)
+            tail = self._stderr.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            raise ExecVerifyError(
+                f"the determinism check's second interpreter ({sys.executable}, PYTHONHASHSEED={self.hash_seed}) "
+                f"did not start: {' | '.join(tail) or 'no answer in 60 s'}; check that it can import execverify_data"
+            )
+        self._ready = True
+
     def digests(self, source: str, calls: list[str]) -> list[str] | None:
-        """One :func:`trace_digest` per call, traced in the helper; ``None`` if the helper died or got stuck."""
+        """One :func:`trace_digest` per call, traced in the helper; ``None`` if the helper died or got stuck.
+
+        Raises:
+            ExecVerifyError: the helper interpreter cannot start at all.
+        """
         self.start()
         process = self._process
+        if not self._ready:
+            self._wait_ready(process)
         try:
             _write(process.stdin, (source, list(calls), self.max_steps, self.timeout))
             deadline = time.monotonic() + 5.0 + len(calls) * (self.timeout + self.grace)
@@ -197,15 +228,17 @@ class Retracer:
     def close(self) -> None:
         """Stop the helper (idempotent)."""
         process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            process.stdin.close()  # the helper reads end of file and exits
-        except OSError:
-            pass
-        try:
-            process.wait(timeout=2.0)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        process.stdout.close()
+        if process is not None:
+            try:
+                process.stdin.close()  # the helper reads end of file and exits
+            except OSError:
+                pass
+            try:
+                process.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            process.stdout.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
