@@ -10,6 +10,7 @@ Usage::
 
     python benchmarks/bench_synth.py --n 2000 --workers 2 --out /tmp/bench-synth
     python benchmarks/bench_synth.py --inputs-only
+    python benchmarks/bench_synth.py --one-process 1500   # accepted programs per CPU-second in one process
 """
 
 from __future__ import annotations
@@ -120,6 +121,30 @@ def reexecute(out: Path) -> tuple[int, int, list]:
     return int(calls), int(same), eval(bad)  # trusted: our own child's repr of a list of strings
 
 
+def _cpu(who: int) -> float:
+    usage = __import__("resource").getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_process(n: int, seed: int, k: int) -> None:
+    """Rows ``[0, n)`` synthesized in this process (as one pipeline worker does, with its second
+    interpreter); accepted programs per CPU-second of both. The method behind the per-change
+    table of ``docs/synthesis.md``."""
+    import resource
+
+    from execverify_data.pipeline import SynthConfig, synthesize_rows
+
+    config = SynthConfig(n=n, seed=seed, k=k)
+    start = _cpu(resource.RUSAGE_SELF) + _cpu(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    records, stats = synthesize_rows(config, 0, n)  # closes (and reaps) its second interpreter
+    wall = time.perf_counter() - t
+    cpu = _cpu(resource.RUSAGE_SELF) + _cpu(resource.RUSAGE_CHILDREN) - start
+    print(f"\none process, {n} rows: {len(records)} accepted in {wall:.2f} s wall, {cpu:.2f} CPU-s "
+          f"= {len(records) / cpu:.1f} accepted programs per CPU-second")
+    print("  rejections: " + json.dumps(stats["rejected"]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=2000)
@@ -129,9 +154,19 @@ def main() -> None:
     parser.add_argument("--out", default="/tmp/bench-synth")
     parser.add_argument("--inputs-only", action="store_true")
     parser.add_argument("--keep", action="store_true", help="resume into --out instead of starting afresh")
+    parser.add_argument("--one-process", type=int, default=0, metavar="ROWS",
+                        help="instead, synthesize ROWS rows in this process and print accepted programs per CPU-second")
     parser.add_argument("--check-seeds", type=int, default=0, metavar="N",
                         help="also trace every recorded call under hash seeds 0..N and compare (slow: ~1 min per 20k programs and seed)")
     args = parser.parse_args()
+    if args.one_process:
+        import os
+        import sys
+
+        if os.environ.get("PYTHONHASHSEED") != "0":  # as the pipeline's workers run
+            os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
+        one_process(args.one_process, args.seed, args.k)
+        return
 
     print("input drawing, ms per value:")
     for name, ms in bench_inputs().items():
@@ -145,14 +180,17 @@ def main() -> None:
     if out.exists() and not args.keep:
         shutil.rmtree(out)
     config = SynthConfig(n=args.n, seed=args.seed, k=args.k)
+    import resource
+
+    cpu = _cpu(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     summary = synthesize(config, out, workers=args.workers)
     wall = time.perf_counter() - t
+    cpu = _cpu(resource.RUSAGE_CHILDREN) - cpu  # the workers and their second interpreters, reaped at the end
     tp = summary["throughput"]
     print(f"\nsynthesize --n {args.n} --workers {args.workers} --inputs-per-program {args.k}: {wall:.1f} s wall")
     print(f"  accepted programs per second: {tp['accepted_per_second']} (each with {args.k} inputs, full traces, traced twice)")
-    print(f"  wall seconds for the whole command (spawn, shards, summary): {wall:.1f}")
-    print(f"  accepted per worker-second:   {summary['accepted_per_worker_second']}")
+    print(f"  accepted per CPU-second: {tp['accepted_this_invocation'] / cpu:.1f} ({cpu:.1f} CPU-s of workers and their second interpreters)")
     print(f"  accepted {summary['accepted']} of {summary['rows']} rows; attempt acceptance {summary['acceptance_rate']}")
     cov = summary["catalog_coverage"]
     print(f"  catalog coverage: {cov['entries_used']}/{cov['entries_total']} = {cov['fraction']:.1%}")

@@ -95,8 +95,9 @@ class Hints:
     Drawing with hints (:func:`draw_inputs` ``hints=``), a scalar is, some of the
     time, built around one of them: a top-level string with a literal spliced in
     (its length unchanged), a short string or dict key that is a literal, an int
-    next to one; and a top-level string sometimes takes a style (all digits, upper,
-    title, capitalized) that string predicates test for. Conditions such as
+    next to one; and a top-level string sometimes takes a style (all digits, letters only,
+    upper, lower, title, capitalized, all spaces, a non-ASCII or an unprintable character)
+    that string predicates test for. Conditions such as
     ``if 'an' in word`` or ``if text.isdigit()`` then go both ways across the draws,
     where uniform draws almost never make them true (half of the synthesized
     programs used to be rejected for a constant output). The literals are the
