@@ -94,9 +94,9 @@ def synthesize(n: int, seed: int, levels_text: str, k: int, workers: int | None,
     else:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        bar = Progress(TextColumn("synthesize"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
+        bar = Progress(TextColumn("synthesize"), BarColumn(), MofNCompleteColumn(), TextColumn("programs"),
                        TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
-        task = bar.add_task("rows", total=n)
+        task = bar.add_task("programs", total=n)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done)
@@ -111,7 +111,7 @@ def synthesize(n: int, seed: int, levels_text: str, k: int, workers: int | None,
         raise click.ClickException(str(exc)) from None
     cov = summary["catalog_coverage"]
     click.echo(
-        f"{summary['accepted']} programs in {config.n_shards} shard(s) under {out}; "
+        f"{summary['accepted']} programs in {summary['shards']} shard(s) under {out} ({summary['rows']} rows tried); "
         f"acceptance {summary['acceptance_rate']}, catalog coverage {cov['entries_used']}/{cov['entries_total']}, "
         f"structural uniqueness {summary['structural_uniqueness']}, "
         f"{summary['throughput']['accepted_per_second']} programs/s this run"

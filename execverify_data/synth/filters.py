@@ -14,8 +14,9 @@ see :data:`REASONS`):
 * ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
 * ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
   (the checker is the judge; a failure here is a generator bug, counted).
-* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
-  before in the same shard.
+* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) is that of a
+  program an earlier row of the run kept (:func:`evaluate` checks a ``seen`` set when given one;
+  a synthesis run decides it in its parent, where shards are finished in row order).
 * ``nondeterministic``: a second run of every kept input, in another interpreter with another
   hash seed (:mod:`execverify_data.synth.retrace`), gives an identical trace; a rerun in the
   same process could not see traces that depend on the order of a set of strings.
