@@ -24,7 +24,7 @@ page. Value texts are cut at ``max_value_chars``; if the embedded data would sti
 >>> source = "def f(xs):\\n    total = 0\\n    for x in xs:\\n        total += x\\n    return total\\n"
 >>> data = page_data(source, trace_call(source, "f([1, 2])"), call="f([1, 2])")
 >>> data["total"], data["steps"]["line"], data["sampling"]
-(6, [2, 3, 4, 3, 4, 3, 5], None)
+(7, [2, 3, 4, 3, 4, 3, 5], None)
 """
 
 from __future__ import annotations
@@ -303,8 +303,8 @@ def render_page(source: str, trace, *, call: str, **options) -> str:
 
     >>> from execverify_data.trace import trace_call
     >>> page = render_page("def f():\\n    return '</script>'\\n", trace_call("def f():\\n    return '</script>'\\n", "f()"), call="f()")
-    >>> page.count("</script>"), "http://" in page or "https://" in page
-    (1, False)
+    >>> page.count("</script>"), "http://" in page or "https://" in page  # the data element's and the code's
+    (2, False)
     """
     data = page_data(source, trace, call=call, **options)
     template = resources.files(__package__).joinpath(_TEMPLATE).read_text(encoding="utf-8")

@@ -44,7 +44,7 @@ def view(target: Path, row_id: str | None, call: str | None, output: Path, trust
     from execverify_data.view import view_call, view_row
 
     if not output.parent.is_dir():
-        raise click.UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
+        raise click.UsageError(f"cannot write {output}: {output.parent} is not an existing folder")
     try:
         if target.is_dir():
             if call is not None or trusted_call:
