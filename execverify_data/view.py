@@ -81,10 +81,7 @@ def _question_event(question, trace, lines: dict) -> int | None:
     kind = question.kind
     if kind in (Kind.IO, Kind.OI):
         return len(trace.events) - 1 if trace.events else None
-    if kind is Kind.COVERAGE:
-        found = lines.get((question.line, 1))
-        return found
-    return lines.get((question.line, question.k))
+    return lines.get((question.line, 1 if kind is Kind.COVERAGE else question.k))
 
 
 def _question_agrees(question, trace, event: int | None) -> bool:
@@ -165,29 +162,29 @@ def page_data(
     for name, value in (("max_events", max_events), ("max_value_chars", max_value_chars)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
-    from execverify_data.questions import load_verification, question_text
+    from execverify_data.questions import load_verification
 
-    if questions is not None and not isinstance(questions, (list, tuple)):
-        questions = load_verification(questions).questions
-    questions = tuple(questions or ())
-    events = trace.events
-    lines: dict[tuple[int, int], int] = {}
-    for index, event in enumerate(events):
-        lines[(event.line, event.occurrence)] = index
+    if not isinstance(questions, (list, tuple)):
+        verification = load_verification(questions)
+        questions = verification.questions if verification is not None else ()
+    questions = tuple(questions)
+    lines = {(event.line, event.occurrence): index for index, event in enumerate(trace.events)}
     asked = [_question_event(q, trace, lines) for q in questions]
+    parents = _stack_parents(trace)
     while True:
-        data = _build(source, trace, call, questions, asked, title, row, max_events, max_value_chars, question_text)
+        data = _build(source, trace, call, questions, asked, parents, title, row, max_events, max_value_chars)
         size = len(_dump(data).encode("utf-8"))
         if size <= MAX_DATA_BYTES or (max_events <= 16 and max_value_chars <= 16):
             return data
         max_events, max_value_chars = max(16, max_events // 2), max(16, max_value_chars // 2)
 
 
-def _build(source, trace, call, questions, asked, title, row, max_events, max_value_chars, question_text) -> dict:
+def _build(source, trace, call, questions, asked, parents, title, row, max_events, max_value_chars) -> dict:
+    from execverify_data.questions import question_text
+
     events = trace.events
     total = len(events)
     kept = _kept_events(total, max_events, [i for i in asked if i is not None])
-    parents = _stack_parents(trace)
     position = {index: n for n, index in enumerate(kept)}
 
     functions: dict[str, int] = {}

@@ -229,3 +229,22 @@ def test_100k_event_trace_loads_and_steps_within_bound(browser, tmp_path):
     # bounds far above what an idle machine needs (about 0.3 s, 0.2 s, 1 s): a shared CI machine is slow
     assert load_s < 20 and forward_s < 30 and back_s < 30 and now["renderMs"] < 250
     no_console_errors(browser)
+
+
+def test_exception_and_empty_traces_render(browser, tmp_path):
+    from execverify_data.trace import Status, Trace
+
+    source = "def f(xs):\n    n = len(xs)\n    return xs[n]\n"
+    path, trace = write_page(tmp_path, source, "f([1])")
+    assert trace.status is Status.EXCEPTION
+    open_page(browser, path)
+    press(browser, Keys.END)
+    assert shown(browser)["line"] == 3
+    assert browser.find_element(By.ID, "result").text.endswith("IndexError: list index out of range")
+    screenshot(browser, tmp_path, "view-exception")
+    empty = tmp_path / "empty.html"
+    empty.write_text(view.render_page(source, Trace(Status.TIMEOUT), call="f([1])"), encoding="utf-8")
+    open_page(browser, empty)
+    assert "no events" in browser.find_element(By.ID, "step-info").text
+    assert "The trace has no events (status timeout)." in browser.find_element(By.ID, "notices").text
+    no_console_errors(browser)
