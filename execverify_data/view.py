@@ -126,7 +126,8 @@ def _stack_parents(trace) -> list[int]:
     for index, event in enumerate(trace.events):
         depth = event.depth
         del current[depth:]
-        parents.append(current[depth - 1] if depth and len(current) >= depth else -1)
+        current += [-1] * (depth - len(current))  # (a caller with no event yet: not shown)
+        parents.append(current[depth - 1] if depth else -1)
         current.append(index)
     return parents
 
