@@ -151,7 +151,7 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer):
     every filter; ``counts`` says what its attempts met (``attempts``, ``generated``,
     ``generation_failed``, a rejection reason per failed attempt, ``input_raised``, ``row_given_up``).
     """
-    from execverify_data.synth.exprs import GenFail
+    from execverify_data.synth.generator import GenFail
     from execverify_data.synth.filters import FilterConfig, evaluate
     from execverify_data.synth.generator import generate, spec_for
 

@@ -36,7 +36,7 @@ from dataclasses import KW_ONLY, asdict, dataclass, fields
 from execverify_data import catalog
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["CONTROL_FLOW", "LEVELS", "ConstraintSpec", "level_spec"]
+__all__ = ["CONTROL_FLOW", "LEVELS", "ConstraintSpec", "level_of", "level_spec"]
 
 #: The statements a control-flow chain is made of; ``if-elif`` is an ``if`` with an ``elif``.
 CONTROL_FLOW: tuple[str, ...] = ("if", "for", "while", "if-elif")
@@ -182,14 +182,44 @@ def level_spec(level: int, target: str, rng: random.Random, *, min_size: int = 6
         raise InvalidArgument(f"level must be an int from 1 to 6 ({LEVELS}), got {level!r}")
     if not isinstance(rng, random.Random):
         raise InvalidArgument(f"rng must be a random.Random (e.g. random.Random(seed)), got {type(rng).__name__}")
-    depth = {1: 0, 2: 0, 3: 1, 4: 2, 5: 3, 6: 3}[level]
+    depth = _CHAIN_DEPTH[level]
+    chain: list[str] = []
+    for _ in range(depth):
+        weights = _NEXT_STEP[chain[-1] if chain else None]
+        chain.append(rng.choices(CONTROL_FLOW, weights=[weights[k] for k in CONTROL_FLOW])[0])
     return ConstraintSpec(
         target,
-        nested_depth=rng.randint(1, 2),
+        nested_depth=1 if rng.random() < 0.7 else 2,
         other_methods=level >= 2,
-        control_flow=tuple(rng.choice(CONTROL_FLOW) for _ in range(depth)),
+        control_flow=tuple(chain),
         helper_depth=1 if level == 6 else 0,
         n_params=rng.randint(1, 2),
         min_size=min_size,
         max_size=max_size,
     )
+
+
+#: control-flow steps per level (levels 1-2: none; 3-5: one to three; 6: three and a helper)
+_CHAIN_DEPTH = {1: 0, 2: 0, 3: 1, 4: 2, 5: 3, 6: 3}
+#: how often each step follows the previous one in a drawn chain: every chain can be drawn, the ones
+#: people write (a test inside a loop, nested loops over two inputs) most often
+_NEXT_STEP: dict[str | None, dict[str, int]] = {
+    None: {"for": 40, "while": 20, "if": 25, "if-elif": 15},
+    "for": {"for": 15, "while": 10, "if": 45, "if-elif": 30},
+    "while": {"for": 15, "while": 5, "if": 50, "if-elif": 30},
+    "if": {"for": 40, "while": 20, "if": 25, "if-elif": 15},
+    "if-elif": {"for": 40, "while": 20, "if": 30, "if-elif": 10},
+}
+
+
+def level_of(spec: ConstraintSpec) -> int:
+    """The ExecVerify level a spec corresponds to (1-6): the one place levels are defined from specs.
+
+    >>> level_of(ConstraintSpec("str.split", control_flow=("for", "if")))
+    4
+    """
+    if spec.helper_depth:
+        return 6
+    if spec.control_flow:
+        return 2 + len(spec.control_flow)
+    return 2 if spec.other_methods else 1

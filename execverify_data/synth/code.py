@@ -1,0 +1,106 @@
+"""Code as the generator writes it: typed value expressions and statement blocks, rendered to source.
+
+A :class:`Val` is an expression's text with its grain (:mod:`.vocab`) and the names it reads; a
+block is a list of statements, each a line of text or a compound :class:`Stmt` (a header, its
+body and its ``elif``/``else`` parts). :func:`render` turns functions into source, through
+``ast`` so that the text is what ``ast.unparse`` writes (the checker, the tracer and the
+questions all read that text).
+
+>>> body = [Stmt("for word in words:", [Stmt("if len(word) > 3:", ["count += 1"])]), "return count"]
+>>> print(render([("count_long", "words: list[str]", "int", ["count = 0", *body])]))
+def count_long(words: list[str]) -> int:
+    count = 0
+    for word in words:
+        if len(word) > 3:
+            count += 1
+    return count
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Val", "Stmt", "render", "atom", "names_read"]
+
+_ATOMIC = (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
+
+
+def atom(text: str) -> str:
+    """``text`` in parentheses unless it is already an atom (a name, call, attribute, subscript, literal...),
+    so that it can take a method call or an index: ``atom('a + b') == '(a + b)'``."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return f"({text})"
+    return text if isinstance(node, _ATOMIC) else f"({text})"
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def names_read(text: str) -> frozenset[str]:
+    """The names an expression text reads (identifiers that are not attributes)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return frozenset(_NAME.findall(text))
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+
+
+@dataclass(frozen=True)
+class Val:
+    """A value expression: its ``text``, its ``grain`` and the names it reads."""
+
+    text: str
+    grain: str
+    reads: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, text: str, grain: str) -> Val:
+        return cls(text, grain, names_read(text))
+
+    @property
+    def atom(self) -> str:
+        return atom(self.text)
+
+
+@dataclass
+class Stmt:
+    """A compound statement: ``head`` (``'for x in xs:'``), its ``body``, then ``tail`` parts
+    ``[(head, body), ...]`` (``elif``/``else``)."""
+
+    head: str
+    body: list
+    tail: list = field(default_factory=list)
+
+
+def _lines(block: list, indent: int, out: list[str]) -> None:
+    pad = "    " * indent
+    for st in block:
+        if isinstance(st, Stmt):
+            out.append(pad + st.head)
+            _lines(st.body or ["pass"], indent + 1, out)
+            for head, body in st.tail:
+                out.append(pad + head)
+                _lines(body or ["pass"], indent + 1, out)
+        else:
+            out.append(pad + st)
+
+
+def render(functions: list[tuple[str, str, str, list]]) -> str:
+    """Source of ``(name, parameters text, return annotation, body)`` functions, as ``ast.unparse`` writes it.
+
+    Raises:
+        SyntaxError: a statement is not valid Python (a generator bug).
+    """
+    out: list[str] = []
+    for name, params, returns, body in functions:
+        if out:
+            out += ["", ""]
+        out.append(f"def {name}({params}) -> {returns}:")
+        _lines(body, 1, out)
+    tree = ast.parse("\n".join(out) + "\n")
+    return ast.unparse(tree) + "\n"

@@ -1,0 +1,906 @@
+"""Control-flow programs (levels 3-6): the spec's chain realized as the loops and tests of one computation.
+
+:class:`LoopBuilder` first *plans* the data the chain walks: for each loop step, a hop from the
+value in focus to its items (a list to its elements, a sentence to its words, a word to its
+characters, a dict to its items, a number to its digits...), chosen so that the target's use
+lands on a value of a grain it applies to. It then writes the chain from the outside in:
+
+* ``for``: over the focus's items (``for word in words``, ``for ch in text``, ``for word in
+  text.split()``, ``for name, count in stock.items()``, ``for i in range(n)``,
+  ``for i, x in enumerate(xs)``; sets through ``sorted``), the loop variable becoming the focus;
+* ``while``: the forms people write: an index walk (``i = 0`` / ``while i < len(xs)`` /
+  ``i += 1``), a digit loop (``while rest > 0`` / ``rest //= 10``), a stack, pool or dict that
+  empties (``while stack: x = stack.pop()``); each terminates by construction;
+* ``if`` / ``if-elif``: a test of the focus (the target's own test where the plan put it), the
+  chain going on in the first branch and another update of the result in the others;
+
+and the innermost block updates the accumulator (:mod:`.accumulators`) with a value of the focus
+(the target's use when it is a measure or a value), so every loop variable is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from execverify_data.synth import accumulators as accs
+from execverify_data.synth.code import Stmt, Val
+from execverify_data.synth.vocab import Form, element_grain, forms
+
+SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
+
+__all__ = ["LoopBuilder"]
+
+_NUMBERS = ("num", "count", "index", "byte", "number")
+_TEXTS = ("word", "char", "text", "line", "numstr", "digits")
+_SEQUENCES = ("text", "line", "word", "digits", "numstr", "words", "numstrs", "twords", "nums", "tnums", "amounts")
+_SET_GRAINS = ("ids", "tags", "fids", "ftags")
+
+#: how a ``for`` loop gets from a value of one grain to its items: grain -> [(item grain, how)]
+FOR_HOPS: dict[str, list[tuple[str, str]]] = {
+    "text": [("word", "split"), ("char", "iter")],
+    "line": [("word", "split_sep"), ("char", "iter")],
+    "word": [("char", "iter")], "digits": [("char", "iter")], "numstr": [("char", "iter")],
+    "words": [("word", "iter"), ("word", "enumerate")], "numstrs": [("numstr", "iter")], "twords": [("word", "iter")],
+    "tags": [("word", "sorted")], "ftags": [("word", "sorted")],
+    "nums": [("num", "iter"), ("num", "enumerate")], "tnums": [("num", "iter")],
+    "ids": [("num", "sorted")], "fids": [("num", "sorted")],
+    "table": [("word", "items_key"), ("num", "items_value")], "names": [("word", "items_value"), ("num", "items_key")],
+    "blob": [("byte", "iter"), ("blob", "split_bsep")],
+    "count": [("count", "range")],
+    "amounts": [("amount", "iter")],
+}
+#: the same for ``while`` loops
+WHILE_HOPS: dict[str, list[tuple[str, str]]] = {
+    **{g: [(element_grain(g), "index_walk")] for g in _SEQUENCES},
+    "number": [("num", "digits")],
+    **{g: [(element_grain(g), "sorted_walk")] for g in _SET_GRAINS + ("table",)},
+}
+#: parameter grains a chain may start from
+_SOURCES = ("words", "nums", "text", "line", "numstrs", "table", "names", "tnums", "twords", "ids", "tags", "fids",
+            "ftags", "blob", "word", "digits", "number", "count", "amounts")
+#: targets that are a ``while`` loop emptying a copy, and the grain the copy is made of
+_STRUCT = {"list.pop": ("nums", "words"), "set.pop": ("ids", "fids"), "dict.popitem": ("table",), "op.ifloordiv": ("number",)}
+_INDEXABLE = ("text", "word", "line", "digits", "numstr", "words", "nums", "numstrs", "tnums", "twords")
+
+
+@dataclass
+class _Plan:
+    source: str
+    hops: list  # per chain step: (item grain, how) for loops, None for tests
+    grains: list  # the focus grain at each chain step (before it)
+    cond_at: int  # chain step whose test is the target's (-1: an extra test innermost; -2: none)
+
+
+class LoopBuilder:
+    def __init__(self, gen):
+        from execverify_data.synth.generator import GenFail
+
+        self.g = gen
+        self.GenFail = GenFail
+        self.rng = gen.rng
+        self.names = gen.names
+        self.spec = gen.spec
+        self.chain = tuple(gen.spec.control_flow)
+        self.target = gen.target
+        self.acc: accs.Acc | None = None
+        self.mode = ""
+        self.tform: Form | None = None
+        self.secondary: accs.Acc | None = None
+        self.plan: _Plan | None = None
+        self.helper: _Helper | None = None
+        self.setup: Val | None = None  # a value computed before the loops (mode "setup")
+        self.setup_used = False
+        self.indexed = False  # the target's use is on the focus's first item
+        self.pre = False  # the target's use transforms the input before the loops
+
+    def fail(self, why: str):
+        raise self.GenFail(why)
+
+    # ------------------------------------------------------------------ plan
+    def choose_mode(self) -> None:
+        if self.target in _STRUCT:
+            self.mode = "struct"
+        elif self.target in accs.KINDS_FOR_TARGET:
+            self.mode = "acc"
+        else:
+            options = [f for f in forms(head=self.target) if f.role in ("pred", "measure", "map", "parts", "agg", "pair")]
+            if not options:
+                self.fail(f"{self.target} has no use in a loop")
+            self.tform = self.rng.choice(options)
+            self.mode = {"pred": "cond", "measure": "value", "map": "value", "parts": "iter", "agg": "result",
+                         "pair": "pair"}[self.tform.role]
+            if self.mode == "result":
+                collection = self.tform.gives in _COLLECTION_GIVES
+                if collection and (self.tform.head not in _FINISHERS or self.rng.random() < 0.6):
+                    self.mode = "iter"  # for x in sorted(xs), for x in a & b, for w in filter(None, words)
+                elif not collection and (self.tform.head not in _FINISHERS or self.rng.random() < 0.5):
+                    self.mode = "setup"  # top = max(nums), then a test or value reads it
+
+    def make_plan(self) -> _Plan:
+        """A walk of the chain (or of the chain with one more loop innermost, when the target's use needs a
+        loop the spec does not ask for: deeper nesting still meets the spec)."""
+        spec_chain = self.chain
+        extra = {"struct": ("while",), "iter": ("for",)}.get(self.mode, ("for",))
+        for chain in (spec_chain, spec_chain + extra):
+            self.chain = chain
+            sources = list(_SOURCES)
+            self.rng.shuffle(sources)
+            for source in sources:
+                plan = self._search(source, 0, [], [source])
+                if plan is not None:
+                    return plan
+        self.fail(f"no walk of the chain {spec_chain} reaches the target's use")
+
+    def _search(self, source: str, i: int, hops: list, grains: list) -> _Plan | None:
+        if i == len(self.chain):
+            cond_at = self._fits(hops, grains)
+            return None if cond_at is None else _Plan(source, list(hops), list(grains), cond_at)
+        step = self.chain[i]
+        here = grains[-1]
+        if step in ("if", "if-elif"):
+            return self._search(source, i + 1, hops + [None], grains + [here])
+        options = list((FOR_HOPS if step == "for" else WHILE_HOPS).get(here, []))
+        if step == "for" and self.mode == "iter" and here in self.tform.on:
+            item = _item_of(self.tform, here)
+            if item:
+                options.append((item, "target_parts"))
+        if step == "while" and self.mode == "iter" and here in self.tform.on:
+            item = _item_of(self.tform, here)
+            if item and _gives_of(self.tform, Val("x", here)) not in ("pairs", "items", "keys", "iter"):
+                options.append((item, "target_parts"))
+        if step == "while" and self.mode == "struct" and here in _STRUCT[self.target]:
+            options.append((element_grain(here) if self.target != "op.ifloordiv" else "num", "struct"))
+        self.rng.shuffle(options)
+        for item, how in options:
+            found = self._search(source, i + 1, hops + [(item, how)], grains + [item])
+            if found is not None:
+                return found
+        return None
+
+    def _fits(self, hops: list, grains: list) -> int | None:
+        """Whether the planned walk lets the target be used; for a test, the chain step that holds it
+        (-1: an extra test innermost; -2: not a test). Sets :attr:`indexed` when the use is on the first
+        item of the focus (``word[0].isupper()``) and :attr:`pre` when it is on the input before the loops
+        (``text = text.lower()``)."""
+        last, first = grains[-1], grains[0]
+        on = self.tform.on if self.tform else ()
+        self.indexed = self.pre = False
+        if self.mode in ("value", "pair"):
+            if last in on or (self.mode == "value" and self.tform.y == "elem" and len(grains) > 1
+                              and grains[-2] in on and element_grain(grains[-2]) == last):
+                return -2
+            if element_grain(last) in on and last in _INDEXABLE:
+                self.indexed = True
+                return -2
+            if self.mode == "value" and first in on and _gives_of(self.tform, Val("x", first)) == first and self.rng.random() < 0.7:
+                self.pre = True
+                return -2
+            return None
+        if self.mode == "cond":
+            spots = [i for i, step in enumerate(self.chain) if step in ("if", "if-elif") and grains[i] in on]
+            if spots:
+                return self.rng.choice(spots)
+            if last in on:
+                return -1
+            spots = [i for i, step in enumerate(self.chain) if step in ("if", "if-elif")
+                     and grains[i] in _INDEXABLE and element_grain(grains[i]) in on]
+            if spots:
+                self.indexed = True
+                return self.rng.choice(spots)
+            return None
+        if self.mode == "iter":
+            return -2 if any(h and h[1] == "target_parts" for h in hops) else None
+        if self.mode == "struct":
+            return -2 if any(h and h[1] == "struct" for h in hops) else None
+        if self.mode == "setup":
+            return -2 if first in on else None
+        return -2
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> list:
+        g = self.g
+        self.choose_mode()
+        self.plan = self.make_plan()
+        if self.spec.helper_depth:
+            self.helper = _Helper(self)
+        top = g.param(self.plan.source)
+        setup: list = []
+        if self.mode == "setup":
+            value, guard = g.use(self.tform, top, (top,))
+            name = self.names.fresh(_SETUP_NAMES.get(self.tform.head, "pivot"))
+            expr = value.text if not guard else f"{value.text} if {guard} else {_zero(value.grain)}"
+            setup.append(f"{name} = {expr}")
+            g.note(expr)
+            self.setup = _v(name, value.grain)
+        walked = top
+        if self.pre:
+            value, guard = g.use(self.tform, top, (top,))
+            name = self.names.fresh(_PRE_NAMES.get(self.tform.role, "cleaned"))
+            setup.append(f"{name} = {value.text}" if not guard else f"{name} = {value.text} if {guard} else {top.text}")
+            g.note(value.text)
+            walked = _v(name, top.grain)
+        body = self.block(0, walked, (top, walked) if walked is not top else (top,))
+        if self.setup is not None and self.setup.text not in _reads(body):
+            self.fail("the set-up value is never read")
+        body = setup + body
+        if not g.placed:
+            self.fail("the target found no place")
+        acc = self.acc
+        init = list(acc.init) + (self.secondary.init if self.secondary else [])
+        tail = list(acc.finish)
+        if acc.early:
+            if self.secondary is not None:
+                self.fail("an early return with a second counter")
+            tail.append(f"return {acc.default}")
+        else:
+            returns = acc.returns if self.secondary is None else f"{acc.returns}, {self.secondary.returns}"
+            tail.append(f"return {returns}")
+        name = self.names.fresh(_name_for(acc, top))
+        functions = []
+        if self.helper is not None:
+            if not self.helper.defined:
+                self.fail("the helper was never called")
+            functions.append(self.helper.function())
+        functions.append((name, SIGNATURE, _annotation(acc, self.secondary), init + body + tail))
+        return functions
+
+    def block(self, i: int, focus: Val, context: tuple[Val, ...]) -> list:
+        if i == len(self.chain):
+            if self.mode == "cond" and self.plan.cond_at == -1 and not self.g.placed:
+                return [Stmt(f"if {self.target_test(focus, context)}:", self.action(focus, context))]
+            return self.action(focus, context)
+        step = self.chain[i]
+        if step == "for":
+            return self.for_step(i, focus, context)
+        if step == "while":
+            return self.while_step(i, focus, context)
+        return self.if_step(i, focus, context)
+
+    # ---------------------------------------------------------------- for
+    def for_step(self, i: int, focus: Val, context) -> list:
+        item_grain, how = self.plan.hops[i]
+        names, g, rng = self.names, self.g, self.rng
+        src = focus.text
+        new: list[Val]
+        if how == "target_parts":
+            value, guard = g.use(self.tform, focus, context)
+            if guard:
+                self.fail("parts with a guard")
+            head, new = self._walk(value, item_grain)
+        elif how == "split":
+            var = names.fresh(rng.choice(("word", "token")))
+            head, new = f"for {var} in {src}.split():", [_v(var, "word")]
+            g.mark("str.split")
+        elif how == "split_sep":
+            var = names.fresh(rng.choice(("field", "part", "item")))
+            head, new = f"for {var} in {src}.split({rng.choice(_SEPS)!r}):", [_v(var, "word")]
+            g.mark("str.split")
+        elif how == "split_bsep":
+            var = names.fresh(rng.choice(("chunk", "part")))
+            head, new = f"for {var} in {src}.split({rng.choice((b',', b' ', b'-'))!r}):", [_v(var, "blob")]
+            g.mark("bytes.split")
+        elif how == "sorted":
+            var = names.element(src, focus.grain)
+            head, new = f"for {var} in sorted({src}):", [_v(var, item_grain)]
+            g.mark("builtin.sorted")
+        elif how in ("items_key", "items_value"):
+            k = names.element(src, focus.grain) if focus.grain == "table" else names.fresh("key")
+            v = names.fresh(rng.choice(("qty", "amount", "value"))) if focus.grain == "table" else names.fresh("name")
+            kv = (_v(k, "word"), _v(v, "num")) if focus.grain == "table" else (_v(k, "num"), _v(v, "word"))
+            head = f"for {k}, {v} in {src}.items():"
+            g.mark("dict.items")
+            # the other half of the item stays in context; the planned grain is the focus
+            new = [x for x in kv if x.grain != item_grain] + [x for x in kv if x.grain == item_grain]
+        elif how == "range":
+            var = names.fresh(rng.choice(("i", "step")))
+            if rng.random() < 0.3:
+                head = f"for {var} in range(1, {src} + 1):"
+            else:
+                head = f"for {var} in range({src}):"
+            new = [_v(var, "count")]
+            g.mark("builtin.range")
+        elif how == "enumerate":
+            idx, var = names.fresh("i"), names.element(src, focus.grain)
+            start = ", 1" if rng.random() < 0.3 else ""
+            head, new = f"for {idx}, {var} in enumerate({src}{self.maybe_slice(i, focus)}{start}):", [_v(idx, "index"), _v(var, item_grain)]
+            g.mark("builtin.enumerate")
+        else:  # iter
+            var = names.element(src, focus.grain)
+            head, new = f"for {var} in {src}{self.maybe_slice(i, focus)}:", [_v(var, item_grain)]
+        self.g.note(head[4:].rstrip(":").split(" in ", 1)[-1])
+        body = self.block(i + 1, new[-1], context + tuple(new))
+        return [Stmt(head, body)]
+
+    def maybe_slice(self, i: int, focus: Val) -> str:
+        """In the first loop over an input, when the spec wants a second parameter: ``[:limit]`` that
+        stays only if that parameter is not found another use (:meth:`_Gen.resolve`)."""
+        if i != _first_loop(self.chain) or self.spec.n_params < 2 or focus.grain not in _INDEXABLE:
+            return ""
+        return f"[:{self.g.liftable('count', '')}]"
+
+    def _walk(self, value: Val, item_grain: str) -> tuple[str, list[Val]]:
+        names = self.names
+        if value.grain == "pairs":
+            a, b = names.fresh("first"), names.fresh("second")
+            return f"for {a}, {b} in {value.text}:", [_v(a, "word"), _v(b, item_grain)]
+        if value.grain == "items":
+            k, v = names.fresh("key"), names.fresh("value")
+            return f"for {k}, {v} in {value.text}:", [_v(v, "num"), _v(k, item_grain)]
+        var = names.fresh({"word": "part", "count": "i", "char": "ch", "blob": "chunk"}.get(item_grain, "item"))
+        return f"for {var} in {value.text}:", [_v(var, item_grain)]
+
+    # ---------------------------------------------------------------- while
+    def while_step(self, i: int, focus: Val, context) -> list:
+        item_grain, how = self.plan.hops[i]
+        names, g, rng = self.names, self.g, self.rng
+        src = focus.text
+        if how == "digits" or (how == "struct" and self.target == "op.ifloordiv"):
+            rest = names.fresh(rng.choice(("rest", "n", "value")))
+            d = names.fresh("digit")
+            dv = _v(d, "num")
+            body = [f"{d} = {rest} % 10"] + self.block(i + 1, dv, context + (dv,)) + [f"{rest} //= 10"]
+            g.mark("op.ifloordiv")
+            return [f"{rest} = abs({src})" if rng.random() < 0.3 else f"{rest} = {src}", Stmt(f"while {rest} > 0:", body)]
+        if how == "target_parts":
+            value, guard = g.use(self.tform, focus, context)
+            if guard:
+                self.fail("parts with a guard")
+            parts = names.fresh(rng.choice(("parts", "pieces", "items")))
+            idx = names.fresh(rng.choice(("i", "pos")))
+            var = names.fresh({"word": "part", "char": "ch", "num": "num", "blob": "chunk", "count": "value"}.get(item_grain, "item"))
+            iv, ev = _v(idx, "index"), _v(var, item_grain)
+            self.g.note(value.text)
+            text = _materialize(value.text)
+            body = [f"{var} = {parts}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
+            return [f"{parts} = {text}", f"{idx} = 0", Stmt(f"while {idx} < len({parts}):", body)]
+        if how == "index_walk":
+            idx = names.fresh(rng.choice(("i", "pos", "idx")))
+            var = names.element(src, focus.grain)
+            iv, ev = _v(idx, "index"), _v(var, item_grain)
+            body = [f"{var} = {src}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
+            return [f"{idx} = 0", Stmt(f"while {idx} < len({src}):", body)]
+        if how == "sorted_walk":
+            items = names.fresh("ordered")
+            idx = names.fresh("i")
+            var = names.element(src, focus.grain)
+            ev = _v(var, item_grain)
+            body = [f"{var} = {items}[{idx}]"] + self.block(i + 1, ev, context + (ev,)) + [f"{idx} += 1"]
+            g.mark("builtin.sorted")
+            return [f"{items} = sorted({src})", f"{idx} = 0", Stmt(f"while {idx} < len({items}):", body)]
+        if how == "struct":
+            t = self.target
+            g.placed = True
+            if t == "list.pop":
+                stack = names.fresh(rng.choice(("stack", "pending", "todo")))
+                var = names.element(src, focus.grain)
+                ev = _v(var, item_grain)
+                pop = f"{stack}.pop()" if rng.random() < 0.7 else f"{stack}.pop(0)"
+                return [f"{stack} = list({src})", Stmt(f"while {stack}:", [f"{var} = {pop}"] + self.block(i + 1, ev, context + (ev,)))]
+            if t == "set.pop":
+                pool = names.fresh("pool")
+                var = names.fresh("num")
+                ev = _v(var, "num")
+                return [f"{pool} = set({src})", Stmt(f"while {pool}:", [f"{var} = {pool}.pop()"] + self.block(i + 1, ev, context + (ev,)))]
+            pending = names.fresh("pending")
+            k, v = names.fresh("key"), names.fresh("value")
+            kv, vv = _v(k, "word"), _v(v, "num")
+            return [f"{pending} = dict({src})",
+                    Stmt(f"while {pending}:", [f"{k}, {v} = {pending}.popitem()"] + self.block(i + 1, vv, context + (kv, vv)))]
+        self.fail(f"no while {how}")
+
+    # ---------------------------------------------------------------- if / if-elif
+    def if_step(self, i: int, focus: Val, context) -> list:
+        rng = self.rng
+        step = self.chain[i]
+        if self.mode == "cond" and self.plan.cond_at == i and not self.g.placed:
+            test = self.target_test(focus, context)
+        else:
+            test = self.test(focus, context)
+        self.g.note(test)
+        body = self.block(i + 1, focus, context)
+        tail = []
+        early = self.acc is not None and self.acc.early
+        if step == "if-elif":
+            other = self.test(focus, context, avoid={test})
+            g = self.g
+            g.note(other)
+            tail.append((f"elif {other}:", self.other_action(focus, context, test)))
+            if rng.random() < 0.35 and not early:
+                arm = self.other_action(focus, context, test, second=True)
+                if arm != tail[0][1]:
+                    tail.append(("else:", arm))
+        elif i == len(self.chain) - 1 and rng.random() < 0.35 and not early:
+            arm = self.other_action(focus, context, test)
+            if arm != body:
+                tail.append(("else:", arm))
+        return [Stmt(f"if {test}:", body, tail)]
+
+    def target_test(self, focus: Val, context) -> str:
+        g = self.g
+        if self.indexed and focus.grain not in self.tform.on:
+            focus = _first_item(focus, self.rng)
+        for v in (focus, *reversed(context)):
+            if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
+                value, guard = g.use(self.tform, v, context)
+                text = value.text if not guard else f"{guard} and {value.text}"
+                return self.maybe_helper_test(text, v)
+        self.fail("the target's test finds no subject")
+
+    def test(self, focus: Val, context, *, avoid: set[str] = frozenset()) -> str:
+        """A test of the focus that the inputs can make go both ways."""
+        rng, g = self.rng, self.g
+        candidates: list = []
+        for f in g.forms_on(focus.grain, "pred"):
+            if g.can_second(f, focus.grain, context):
+                candidates.append(f)
+        if self.setup is not None and not self.setup_used:
+            test = _against(focus, self.setup, rng)
+            if test is not None and test not in avoid:
+                self.setup_used = True
+                return test
+        cmp = _threshold(focus, self.spec, rng, g)
+        if g.wants_marker():
+            candidates = [f for f in candidates if _has_param_slot(f) or f.y] or candidates
+        for _ in range(10):
+            if cmp is not None and (not candidates or rng.random() < 0.3):
+                text = cmp
+            else:
+                if not candidates:
+                    break
+                value, guard = g.use(rng.choice(candidates), focus, context)
+                text = value.text if not guard else f"{guard} and {value.text}"
+            if text not in avoid:
+                return self.maybe_helper_test(text, focus)
+            cmp = _threshold(focus, self.spec, rng, g)
+        self.fail(f"no test for {focus.grain}")
+
+    def maybe_helper_test(self, text: str, subject: Val) -> str:
+        if self.helper is not None and not self.helper.defined and self.rng.random() < 0.6:
+            return self.helper.predicate(text, subject)
+        return text
+
+    # ---------------------------------------------------------------- innermost
+    def action(self, focus: Val, context) -> list:
+        g = self.g
+        body: list = []
+        if self.mode == "pair" and not g.placed:
+            if self.indexed and focus.grain not in self.tform.on:
+                focus = _first_item(focus, self.rng)
+            value, guard = g.use(self.tform, focus, context)
+            names = [self.names.fresh(p) for p in (("head", "sep", "tail") if value.grain in ("triple", "btriple") else ("q", "r"))]
+            body.append(f"{', '.join(names)} = {value.text}")
+            keep = names[0] if value.grain != "pairnum" else names[1]
+            grain = {"triple": "word", "btriple": "blob", "pairnum": "num"}[value.grain]
+            focus = _v(keep, grain)
+            context = context + (focus,)
+        value = self.value(focus, context)
+        if self.acc is None:
+            self.acc = self.choose_acc(value, focus, context)
+        if value is not None and self.acc.needs and not self.acc.accepts(value.grain):
+            self.fail(f"{self.acc.kind} cannot take {value.grain}")
+        key = self.key_for(focus, context, value) if self.acc.kind in ("group", "index") else None
+        value = self.deepen(value, key)
+        body += self.acc.update(value, key)
+        if self.mode == "result" and not g.placed:
+            self.place_result()
+        return body
+
+    def deepen(self, value: Val | None, key: Val | None) -> Val | None:
+        """Reach the spec's nested-call depth inside the update, with steps that mean something: a plain
+        item first gets a use of its own (``word`` -> ``word.lower()``), then a wrapper from
+        :data:`_WRAPPERS` (``len(set(word.lower()))``: distinct letters; ``''.join(sorted(word))``: the
+        letters in order) that the accumulator can take."""
+        from execverify_data.synth.generator import _depth
+
+        need = self.spec.nested_depth
+        for _ in range(3):
+            if value is None or max(_depth(_text_of(self.acc.update(value, key))), self.g.depth_so_far) >= need:
+                return value
+            if value.text.isidentifier():
+                options = [f for f in self.g.forms_on(value.grain, "map") + self.g.forms_on(value.grain, "measure")
+                           if not f.guard and not f.y and f.text.startswith("{x}.") and self.acc.accepts(_gives_of(f, value))]
+                if options:
+                    value, _ = self.g.use(self.rng.choice(options), value)
+                    continue
+            wrappers = [(t, grain) for t, grain in _WRAPPERS.get(value.grain, ()) if self.acc.accepts(grain)
+                        and not (t.startswith("len(") and _keeps_length(value.text))]
+            if not wrappers:
+                return value
+            template, grain = self.rng.choice(wrappers)
+            value = Val.of(template.format(v=value.text), grain)
+        return value
+
+    def value(self, focus: Val, context) -> Val | None:
+        """What the innermost block feeds the accumulator: the target's use, or a use of the focus."""
+        rng, g = self.rng, self.g
+        if self.mode == "value" and not g.placed:
+            if self.indexed and focus.grain not in self.tform.on:
+                focus = _first_item(focus, rng)
+            subjects = [focus] + [v for v in reversed(context) if v.grain in self.tform.on and self.tform.y == "elem"]
+            for v in subjects:
+                if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
+                    value, guard = g.use(self.tform, v, context)
+                    if guard:
+                        value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
+                    return self.maybe_helper_value(value, v)
+            self.fail("the target's value finds no subject")
+        if self.acc is not None and not self.acc.needs:
+            return None
+        if self.setup is not None and not self.setup_used:
+            joined = _combine_with(focus, self.setup)
+            if joined is not None:
+                self.setup_used = True
+                return joined
+        options = [f for f in g.forms_on(focus.grain, "map") + g.forms_on(focus.grain, "measure")
+                   if not f.guard and g.can_second(f, focus.grain, context)]
+        if self.acc is not None:
+            options = [f for f in options if self.acc.accepts(_gives_of(f, focus))]
+        if g.wants_marker():
+            options = [f for f in options if _has_param_slot(f)] or options
+        if not options or (rng.random() < 0.4 and not g.wants_marker()):
+            value = focus
+        else:
+            value, _ = g.use(rng.choice(options), focus, context)
+        return self.maybe_helper_value(value, focus)
+
+    def maybe_helper_value(self, value: Val, subject: Val) -> Val:
+        if self.helper is not None and not self.helper.defined and subject.text in value.reads and value.text != subject.text:
+            return self.helper.transform(value, subject)
+        return value
+
+    def key_for(self, focus: Val, context, value: Val) -> Val:
+        g = self.g
+        opts = [f for f in g.forms_on(focus.grain, "measure") + g.forms_on(focus.grain, "map")
+                if not f.guard and not f.y and _gives_of(f, focus) in _NUMBERS + _TEXTS]
+        if not opts:
+            return focus
+        key, _ = g.use(self.rng.choice(opts), focus, context)
+        return key
+
+    def choose_acc(self, value: Val | None, focus: Val, context) -> accs.Acc:
+        rng, g = self.rng, self.g
+        grain = value.grain if value is not None else focus.grain
+        if self.mode == "acc":
+            kinds = [k for k in accs.KINDS_FOR_TARGET[self.target] if k in accs.BUILDERS]
+        elif self.mode == "result":
+            kinds = ["collect", "dedupe", "seen", "join"]
+        elif grain in _NUMBERS or grain == "amount":
+            kinds = ["total", "total", "best", "collect", "tally", "worst", "first", "seen"]
+        elif grain in _TEXTS:
+            kinds = ["collect", "build", "join", "tally", "seen", "dedupe", "longest", "first", "group"]
+        elif grain == "blob":
+            kinds = ["collect", "first"]
+        else:
+            kinds = ["collect"]
+        if self.mode == "cond":
+            kinds = kinds + ["count", "count", "first", "any", "partition"]
+        if not any(step in ("for", "while") for step in self.chain):
+            kinds = ["choose"]  # no loop: each branch returns its own value (an accumulator needs a loop)
+        rng.shuffle(kinds)
+        params = {p.name for p in g.params}
+        for kind in kinds:
+            wants = _SUBJECT_GRAINS.get(kind, ("words", "nums", "ids", "tags", "table"))
+            subject = next((v for v in context if v.text in params and v.grain in wants), None)
+            first = f"{context[0].text}[0]" if context and context[0].grain == "words" else ""
+            if kind.startswith("remaining") and subject is None:
+                continue
+            if kind == "common" and not first:
+                continue
+            if kind == "choose":
+                subject = context[0]
+            acc = accs.make(kind, self.names, rng, value_grain=grain, first_value=first, subject=subject,
+                            copy=self.target.endswith(".copy"))
+            if acc.needs and not acc.accepts(grain):
+                continue
+            if self.mode == "acc" or (self.target == "list.append" and "append(" in "".join(map(str, acc.update(_v("x", grain))))):
+                g.placed = True
+            return acc
+        self.fail(f"no accumulator takes {grain}")
+
+    def other_action(self, focus: Val, context, test: str, *, second: bool = False) -> list:
+        """What an ``elif``/``else`` arm does: another update of the result, else a second counter."""
+        acc = self.acc
+        if acc is not None and acc.kind == "choose":
+            options = [f for f in self.g.forms_on(focus.grain, "map") + self.g.forms_on(focus.grain, "measure")
+                       if not f.guard and not f.y and _gives_of(f, focus) == acc.gives]
+            if options:
+                value, _ = self.g.use(self.rng.choice(options), focus, context)
+                return acc.other(value)
+            self.fail("no other value to choose")
+        if acc is not None and not second:
+            value = focus if not acc.needs or acc.accepts(focus.grain) else None
+            if value is not None:
+                arm = acc.other(value)
+                if arm:
+                    return arm
+        if self.secondary is None:
+            self.secondary = accs.make("count", self.names, self.rng)
+            self.secondary.returns = self.secondary.name
+        return [f"{self.secondary.name} += 1"]
+
+    def place_result(self) -> None:
+        """The target's whole-collection use applied to the accumulator in the return statement."""
+        acc, form, g = self.acc, self.tform, self.g
+        if acc.early or acc.gives not in form.on or form.y:
+            self.fail("the result does not fit the target's use")
+        value, guard = g.fill(form, Val(acc.returns, acc.gives, frozenset({acc.returns})), lift=True)
+        if guard:
+            value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
+        acc.returns = value.text
+        g.placed = True
+
+
+_SEPS = (",", ";", "-", "|")
+#: what an aggregate gives when it is a collection a loop can walk
+_COLLECTION_GIVES = ("same", "listof", "words", "nums", "numstrs", "setof", "fsetof", "tupleof", "blobs", "table",
+                     "pairs")
+#: aggregates that read naturally as the last step of a function (``return sorted(result)``)
+_FINISHERS = ("builtin.sorted", "str.join", "builtin.max", "builtin.min", "builtin.sum", "builtin.len", "builtin.tuple",
+              "builtin.dict", "builtin.set", "bytes.join")
+#: what a kind that starts from the input needs the input to be
+_SUBJECT_GRAINS = {"remaining": ("ids", "tags", "words", "nums"), "remaining_checked": ("ids", "tags", "words", "nums"),
+                   "remaining_many": ("tags", "words"), "remaining_list": ("words", "nums", "twords", "tnums"),
+                   "remaining_dict": ("table", "names"), "remaining_del": ("table", "names")}
+_PRE_NAMES = {"map": "cleaned", "measure": "value"}
+_SETUP_NAMES = {"builtin.max": "top", "builtin.min": "low", "builtin.sum": "total", "builtin.len": "size",
+                "builtin.next": "first", "op.getitem": "pivot", "dict.get": "base", "list.index": "where",
+                "tuple.index": "where", "builtin.any": "flag", "builtin.all": "every", "list.count": "zeros",
+                "tuple.count": "ones"}
+
+
+def _item_of(form: Form, here: str) -> str | None:
+    """The item grain of a loop over ``form`` applied to a value of grain ``here``."""
+    from execverify_data.synth.generator import _gives
+
+    gives = _gives(form, Val("x", here))
+    if gives == "pairs":
+        return "num" if form.head == "builtin.zip" else element_grain(here)
+    if gives in ("keys", "items"):
+        return "word"
+    if gives == "blobs":
+        return "blob"
+    if gives == "nums" and form.head == "builtin.range":
+        return "count"
+    return element_grain(gives)
+
+
+def _against(focus: Val, setup: Val, rng) -> str | None:
+    """A test of the focus against a value computed before the loop."""
+    num = ("num", "count", "index", "byte", "number")
+    if focus.grain in num and setup.grain in num:
+        return rng.choice((f"{focus.text} == {setup.text}", f"{focus.text} < {setup.text}", f"{focus.text} > {setup.text}"))
+    if focus.grain == "word" and setup.grain == "word":
+        return rng.choice((f"{focus.text} == {setup.text}", f"len({focus.text}) < len({setup.text})"))
+    if focus.grain == "word" and setup.grain in num:
+        return f"len({focus.text}) < {setup.text}"
+    return None
+
+
+def _combine_with(focus: Val, setup: Val) -> Val | None:
+    num = ("num", "count", "index", "byte", "number")
+    if focus.grain in num and setup.grain in num:
+        return Val.of(f"{setup.text} - {focus.text}", "num")
+    return None
+
+
+def _v(name: str, grain: str) -> Val:
+    return Val(name, grain, frozenset({name}))
+
+
+def _threshold(focus: Val, spec, rng, g=None) -> str | None:
+    """``len(x) > k`` / ``x > k`` with ``k`` inside the range the inputs take (a literal that may become a
+    parameter, ``limit``, when the spec wants one more)."""
+    grain = focus.grain
+
+    def k(text: str) -> str:
+        return g.liftable("limit", text) if g is not None else text
+
+    if grain in ("word", "numstr"):
+        return f"len({focus.text}) > {k(str(rng.choice((2, 3, 4))))}"
+    if grain in ("text", "line", "digits", "words", "nums", "numstrs", "tnums", "twords", "ids", "tags", "table", "names"):
+        return f"len({focus.text}) > {k(str(rng.randint(spec.min_size, max(spec.min_size, spec.max_size - 1))))}"
+    if grain in ("num",):
+        return rng.choice((f"{focus.text} > {k(str(rng.choice((0, 2, 4, 5))))}", f"{focus.text} < {k(str(rng.choice((0, 3, 6))))}"))
+    if grain in ("count", "index"):
+        return f"{focus.text} > {k(str(rng.choice((1, 2, 3))))}"
+    if grain == "byte":
+        return f"{focus.text} > {rng.choice((96, 100, 110))}"
+    if grain == "amount":
+        return f"{focus.text} > {k(rng.choice(('1.0', '2.5', '0.5')))}"
+    return None
+
+
+#: wrappers that add a call level and a meaning, by the grain of the value they take
+_WRAPPERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "word": (("len(set({v}))", "count"), ("''.join(sorted({v}))", "word"), ("len({v})", "count")),
+    "text": (("len({v}.split())", "count"), ("len(set({v}))", "count"), ("sorted({v}.split())", "words")),
+    "line": (("len({v}.split(','))", "count"), ("len({v})", "count")),
+    "numstr": (("len({v})", "count"),),
+    "digits": (("sum(map(int, {v}))", "num"), ("len(set({v}))", "count")),
+    "char": (("ord({v})", "num"),),
+    "num": (("len(str({v}))", "count"), ("abs({v})", "count")),
+    "count": (("len(str({v}))", "count"), ("str({v})", "numstr")),
+    "index": (("max({v}, 0)", "count"),),
+    "words": (("len(set({v}))", "count"), ("sorted(set({v}))", "words"), ("' '.join(sorted({v}))", "word")),
+    "nums": (("sum({v})", "num"), ("len(set({v}))", "count"), ("sorted(set({v}))", "nums")),
+    "blob": (("len({v})", "count"), ("list({v})", "nums")),
+    "amount": (("round({v}, 1)", "amount"),),
+}
+_LENGTH_KEEPERS = (".upper(", ".lower(", ".title(", ".capitalize(", ".swapcase(", ".casefold(", "sorted(", "reversed(",
+                   "[::-1]", ".translate(", "list(", ".encode(", ".decode(")
+
+
+def _keeps_length(text: str) -> bool:
+    return any(k in text for k in _LENGTH_KEEPERS)
+
+
+def _has_param_slot(form: Form) -> bool:
+    from execverify_data.synth.vocab import SLOTS
+
+    return any(SLOTS[slot].param for slot in form.slots)
+
+
+def _first_loop(chain) -> int:
+    return next((i for i, step in enumerate(chain) if step in ("for", "while")), -1)
+
+
+def _materialize(text: str) -> str:
+    """A value an index can walk: sets and iterators become sorted lists or lists."""
+    if text.startswith(("reversed(", "map(", "filter(", "zip(", "enumerate(", "iter(")):
+        return f"list({text})"
+    return text
+
+
+def _first_item(focus: Val, rng) -> Val:
+    """``focus[0]`` (or ``focus[-1]``): the first item of a string or list."""
+    return Val.of(f"{focus.atom}[{rng.choice((0, 0, -1))}]", element_grain(focus.grain))
+
+
+def _text_of(stmts: list) -> str:
+    out = []
+    for st in stmts:
+        if isinstance(st, Stmt):
+            out.append(st.head.rstrip(":").split(" ", 1)[-1])
+            out.append(_text_of(st.body))
+        else:
+            out.append(st)
+    return "\n".join(x for x in out if x)
+
+
+def _zero(grain: str) -> str:
+    from execverify_data.synth.generator import _default
+
+    return _default(grain)
+
+
+def _gives_of(form: Form, focus: Val) -> str:
+    from execverify_data.synth.generator import _gives
+
+    return _gives(form, focus)
+
+
+class _Helper:
+    """A level-6 helper: a test or a transformation the loop calls."""
+
+    def __init__(self, builder: LoopBuilder):
+        self.b = builder
+        self.defined = False
+        self.name = self.params = self.returns = ""
+        self.body: list = []
+
+    def predicate(self, test: str, subject: Val) -> str:
+        return self._extract(test, subject, "bool", ("is_", "has_", "keeps_"))
+
+    def transform(self, value: Val, subject: Val) -> Val:
+        from execverify_data.synth.generator import _annotation
+
+        return Val.of(self._extract(value.text, subject, _annotation(value.grain), ("score_", "clean_", "key_of_")), value.grain)
+
+    def _extract(self, text: str, subject: Val, returns: str, prefixes) -> str:
+        from execverify_data.synth.generator import _annotation, _type_of
+
+        b = self.b
+        if self.defined:
+            return text
+        others = sorted(n for n in _free_names(text) if n != subject.text)
+        entry_params = {p.name: p.grain for p in b.g.params}
+        entry_params.update({k: grain for k, (grain, _, _) in b.g.markers.items()})
+        if any(n not in entry_params for n in others):
+            return text  # it reads loop state: stays inline
+        pname = b.names.fresh({"word": "word", "char": "ch", "num": "value", "count": "value", "byte": "value",
+                               "index": "position", "line": "line", "text": "text"}.get(subject.grain, "item"))
+        body_text = _rename(text, subject.text, pname)
+        stem = {"char": "char", "byte": "byte", "num": "value", "count": "value", "index": "position"}.get(subject.grain, subject.grain)
+        self.name = b.names.fresh(b.rng.choice(prefixes) + stem)
+        args = [f"{pname}: {_annotation(subject.grain)}"] + [f"{n}: {_type_of(entry_params[n])}" for n in others]
+        self.params, self.returns = ", ".join(args), returns
+        self.body = [f"return {body_text}"]
+        self.defined = True
+        return f"{self.name}({', '.join([subject.text, *others])})"
+
+    def function(self):
+        return (self.name, self.params, self.returns, self.body)
+
+
+def _free_names(text: str) -> set[str]:
+    import ast
+    import builtins
+
+    tree = ast.parse(text, mode="eval")
+    bound = {t.id for n in ast.walk(tree) if isinstance(n, ast.comprehension) for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - bound - set(dir(builtins))
+
+
+def _rename(text: str, old: str, new: str) -> str:
+    import ast
+
+    class _R(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id == old:
+                node.id = new
+            return node
+
+    return ast.unparse(_R().visit(ast.parse(text, mode="eval")))
+
+
+def _reads(block) -> set[str]:
+    """Names read anywhere in a block (statement heads and bodies)."""
+    import ast
+
+    out: set[str] = set()
+
+    def names_of(text: str) -> set[str]:
+        t = text.strip()
+        if t.endswith(":"):
+            t = t[:-1]
+            for kw in ("for ", "while ", "if ", "elif "):
+                if t.startswith(kw):
+                    t = t[len(kw):]
+                    break
+            else:
+                return set()
+            if text.startswith("for "):
+                t = t.split(" in ", 1)[1] if " in " in t else t
+        try:
+            tree = ast.parse(t)
+        except SyntaxError:
+            return set()
+        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+    def walk(b):
+        for st in b:
+            if isinstance(st, Stmt):
+                out.update(names_of(st.head))
+                walk(st.body)
+                for head, body in st.tail:
+                    out.update(names_of(head))
+                    walk(body)
+            else:
+                out.update(names_of(st))
+
+    walk(block)
+    return out
+
+
+def _name_for(acc, top: Val) -> str:
+    stem = top.text.rstrip("0123456789")
+    verb = {"count": "count", "total": "sum", "total_signed": "net", "total_mod": "checksum", "product": "product_of",
+            "xor": "xor_of", "mask": "mask_of", "mask_and": "common_bits", "mean": "smooth", "collect": "collect",
+            "collect_front": "reverse", "collect_sorted": "sorted", "collect_reversed": "reversed", "extend": "flatten",
+            "build": "build", "join": "join", "join_repr": "quote", "tally": "tally", "index": "index",
+            "group": "group", "best": "max", "worst": "min", "best_none": "best", "longest": "longest",
+            "seen": "unique", "seen_many": "letters_in", "odd_seen": "odd", "dedupe": "dedupe", "first": "first",
+            "index_of": "find", "any": "has", "partition": "split", "common": "common"}.get(acc.kind, "remaining")
+    return f"{verb}_{stem}"
+
+
+def _annotation(acc, secondary) -> str:
+    from execverify_data.synth.generator import _annotation as by_grain
+
+    base = {"count": "int", "total": "int", "total_signed": "int", "total_mod": "int", "product": "int", "xor": "int",
+            "mask": "int", "mask_and": "int", "mean": "float", "build": "str", "join": "str", "join_repr": "str",
+            "tally": "dict", "index": "dict", "group": "dict", "best": "int", "worst": "int", "best_none": "int",
+            "longest": "str", "any": "bool", "partition": "tuple[list, list]"}.get(acc.kind)
+    if base is None:
+        base = by_grain(acc.gives) if acc.early else "list"
+    return f"tuple[{base}, int]" if secondary is not None else base
