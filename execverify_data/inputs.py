@@ -37,7 +37,7 @@ from execverify_data.catalog.typelang import Type
 from execverify_data.errors import InvalidArgument
 from execverify_data.values import format_arguments
 
-__all__ = ["INT_RANGE", "PREDICATE_STYLES", "Hints", "draw", "strategy", "mutate", "draw_inputs"]
+__all__ = ["DOMAINS", "INT_RANGE", "PREDICATE_STYLES", "Hints", "draw", "strategy", "mutate", "draw_inputs"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -164,17 +164,26 @@ class Hints:
                 text = ""  # the one falsy string: any() and all() go both ways
             else:
                 text = rng.choice(_WORDS) if rng.random() < 0.7 else _text(rng, lo, hi)
+                if self.styles and text and rng.random() < self.STYLE_RATE:  # elements the predicates test for
+                    text = _STYLES[rng.choice(self.styles)](text, rng)
         else:
-            text = _text(rng, lo, hi)
-            fitting = [p for p in pool if len(p) <= len(text)]
-            if fitting and rng.random() < self.RATE:
-                lit = rng.choice(fitting)
-                at = rng.randint(0, len(text) - len(lit))
-                text = text[:at] + lit + text[at + len(lit):]
-            if text and rng.random() < self.STYLE_RATE:
-                names = self.styles if self.styles and rng.random() < 0.75 else _STYLE_NAMES
-                text = _STYLES[rng.choice(names)](text, rng)
+            text = self.decorate(_text(rng, lo, hi), rng, bytes_=name == "bytes")
         return text if name == "str" else text.encode("latin-1")
+
+    def decorate(self, text: str, rng: random.Random, *, bytes_: bool = False) -> str:
+        """A top-level string with, some of the time, one of the program's literals spliced in (its length
+        unchanged: at the start, the end or inside) and a style (upper, digits, spaces...)."""
+        pool = self.strs if not bytes_ else tuple(b.decode("latin-1") for b in self.bytes_)
+        fitting = [p for p in pool if len(p) <= len(text)]
+        if fitting and rng.random() < self.RATE:
+            lit = rng.choice(fitting)
+            # at the start or the end as often as inside: startswith/endswith/removeprefix test there
+            at = rng.choice((0, len(text) - len(lit), rng.randint(0, len(text) - len(lit))))
+            text = text[:at] + lit + text[at + len(lit):]
+        if text and rng.random() < self.STYLE_RATE:
+            names = self.styles if self.styles and rng.random() < 0.75 else _STYLE_NAMES
+            text = _STYLES[rng.choice(names)](text, rng)
+        return text
 
 
 def _with_char(pool: str):
@@ -405,6 +414,103 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
     return value
 
 
+# ------------------------------------------------------------------ domains
+
+_LONG_WORDS = ("banana", "orange", "purple", "window", "silver", "garden", "pepper", "button", "planet", "rocket",
+               "summer", "yellow", "kitten", "letter", "coffee", "apple", "lemon", "mango", "cherry", "pencil",
+               "forest", "bottle", "castle", "dragon", "island")
+_SEPS = (",", ";", "-", "|", ":")
+
+
+def _fit(text: str, lo: int, hi: int, rng: random.Random, pool: str = _CHARS) -> str:
+    """``text`` cut or padded (with characters of ``pool``) to a length in ``[lo, hi]``."""
+    n = rng.randint(lo, hi)
+    if len(text) > n:
+        text = text[:n]
+    while len(text) < lo:
+        text += rng.choice(pool)
+    return text
+
+
+def _domain_draw(domain: str, rng: random.Random, lo: int, hi: int, hints: Hints | None) -> object:
+    """One top-level value of a parameter of ``domain`` (a grain of :mod:`execverify_data.synth.vocab`),
+    with the program's literals and styles (:class:`Hints`) on texts and their elements."""
+    value = _domain_value(domain, rng, lo, hi, hints)
+    if hints is not None and domain in ("text", "word", "line", "numstr", "blob"):
+        if domain == "blob":
+            return hints.decorate(value.decode("latin-1"), rng, bytes_=True).encode("latin-1")
+        return hints.decorate(value, rng)
+    return value
+
+
+def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hints | None) -> object:
+    if domain == "text":
+        words = [rng.choice(_WORDS) for _ in range(6)]
+        return _fit(" ".join(words), lo, hi, rng)
+    if domain == "word":
+        word = rng.choice(_LONG_WORDS)
+        if rng.random() < 0.3:
+            word = word[: rng.randint(2, len(word))] + rng.choice(_LONG_WORDS)
+        word = _fit(word, lo, hi, rng)
+        return _STYLES[rng.choice(("upper", "title", "capitalized"))](word, rng) if rng.random() < 0.2 else word
+    if domain == "line":
+        seps = [p for p in (hints.strs if hints else ()) if p in _SEPS] or [","]
+        sep = rng.choice(seps)
+        fields = []
+        while len(sep.join(fields)) < hi:
+            fields.append(rng.choice(_WORDS) if rng.random() < 0.6 else str(rng.randint(0, 99)))
+        return _fit(sep.join(fields), lo, hi, rng, pool="abc")
+    if domain == "digits":
+        return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
+    if domain == "numstr":
+        if rng.random() < 0.5:
+            return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
+        return _fit(rng.choice(_LONG_WORDS) + str(rng.randint(0, 99)), lo, hi, rng)
+    if domain == "count":
+        return rng.randint(0, 8)
+    if domain == "limit":
+        return rng.randint(1, 6)
+    if domain == "number":
+        return rng.choice((rng.randint(0, 99), rng.randint(100, 99999), rng.randint(1000, 999999)))
+    if domain == "fragment":
+        strs = [x for x in (hints.strs if hints else ()) if 0 < len(x) <= 3]
+        if strs and rng.random() < 0.4:
+            return rng.choice(strs)
+        word = rng.choice(_WORDS + _LONG_WORDS)
+        return word[: rng.randint(1, 2)]
+    if domain == "char":
+        return rng.choice(_CHARS)
+    if domain == "sepchar":
+        return rng.choice(_SEPS[:3] + (" ",))
+    if domain == "flag":
+        return rng.random() < 0.5
+    if domain == "amount":
+        return rng.choice(_FLOATS)
+    if domain == "amounts":
+        return [rng.choice(_FLOATS) for _ in range(rng.randint(lo, hi))]
+    if domain == "blob":
+        return _domain_value("text", rng, lo, hi, hints).encode("ascii")
+    if domain == "key":
+        return rng.choice(_WORDS)
+    if domain == "numstrs":
+        return [str(rng.randint(0, 99)) if rng.random() < 0.6 else rng.choice(_WORDS) + (str(rng.randint(0, 9)) if rng.random() < 0.3 else "")
+                for _ in range(rng.randint(lo, hi))]
+    if domain == "words":
+        if hints is not None:
+            return [hints.draw("str", rng, 1, 5, False) for _ in range(rng.randint(lo, hi))]
+        return [rng.choice(_WORDS) for _ in range(rng.randint(lo, hi))]
+    raise KeyError(domain)
+
+
+#: the type each domain draws (a domain given for another type is ignored)
+_DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
+                 "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
+                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str"}
+#: the domains :func:`draw_inputs` knows (others, and "", draw by type)
+DOMAINS = ("text", "word", "line", "digits", "numstr", "count", "limit", "number", "fragment", "char", "sepchar", "flag",
+           "amount", "amounts", "blob", "numstrs", "words", "key")
+
+
 # ------------------------------------------------------------------ several inputs
 
 
@@ -416,21 +522,31 @@ def _sized(t: Type) -> bool:
 
 
 def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: int = 10,
-                mutation_rate: float = 0.4, hints: Hints | None = None) -> list[tuple]:
+                mutation_rate: float = 0.4, hints: Hints | None = None, domains=None) -> list[tuple]:
     """``k`` distinct argument tuples for parameters of ``param_types``, from ``seed`` (and ``hints``) only.
 
     The first tuple is drawn fresh; each later one is, with probability
     ``mutation_rate``, a mutation of one argument of an earlier tuple (kept only if it
     stays within the size bounds), else a fresh draw.
-    Fresh draws use the program's literals when ``hints`` (:class:`Hints`) are given.
-    Fewer than ``k`` come back only when the domain is too small.
+    Fresh draws use the program's literals when ``hints`` (:class:`Hints`) are given, and a
+    parameter's *domain* (``domains[i]``, one of :data:`DOMAINS`: a sentence, a word, a line of
+    fields, a digit string, a count, a many-digit number, a short fragment...) when given; size
+    bounds apply to texts and collections, not to the short role strings (a fragment, a letter, a
+    separator). Fewer than ``k`` come back only when the domain is too small.
     """
     if not isinstance(k, int) or k < 1:
         raise InvalidArgument(f"k must be a positive int, got {k!r}")
     if hints is not None and not isinstance(hints, Hints):
         raise InvalidArgument(f"hints must be an inputs.Hints (e.g. Hints.of_source(code)), got {type(hints).__name__}")
     types = [_parse(t) for t in param_types]
+    domains = tuple(domains or ()) + ("",) * (len(types) - len(domains or ()))
+    unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key")}
     rng = random.Random(seed)
+
+    def fresh(i: int, t: Type) -> object:
+        if domains[i] in DOMAINS and domains[i] in _DOMAIN_TYPES and _DOMAIN_TYPES[domains[i]] == t.name:
+            return _domain_draw(domains[i], rng, min_size, max_size, hints)
+        return _draw(t, rng, min_size, max_size, True, hints)
     out: list[tuple] = []
     seen: set[str] = set()
     for _ in range(k * 6):
@@ -441,11 +557,13 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             i = rng.randrange(len(base)) if base else 0
             if base:
                 base[i] = _mutate(base[i], types[i], rng, True)
-                if _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
+                if i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
                     continue  # an insertion or deletion left the size bounds
+                if domains[i] in ("count", "limit", "number") and base[i] < 0:
+                    continue  # a count stays a count
             args = tuple(base)
         else:
-            args = tuple(_draw(t, rng, min_size, max_size, True, hints) for t in types)
+            args = tuple(fresh(i, t) for i, t in enumerate(types))
         try:
             text = format_arguments(args)
         except Exception:  # noqa: BLE001 - a value without a literal (never for these types)

@@ -60,8 +60,8 @@ from execverify_data.values import format_arguments, format_call, self_equal
 __all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "unused_params"]
 
 #: Rejection reasons, in the order the filters run.
-REASONS = ("unused_param", "step_budget", "unaskable_output", "too_few_inputs", "constant_output", "trace_length",
-           "checker", "duplicate", "nondeterministic")
+REASONS = ("unused_param", "step_budget", "unaskable_output", "one_sided_branch", "dead_code", "too_few_inputs",
+           "too_many_inputs", "constant_output", "trace_length", "checker", "duplicate", "nondeterministic")
 
 
 @dataclass(frozen=True)
@@ -197,115 +197,64 @@ def unused_params(source: str, entry: str) -> list[str]:
     return []
 
 
-class _Timeout(Exception):
-    pass
+def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None):
+    """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
+    until their runs cover every decision both ways and every statement with at least two outputs,
+    then choose the inputs to keep (:func:`~execverify_data.synth.coverage.choose`).
 
-
-def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
-    raise _Timeout()
-
-
-_PRESCREEN_FILENAME = "<synth-prescreen>"
-
-
-class _OverBudget(BaseException):
-    """Raised into a prescreened call at its step budget (a BaseException: programs' ``except Exception`` miss it)."""
-
-
-class _LineCounter:
-    """A ``sys.settrace`` function that only counts the program's line events (as the tracer records them)
-    and stops the call when the count passes ``limit``."""
-
-    __slots__ = ("n", "limit")
-
-    def __init__(self, limit: int):
-        self.n, self.limit = 0, limit
-
-    def on_call(self, frame, event, arg):
-        if frame.f_code.co_filename != _PRESCREEN_FILENAME:
-            return None
-        return self.on_line
-
-    def on_line(self, frame, event, arg):
-        if event == "line":
-            self.n += 1
-            if self.n > self.limit:
-                raise _OverBudget
-        return self.on_line
-
-
-def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None):
-    """Run the entry point untraced (only line events counted) on the candidates; pick ``k`` inputs.
-
-    Returns ``[(args, output text), ...]`` or a rejection reason. The rule is the one
-    :func:`_select_traced` applies to traces: the first ``k`` inputs that do not raise,
-    then up to ``extra`` more tried until one gives an output different from the first.
-    Counted calls are ~10x cheaper than traced ones, so inputs that raise, programs
-    with a constant output and picked inputs whose trace would be too long (the
-    costliest traces of all: 5000 steps take ~100x a typical trace) cost no trace.
-    A call that passes the step budget is stopped there and rejects the program
-    (``step_budget``, as a traced candidate does in :func:`_select_traced`), so a
-    runaway loop costs 5000 counted steps, not the whole timeout.
-    Each call gets fresh argument objects.
+    Returns ``[(args, output text), ...]`` or a rejection reason. When the first candidates do not
+    cover everything, ``more(n)`` (if given) supplies ``n`` further ones, drawn around them
+    (``counts["repaired"]`` counts the programs this saved). Counted calls are ~10x cheaper than
+    traced ones, so inputs that raise, programs whose branches cannot all be reached and picked
+    inputs whose trace would be too long cost no trace. A call past the step budget is stopped
+    there and rejects the program (``step_budget``). Each call gets fresh argument objects.
     """
-    import signal
-    import sys
+    from execverify_data.synth.coverage import Probe, choose, missing
+    from execverify_data.values import parse_call
 
-    from execverify_data.values import encode, parse_call
-
-    namespace: dict = {"__name__": "__synth__"}
-    exec(compile(program.code, _PRESCREEN_FILENAME, "exec"), namespace)  # trusted: our own synthesized program
-    fn = namespace[program.entry_point]
+    probe = Probe(program.code, program.entry_point)
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
-    picked: list[tuple[tuple, str, int]] = []
-    extra = 0
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    previous_trace = sys.gettrace()
-    try:
-        for args in candidates:
-            if len(picked) >= config.k and (len({t for _, t, _ in picked}) >= 2 or extra >= config.extra):
-                break
-            # fresh objects for every call (a program may change its arguments). A pickle round trip
-            # builds them as the literal text would, except a set's hash table (and with it the order
-            # of colliding elements), so arguments with a set are built from the call's text as Python
-            # compiles it (parse_call caches the code: the kept inputs' traces reuse it)
-            fresh = (parse_call(f"{program.entry_point}({format_arguments(args)})")[1] if with_sets
-                     else pickle.loads(pickle.dumps(args, -1)))
-            counter = _LineCounter(config.max_steps)
-            signal.setitimer(signal.ITIMER_REAL, config.timeout)
-            sys.settrace(counter.on_call)
-            try:
-                result = fn(*fresh)
-            except (_Timeout, _OverBudget):  # as a traced call of this input would end: rejected
+    runs: list = []
+    tried: list[tuple] = []
+
+    def call(args: tuple):
+        # fresh objects for every call (a program may change its arguments). A pickle round trip builds
+        # them as the literal text would, except a set's hash table (and with it the order of colliding
+        # elements), so arguments with a set are built from the call's text as Python compiles it
+        fresh = (parse_call(f"{program.entry_point}({format_arguments(args)})")[1] if with_sets
+                 else pickle.loads(pickle.dumps(args, -1)))
+        return probe.run(fresh, max_steps=config.max_steps, timeout=config.timeout)
+
+    def feed(batch) -> str | None:
+        for args in batch:
+            run = call(args)
+            if run.status == "step_budget":
                 return "step_budget"
-            except Exception:  # noqa: BLE001 - the input makes the program raise: discard it
-                if counts is not None:
-                    counts["input_raised"] = counts.get("input_raised", 0) + 1
-                continue
-            finally:
-                sys.settrace(previous_trace)
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            value = encode(result)
-            if not value.askable or not self_equal(value.text):
+            if run.status == "raised" and counts is not None:
+                counts["input_raised"] = counts.get("input_raised", 0) + 1
+            if run.status == "ok" and not run.askable:
                 return "unaskable_output"
-            if len(picked) < config.k:
-                picked.append((args, value.text, counter.n))
-            else:
-                extra += 1
-                if value.text != picked[0][1]:
-                    picked[-1] = (args, value.text, counter.n)
-                    break
-    finally:
-        sys.settrace(previous_trace)
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    if len(picked) < config.k:
-        return "too_few_inputs"
-    if len({text for _, text, _ in picked}) < 2:
-        return "constant_output"
-    if any(not config.min_events <= n <= config.max_events for _, _, n in picked):
+            runs.append(run)
+            tried.append(args)
+            if sum(r.status == "ok" for r in runs) >= config.k and missing(runs, probe) is None:
+                return None
+        return None
+
+    stop = feed(candidates)
+    if stop:
+        return stop
+    if missing(runs, probe) is not None and more is not None:
+        stop = feed(more(config.k * config.draws))
+        if stop:
+            return stop
+        if missing(runs, probe) is None and counts is not None:
+            counts["repaired"] = counts.get("repaired", 0) + 1
+    chosen = choose(runs, probe, k=config.k)
+    if isinstance(chosen, str):
+        return chosen
+    if any(not config.min_events <= runs[i].steps <= config.max_events for i in chosen):
         return "trace_length"
-    return [(args, text) for args, text, _ in picked]
+    return [(tried[i], runs[i].output) for i in chosen]
 
 
 def _select_traced(program: Program, candidates: list[tuple], config: FilterConfig, tracer: Tracer, counts: dict | None):
@@ -356,11 +305,20 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     """
     if unused_params(program.code, program.entry_point):
         return None, "unused_param"
+    hints = Hints.of_source(program.code)
+    domains = getattr(program, "param_domains", ()) or None
     candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size,
-                             hints=Hints.of_source(program.code))
+                             hints=hints, domains=domains)
+
+    def more(n: int) -> list[tuple]:  # candidates drawn around the first ones (mostly mutations of them)
+        extra = draw_inputs(program.param_types, seed + 1, n + len(candidates), min_size=spec.min_size, max_size=spec.max_size,
+                            hints=hints, domains=domains, mutation_rate=0.7)
+        seen = {format_arguments(a) for a in candidates}
+        return [a for a in extra if format_arguments(a) not in seen][:n]
+
     picked = None
     if tracer.kind == "inprocess":
-        picked = _prescreen(program, candidates, config, counts)
+        picked = _prescreen(program, candidates, config, counts, more)
         if isinstance(picked, str):
             return None, picked
     report = check(program.code, spec, entry=program.entry_point)

@@ -140,9 +140,9 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
 #: grains an entry-point parameter may have (a character or an index is never an input on its own)
 PARAM_GRAINS = ("text", "word", "line", "digits", "numstr", "num", "count", "number", "amount", "amounts", "blob", "nums",
                 "words", "numstrs", "ids", "tags", "fids", "ftags", "table", "names", "tnums", "twords", "flag",
-                "limit", "fragment", "char", "sepchar")
+                "limit", "fragment", "char", "sepchar", "key")
 #: the input domain (inputs.DOMAINS) and type of the slot-made parameter grains
-_SLOT_PARAM_TYPES = {"limit": "int", "fragment": "str", "char": "str", "sepchar": "str"}
+_SLOT_PARAM_TYPES = {"limit": "int", "fragment": "str", "char": "str", "sepchar": "str", "key": "str"}
 #: grains a loop can walk, and the grains a first parameter may take to reach each kind of subject
 _COLLECTIONS = ("nums", "words", "numstrs", "ids", "tags", "fids", "ftags", "table", "names", "tnums", "twords")
 _ORDERED_BY_HASH = ("tags", "ftags")  # sets whose iteration order depends on the hash seed
@@ -241,12 +241,13 @@ class _Gen:
                 return Val(p.name, grain, frozenset({p.name}))
         return None
 
-    def needed(self, grain: str) -> Val | None:
-        """A value of ``grain`` that must be a parameter: an existing one, or a marker for a new one
-        (the same marker for the same grain), or None when the spec has no parameter left."""
-        found = self.param_of(grain)
-        if found is not None:
-            return found
+    def needed(self, grain: str, avoid: frozenset = frozenset()) -> Val | None:
+        """A value of ``grain`` that must be a parameter: an existing one (not in ``avoid``: a method is never
+        given its own receiver), or a marker for a new one (the same marker for the same grain), or None when
+        the spec has no parameter left."""
+        for p in self.params:
+            if p.grain == grain and p.name not in avoid:
+                return Val(p.name, grain, frozenset({p.name}))
         for key, (g, literal, required) in self.markers.items():
             if g == grain and required:
                 return Val(key, grain, frozenset({key}))
@@ -363,7 +364,8 @@ class _Gen:
             if v.grain == want and v.text not in self._subjects:
                 return v
         if want in PARAM_GRAINS:
-            return self.needed(want)
+            found = self.needed(want, avoid=self._subjects)
+            return found
         return None
 
     _subjects: frozenset = frozenset()
@@ -410,20 +412,24 @@ class _Gen:
         if not tforms:
             raise GenFail(f"{self.target} has no straight-line use")
         form = self.pick(tforms)
+        if form.role == "pred":
+            return self.straight_test(form)
         grains = [g for g in form.on if g in PARAM_GRAINS and g not in ("char",)]
         if not grains:
             raise GenFail("the target's use needs a subject no parameter gives")
         subject = self.param(rng.choice(grains))
         body: list = []
         value, guard = self.use(form, subject)
-        value = self.refine(value, need=self.spec.nested_depth)
+        need = self.spec.nested_depth
+        value = self.deepen(value, lambda v: _depth(v.text) >= need, lambda grain: grain not in ("bool",))
+        if _depth(value.text) < need:
+            raise GenFail("depth not reached")
         if guard:
-            default = _default(value.grain)
-            value = Val.of(f"{value.text} if {guard} else {default}", value.grain)
+            value = Val.of(f"{value.text} if {guard} else {_default(value.grain)}", value.grain)
         for p in self.params_unread(value):
             value = self.combine(value, p)
-        while self.spare > 0:
-            value = self.combine(value, self.param(rng.choice(("limit", "count", "fragment"))))
+        if self.spare - len(self.markers) > 0:
+            value = self.combine(value, Val(self.liftable(rng.choice(("limit", "fragment")), ""), "marker"))
         out_grain = value.grain
         if out_grain in ("pairs", "iter", "keys", "items"):
             value = Val.of(f"list({value.text})", "words")
@@ -434,6 +440,66 @@ class _Gen:
         body.append(f"return {value.text}")
         name = self.names.fresh(_function_name(form, subject, self.rng))
         return (name, SIGNATURE, _annotation(value.grain), body)
+
+    def straight_test(self, form: Form) -> tuple[str, str, str, list]:
+        """A test without control flow: the items of an input that pass it, in a comprehension, counted or
+        listed (``len(set(ch for ch in text if ch.isdigit()))``), or a choice between two values of the
+        input (``len(text.split()) if text.istitle() else len(text)``)."""
+        rng = self.rng
+        need = self.spec.nested_depth
+        item_grains = [g for g in form.on if g in ("char", "word", "num", "numstr", "amount", "byte")]
+        whole_grains = [g for g in form.on if g in PARAM_GRAINS and g not in ("char", "limit", "fragment", "sepchar")]
+        if item_grains and (not whole_grains or rng.random() < 0.6):
+            item = rng.choice(item_grains)
+            sources = [src for src in _SOURCES.get(item, ()) if src in PARAM_GRAINS and src not in ("count", "number")]
+            if not sources:
+                raise GenFail("no input holds such items")
+            src = self.param(rng.choice(sources))
+            var = self.names.element(src.text, src.grain)
+            walked = f"{src.text}.split()" if src.grain == "text" and item == "word" else (
+                f"sorted({src.text})" if src.grain in ("tags", "ftags", "ids", "fids") else src.text)
+            test, guard = self.use(form, Val(var, item, frozenset({var})))
+            cond = f"{guard} and {test.text}" if guard else test.text
+            gen = f"{var} for {var} in {walked} if {cond}"
+            texts = item in ("char", "word", "numstr")
+            joiner = "''" if item == "char" else "' '"
+            shapes = ([(f"len(set({gen}))", "count"), (f"{joiner}.join(sorted({gen}))", "word")] if texts else
+                      [(f"len(set({gen}))", "count"), (f"sorted(set({gen}))", "nums")])
+            if need >= 2:
+                shapes = ([(f"{joiner}.join(sorted(set({gen})))", "word")] if texts else
+                          [(f"sorted(set({gen}))", "nums")] if _depth(f"sorted(set({gen}))") >= 2 else [])
+            shapes = [sh for sh in shapes if _depth(sh[0]) >= need]
+            if not shapes:
+                raise GenFail("no comprehension shape is deep enough")
+            text, grain = rng.choice(shapes)
+            value = Val.of(text, grain)
+            name_stem = src.text
+        else:
+            grain = rng.choice(whole_grains)
+            src = self.param(grain)
+            test, guard = self.use(form, src)
+            cond = f"{guard} and {test.text}" if guard else test.text
+            options = [f for f in self.forms_on(grain, "map") + self.forms_on(grain, "measure") if not f.guard and not f.y]
+            if len(options) < 2:
+                raise GenFail("no two values to choose between")
+            a, b = rng.sample(options, 2)
+            va, _ = self.fill(a, src)
+            vb, _ = self.fill(b, src)
+            if va.grain != vb.grain:
+                raise GenFail("the two values differ in kind")
+            va = self.deepen(va, lambda v: _depth(v.text) >= need, lambda g2: g2 == vb.grain or True)
+            vb = self.deepen(vb, lambda v: _depth(v.text) >= need, lambda g2: g2 == va.grain)
+            if va.grain != vb.grain or max(_depth(va.text), _depth(vb.text)) < need or va.text == vb.text:
+                raise GenFail("no deep enough choice")
+            value = Val.of(f"{va.text} if {cond} else {vb.text}", va.grain)
+            name_stem = src.text
+        self.placed = True
+        for p in self.params_unread(value):
+            value = self.combine(value, p)
+        if self.spare - len(self.markers) > 0:
+            value = self.combine(value, Val(self.liftable("limit", ""), "marker"))
+        name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{name_stem}")
+        return (name, SIGNATURE, _annotation(value.grain), [f"return {value.text}"])
 
     def straight_mutation(self) -> tuple[str, str, str, list]:
         """Straight-line code around a mutating target: a copy changed in place and returned."""
@@ -505,6 +571,31 @@ class _Gen:
         code_body = body
         return (name, SIGNATURE, _annotation_of_return(body[-1], subject.grain), code_body)
 
+    def deepen(self, value: Val, deep_enough, accepts) -> Val:
+        """Wrap ``value`` in steps that add a call level and a meaning (:data:`WRAPPERS`: ``len(set(word))`` is
+        the number of distinct letters, ``''.join(sorted(word))`` the letters in order...), each at most
+        once, until ``deep_enough(value)``; a plain name first gets the wrapper's own preparation
+        (``word.lower()``) when one level is not enough. ``accepts(grain)``: grains the result may have."""
+        applied: set[str] = set()
+        for _ in range(3):
+            if deep_enough(value):
+                return value
+            options = [w for w in WRAPPERS.get(value.grain, ()) if accepts(w[1]) and w[0] not in applied
+                       and not (w[0].startswith("len(") and _keeps_length(value.text))]
+            if not options:
+                return value
+            template, grain, prep = self.rng.choice(options)
+            head = template.split("(", 1)[0]
+            if head and head in value.text.split("(", 1)[0]:
+                applied.add(template)
+                continue  # no sorted(sorted(...)), len(len...)
+            inner = value.text
+            if inner.isidentifier() and prep and not deep_enough(Val.of(template.format(v=inner), grain)):
+                inner = inner + self.rng.choice(prep)
+            applied.add(template)
+            value = Val.of(template.format(v=inner if inner.isidentifier() or "(" in inner or "." in inner else atom(inner)), grain)
+        return value
+
     def params_unread(self, value: Val) -> list[Val]:
         return [Val(p.name, p.grain, frozenset({p.name})) for p in self.params if p.name not in value.reads]
 
@@ -538,22 +629,27 @@ class _Gen:
         return out
 
     def combine(self, value: Val, other: Val) -> Val:
-        """``value`` combined with a parameter it does not read yet (a limit, a prefix, another collection)."""
+        """``value`` combined with a parameter it does not read yet: the first ``limit`` items, a cap, the
+        count of a fragment, a test against a threshold. ``other`` may be a marker (grain ``marker``)."""
         g, o = value.grain, other.grain
         rng = self.rng
+        if o == "marker":  # a parameter still to make: its grain follows from the use
+            key = other.text
+            if g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
+                self.markers[key] = ("count", "", False)
+                return Val.of(f"{atom(value.text)}[:{key}]", g)
+            if g in ("count", "num", "index"):
+                self.markers[key] = ("limit", "", False)
+                return Val.of(rng.choice((f"min({value.text}, {key})", f"{atom(value.text)} > {key}")), "num")
+            raise GenFail(f"cannot give a {g} result a second parameter")
         if o in ("limit", "count") and g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
             return Val.of(f"{atom(value.text)}[:{other.text}]", g)
-        if o in ("limit", "count", "num") and g in ("count", "num", "index", "byte"):
-            return Val.of(rng.choice((f"{value.text} - {other.text}", f"min({value.text}, {other.text})",
-                                      f"{value.text} * {other.text}")), "num")
+        if o in ("limit", "count", "num") and g in ("count", "num", "index"):
+            return Val.of(rng.choice((f"min({value.text}, {other.text})", f"{atom(value.text)} > {other.text}")), "num")
         if o == "fragment" and g in ("word", "text", "line"):
             return Val.of(f"{atom(value.text)}.count({other.text})", "count")
         if o == "fragment" and g in ("words",):
             return Val.of(f"[w for w in {value.text} if w.startswith({other.text})]", "words")
-        if o == "fragment" and g in ("count", "num", "index"):
-            return Val.of(f"{value.text} + len({other.text})", "num")
-        if o in ("nums", "words") and g in ("count", "num"):
-            return Val.of(f"{value.text} + len({other.text})", "num")
         raise GenFail(f"cannot combine {g} with {o}")
 
     # ------------------------------------------------------------------ control flow (levels 3-6)
@@ -614,6 +710,34 @@ def _unwrap_list(text: str) -> str:
             and len(node.args) == 1 and not node.keywords):
         return ast.unparse(node.args[0])
     return text
+
+#: wrappers that add a call level and a meaning, by the grain of the value they take:
+#: (template, grain of the result, preparations of a plain name when one level is not enough)
+WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
+    "word": (("len(set({v}))", "count", (".lower()",)), ("len({v})", "count", (".strip('.')", ".strip()"))),
+    "text": (("len({v}.split())", "count", ()), ("sorted({v}.split())", "words", (".lower()",)),
+             ("len(set({v}.split()))", "count", (".lower()",)), ("max({v}.split(), key=len)", "word", ()),
+             ("' '.join({v}.split())", "text", (".strip()",))),
+    "line": (("len({v}.split(','))", "count", ()), ("len({v})", "count", (".strip()",))),
+    "numstr": (("len({v})", "count", (".strip()",)),),
+    "digits": (("sum(map(int, {v}))", "num", ()), ("len(set({v}))", "count", ())),
+    "char": (("ord({v})", "num", (".lower()",)),),
+    "num": (("abs({v})", "count", ()),),
+    "count": (("str({v})", "numstr", ()),),
+    "words": (("len(set({v}))", "count", ()), ("sorted(set({v}))", "words", ()), ("' '.join({v})", "text", ()),
+              ("max({v}, key=len)", "word", ())),
+    "nums": (("sum({v})", "num", ()), ("len(set({v}))", "count", ()), ("sorted(set({v}))", "nums", ())),
+    "blob": (("len({v})", "count", (".strip()",)),),
+    "amount": (("round({v}, 1)", "amount", ()), ("int({v})", "num", ())),
+    "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
+}
+_LENGTH_KEEPERS = (".upper(", ".lower(", ".title(", ".capitalize(", ".swapcase(", ".casefold(", "sorted(", "reversed(",
+                   "[::-1]", ".translate(", "list(", ".encode(", ".decode(")
+
+
+def _keeps_length(text: str) -> bool:
+    return any(k in text for k in _LENGTH_KEEPERS)
+
 
 #: the calls a value may be wrapped in to reach a nested depth, and how their template starts
 _CONSUMERS = {"builtin.len": "len(", "builtin.sum": "sum(", "builtin.max": "max(", "builtin.min": "min(",
@@ -724,6 +848,10 @@ def _annotation_of_return(text: str, grain: str) -> str:
     return _annotation(grain)
 
 
+_PRED_VERBS = {"isdigit": "digits_in", "isalpha": "letters_in", "isupper": "upper_in", "islower": "lower_in",
+               "isspace": "spaces_in", "startswith": "starting", "endswith": "ending", "istitle": "titles_in",
+               "isalnum": "alnum_in", "isdecimal": "decimals_in", "isnumeric": "numerals_in", "isascii": "ascii_in",
+               "isidentifier": "names_in", "isprintable": "printable_in"}
 _VERBS = {"pred": "check", "measure": "measure", "map": "convert", "parts": "split", "agg": "summarize", "pair": "parse"}
 
 

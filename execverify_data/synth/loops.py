@@ -91,6 +91,8 @@ class LoopBuilder:
         self.setup: Val | None = None  # a value computed before the loops (mode "setup")
         self.setup_used = False
         self.indexed = False  # the target's use is on the focus's first item
+        self.value_grain: str | None = None
+        self.scope: list[tuple[str, str]] = []  # (value, kind of test) of the tests around the block being built
         self.pre = False  # the target's use transforms the input before the loops
 
     def fail(self, why: str):
@@ -121,7 +123,10 @@ class LoopBuilder:
         loop the spec does not ask for: deeper nesting still meets the spec)."""
         spec_chain = self.chain
         extra = {"struct": ("while",), "iter": ("for",)}.get(self.mode, ("for",))
-        for chain in (spec_chain, spec_chain + extra):
+        chains = [spec_chain, spec_chain + extra]
+        if self.mode in ("acc", "struct") and not any(s in ("for", "while") for s in spec_chain):
+            chains = chains[1:]  # an accumulator needs a loop to fill it
+        for chain in chains:
             self.chain = chain
             sources = list(_SOURCES)
             self.rng.shuffle(sources)
@@ -231,7 +236,7 @@ class LoopBuilder:
         if acc.early:
             if self.secondary is not None:
                 self.fail("an early return with a second counter")
-            tail.append(f"return {acc.default}")
+            tail.append(f"return {self.fallback(top)}")
         else:
             returns = acc.returns if self.secondary is None else f"{acc.returns}, {self.secondary.returns}"
             tail.append(f"return {returns}")
@@ -243,6 +248,23 @@ class LoopBuilder:
             functions.append(self.helper.function())
         functions.append((name, SIGNATURE, _annotation(acc, self.secondary), init + body + tail))
         return functions
+
+    def fallback(self, top: Val) -> str:
+        """What a function with early returns returns at its end: a value of the same grain as the others
+        (another use of the input for a choice without loop, the grain's empty value after a search)."""
+        from execverify_data.synth.generator import _default
+
+        grain = self.value_grain or self.acc.gives
+        if self.acc.kind == "any":
+            return "False"
+        if self.acc.kind == "choose":
+            if top.grain == grain:
+                return top.text
+            options = [f for f in self.g.forms_on(top.grain, "map") + self.g.forms_on(top.grain, "measure")
+                       if not f.guard and not f.y and _gives_of(f, top) == grain]
+            if options:
+                return self.g.use(self.rng.choice(options), top)[0].text
+        return _default(grain)
 
     def block(self, i: int, focus: Val, context: tuple[Val, ...]) -> list:
         if i == len(self.chain):
@@ -266,6 +288,8 @@ class LoopBuilder:
             value, guard = g.use(self.tform, focus, context)
             if guard:
                 self.fail("parts with a guard")
+            if value.grain in _SET_GRAINS:  # a set's order depends on the hash seed: walk it sorted
+                value = Val.of(f"sorted({value.text})", value.grain)
             head, new = self._walk(value, item_grain)
         elif how == "split":
             var = names.fresh(rng.choice(("word", "token")))
@@ -350,7 +374,7 @@ class LoopBuilder:
             var = names.fresh({"word": "part", "char": "ch", "num": "num", "blob": "chunk", "count": "value"}.get(item_grain, "item"))
             iv, ev = _v(idx, "index"), _v(var, item_grain)
             self.g.note(value.text)
-            text = _materialize(value.text)
+            text = f"sorted({value.text})" if value.grain in _SET_GRAINS else _materialize(value.text)
             body = [f"{var} = {parts}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
             return [f"{parts} = {text}", f"{idx} = 0", Stmt(f"while {idx} < len({parts}):", body)]
         if how == "index_walk":
@@ -397,6 +421,8 @@ class LoopBuilder:
         else:
             test = self.test(focus, context)
         self.g.note(test)
+        mark = _test_mark(test, focus)
+        self.scope.append(mark)
         body = self.block(i + 1, focus, context)
         tail = []
         early = self.acc is not None and self.acc.early
@@ -413,6 +439,7 @@ class LoopBuilder:
             arm = self.other_action(focus, context, test)
             if arm != body:
                 tail.append(("else:", arm))
+        self.scope.pop()
         return [Stmt(f"if {test}:", body, tail)]
 
     def target_test(self, focus: Val, context) -> str:
@@ -427,18 +454,25 @@ class LoopBuilder:
         self.fail("the target's test finds no subject")
 
     def test(self, focus: Val, context, *, avoid: set[str] = frozenset()) -> str:
-        """A test of the focus that the inputs can make go both ways."""
+        """A test of the focus that the inputs can make go both ways: not the same kind of test of the same
+        value as an enclosing one or as the ``if`` of its ``elif`` (``islower`` inside ``islower``, ``isalnum``
+        inside ``isdigit``, ``len(x) > 7`` after ``len(x) > 3`` are decided by the test around them)."""
         rng, g = self.rng, self.g
         candidates: list = []
+        blocked = set(self.scope)
+        if self.mode == "cond" and self.tform is not None:
+            blocked |= {(focus.text, _group(_kind_of_form(self.tform)))}
         for f in g.forms_on(focus.grain, "pred"):
-            if g.can_second(f, focus.grain, context):
+            if g.can_second(f, focus.grain, context) and (focus.text, _group(_kind_of_form(f))) not in blocked:
                 candidates.append(f)
+        if (focus.text, "len") in blocked:
+            avoid = set(avoid) | {"__len__"}
         if self.setup is not None and not self.setup_used:
             test = _against(focus, self.setup, rng)
             if test is not None and test not in avoid:
                 self.setup_used = True
                 return test
-        cmp = _threshold(focus, self.spec, rng, g)
+        cmp = _threshold(focus, self.spec, rng, g) if "__len__" not in avoid else None
         if g.wants_marker():
             candidates = [f for f in candidates if _has_param_slot(f) or f.y] or candidates
         for _ in range(10):
@@ -451,7 +485,7 @@ class LoopBuilder:
                 text = value.text if not guard else f"{guard} and {value.text}"
             if text not in avoid:
                 return self.maybe_helper_test(text, focus)
-            cmp = _threshold(focus, self.spec, rng, g)
+            cmp = _threshold(focus, self.spec, rng, g) if "__len__" not in avoid else None
         self.fail(f"no test for {focus.grain}")
 
     def maybe_helper_test(self, text: str, subject: Val) -> str:
@@ -480,35 +514,24 @@ class LoopBuilder:
             self.fail(f"{self.acc.kind} cannot take {value.grain}")
         key = self.key_for(focus, context, value) if self.acc.kind in ("group", "index") else None
         value = self.deepen(value, key)
+        self.value_grain = value.grain if value is not None else None
         body += self.acc.update(value, key)
         if self.mode == "result" and not g.placed:
             self.place_result()
         return body
 
     def deepen(self, value: Val | None, key: Val | None) -> Val | None:
-        """Reach the spec's nested-call depth inside the update, with steps that mean something: a plain
-        item first gets a use of its own (``word`` -> ``word.lower()``), then a wrapper from
-        :data:`_WRAPPERS` (``len(set(word.lower()))``: distinct letters; ``''.join(sorted(word))``: the
-        letters in order) that the accumulator can take."""
+        """Reach the spec's nested-call depth inside the update (:meth:`_Gen.deepen`)."""
         from execverify_data.synth.generator import _depth
 
-        need = self.spec.nested_depth
-        for _ in range(3):
-            if value is None or max(_depth(_text_of(self.acc.update(value, key))), self.g.depth_so_far) >= need:
-                return value
-            if value.text.isidentifier():
-                options = [f for f in self.g.forms_on(value.grain, "map") + self.g.forms_on(value.grain, "measure")
-                           if not f.guard and not f.y and f.text.startswith("{x}.") and self.acc.accepts(_gives_of(f, value))]
-                if options:
-                    value, _ = self.g.use(self.rng.choice(options), value)
-                    continue
-            wrappers = [(t, grain) for t, grain in _WRAPPERS.get(value.grain, ()) if self.acc.accepts(grain)
-                        and not (t.startswith("len(") and _keeps_length(value.text))]
-            if not wrappers:
-                return value
-            template, grain = self.rng.choice(wrappers)
-            value = Val.of(template.format(v=value.text), grain)
-        return value
+        if value is None:
+            return None
+        acc = self.acc
+
+        def deep_enough(v: Val) -> bool:
+            return max(_depth(_text_of(acc.update(v, key))), self.g.depth_so_far) >= self.spec.nested_depth
+
+        return self.g.deepen(value, deep_enough, acc.accepts)
 
     def value(self, focus: Val, context) -> Val | None:
         """What the innermost block feeds the accumulator: the target's use, or a use of the focus."""
@@ -588,6 +611,8 @@ class LoopBuilder:
                 continue
             if kind == "choose":
                 subject = context[0]
+            if kind.startswith("remaining") and element_grain(subject.grain) != grain:
+                continue
             acc = accs.make(kind, self.names, rng, value_grain=grain, first_value=first, subject=subject,
                             copy=self.target.endswith(".copy"))
             if acc.needs and not acc.accepts(grain):
@@ -601,8 +626,11 @@ class LoopBuilder:
         """What an ``elif``/``else`` arm does: another update of the result, else a second counter."""
         acc = self.acc
         if acc is not None and acc.kind == "choose":
+            grain = self.value_grain or acc.gives
             options = [f for f in self.g.forms_on(focus.grain, "map") + self.g.forms_on(focus.grain, "measure")
-                       if not f.guard and not f.y and _gives_of(f, focus) == acc.gives]
+                       if not f.guard and not f.y and _gives_of(f, focus) == grain]
+            if focus.grain == grain and not options:
+                return acc.other(focus)
             if options:
                 value, _ = self.g.use(self.rng.choice(options), focus, context)
                 return acc.other(value)
@@ -710,28 +738,38 @@ def _threshold(focus: Val, spec, rng, g=None) -> str | None:
     return None
 
 
-#: wrappers that add a call level and a meaning, by the grain of the value they take
-_WRAPPERS: dict[str, tuple[tuple[str, str], ...]] = {
-    "word": (("len(set({v}))", "count"), ("''.join(sorted({v}))", "word"), ("len({v})", "count")),
-    "text": (("len({v}.split())", "count"), ("len(set({v}))", "count"), ("sorted({v}.split())", "words")),
-    "line": (("len({v}.split(','))", "count"), ("len({v})", "count")),
-    "numstr": (("len({v})", "count"),),
-    "digits": (("sum(map(int, {v}))", "num"), ("len(set({v}))", "count")),
-    "char": (("ord({v})", "num"),),
-    "num": (("len(str({v}))", "count"), ("abs({v})", "count")),
-    "count": (("len(str({v}))", "count"), ("str({v})", "numstr")),
-    "index": (("max({v}, 0)", "count"),),
-    "words": (("len(set({v}))", "count"), ("sorted(set({v}))", "words"), ("' '.join(sorted({v}))", "word")),
-    "nums": (("sum({v})", "num"), ("len(set({v}))", "count"), ("sorted(set({v}))", "nums")),
-    "blob": (("len({v})", "count"), ("list({v})", "nums")),
-    "amount": (("round({v}, 1)", "amount"),),
-}
-_LENGTH_KEEPERS = (".upper(", ".lower(", ".title(", ".capitalize(", ".swapcase(", ".casefold(", "sorted(", "reversed(",
-                   "[::-1]", ".translate(", "list(", ".encode(", ".decode(")
+#: tests that decide each other when asked of the same value (a digit string is alphanumeric...)
+_GROUPS = {**dict.fromkeys(("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "isidentifier",
+                            "isascii", "isprintable"), "class"),
+           **dict.fromkeys(("isupper", "islower", "istitle"), "case"),
+           **dict.fromkeys(("startswith", "endswith"), "ends")}
 
 
-def _keeps_length(text: str) -> bool:
-    return any(k in text for k in _LENGTH_KEEPERS)
+def _group(kind: str) -> str:
+    return _GROUPS.get(kind, kind)
+
+
+def _kind_of_form(form: Form) -> str:
+    import re
+
+    m = re.match(r"\{x\}(?:\[[^\]]*\])?\.(\w+)\(", form.text)
+    if m:
+        return m.group(1)
+    if form.text.startswith("len({x})"):
+        return "len"
+    return form.head.split(".")[-1]
+
+
+def _test_mark(test: str, focus: Val) -> tuple[str, str]:
+    """(value, group of the kind of test) of a test text of the focus."""
+    import re
+
+    m = re.search(re.escape(focus.text) + r"(?:\[[^\]]*\])?\.(\w+)\(", test)
+    if m:
+        return (focus.text, _group(m.group(1)))
+    if f"len({focus.text})" in test:
+        return (focus.text, "len")
+    return (focus.text, test)
 
 
 def _has_param_slot(form: Form) -> bool:
@@ -804,7 +842,8 @@ class _Helper:
             return text
         others = sorted(n for n in _free_names(text) if n != subject.text)
         entry_params = {p.name: p.grain for p in b.g.params}
-        entry_params.update({k: grain for k, (grain, _, _) in b.g.markers.items()})
+        if any(n in b.g.markers for n in others):
+            return text  # a literal that may become a parameter: stays inline
         if any(n not in entry_params for n in others):
             return text  # it reads loop state: stays inline
         pname = b.names.fresh({"word": "word", "char": "ch", "num": "value", "count": "value", "byte": "value",

@@ -33,6 +33,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "amount": ("price", "amount", "rate"),
     "flag": ("reverse", "strict", "unique"),
     "blob": ("data", "payload", "raw"),
+    "amounts": ("prices", "amounts", "weights", "readings"),
     "nums": ("nums", "values", "numbers", "scores", "readings"),
     "words": ("words", "names", "tokens", "items", "labels"),
     "numstrs": ("tokens", "fields", "entries"),
@@ -48,13 +49,14 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "fragment": ("prefix", "part", "key"),
     "char": ("letter", "target", "mark"),
     "sepchar": ("sep", "delim"),
+    "key": ("key", "name", "target"),
 }
 
 #: plural collection name -> the name of one of its items.
 _SINGULAR = {
     "words": "word", "names": "name", "tokens": "token", "items": "item", "labels": "label", "tags": "tag",
     "keywords": "keyword", "nums": "num", "values": "value", "numbers": "number", "scores": "score",
-    "readings": "reading", "fields": "field", "entries": "entry", "ids": "id_", "codes": "code", "marks": "mark",
+    "readings": "reading", "weights": "weight", "amounts": "amount", "fields": "field", "entries": "entry", "ids": "id_", "codes": "code", "marks": "mark",
     "allowed": "item", "blocked": "item", "reserved_ids": "ident", "stopwords": "word", "banned": "word",
     "counts": "count", "stock": "item", "prices": "price", "ages": "age", "lookup": "key",
     "labels_by_id": "key", "sizes": "size", "dims": "dim", "options": "option", "parts": "part", "point": "coord",

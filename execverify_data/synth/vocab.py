@@ -42,6 +42,7 @@ GRAINS: dict[str, str] = {
     "line": "str",      # fields joined by a separator
     "digits": "str",    # a string of digits
     "numstr": "str",    # a token that may be a number ('12', 'x3', '-4')
+    "key": "str",       # a short common word: one an input's items or keys may hold
     # numbers
     "num": "int",       # a small int, any sign
     "count": "int",     # a small non-negative int (loop counts, lengths)
@@ -176,11 +177,13 @@ str.endswith ;; word text line ;; bool ;; pred ;; {x}.endswith({suffix})
 op.in ;; word text line ;; bool ;; pred ;; {char} in {x}
 op.in ;; char ;; bool ;; pred ;; {x} in 'aeiou'
 op.in ;; char ;; bool ;; pred ;; {x} in {y} ;; ;; text
+op.in ;; word ;; bool ;; pred ;; {x} in {y} ;; ;; tags
+op.not_in ;; word ;; bool ;; pred ;; {x} not in {y} ;; ;; ftags
 op.not_in ;; word text ;; bool ;; pred ;; {char} not in {x}
 op.eq ;; word ;; bool ;; pred ;; {x} == {x}[::-1]
 op.eq ;; char ;; bool ;; pred ;; {x} == {char}
 op.ne ;; word ;; bool ;; pred ;; {x}[0] != {x}[-1] ;; {x}
-op.gt ;; word line text ;; bool ;; pred ;; len({x}) > {k}
+op.gt ;; word ;; bool ;; pred ;; len({x}) > {k}
 op.lt ;; word ;; bool ;; pred ;; len({x}) < {k}
 op.not ;; word ;; bool ;; pred ;; not {x}
 str.count ;; word text ;; bool ;; pred ;; {x}.count({char}) > 1
@@ -402,7 +405,7 @@ builtin.next ;; words ;; word ;; agg ;; next((w for w in {x} if w.startswith({pr
 builtin.next ;; nums ;; num ;; agg ;; next((n for n in {x} if n > {k}), -1)
 op.unpack_list ;; nums words ;; same ;; agg ;; [*{x}, *{y}] ;; ;; same
 op.unpack_tuple ;; tnums twords ;; same ;; agg ;; (*{x}, *{y}) ;; ;; same
-op.in ;; words numstrs ;; bool ;; pred ;; {y} in {x} ;; ;; word
+op.in ;; words numstrs ;; bool ;; pred ;; {y} in {x} ;; ;; key
 op.in ;; nums tnums ;; bool ;; pred ;; {k} in {x}
 op.not_in ;; nums ;; bool ;; pred ;; 0 not in {x}
 op.add ;; nums words tnums twords ;; same ;; agg ;; {x} + {y} ;; ;; same
@@ -432,7 +435,7 @@ op.le ;; ids tags ;; bool ;; pred ;; {x} <= {y} ;; ;; same
 op.unpack_set ;; ids tags ;; same ;; agg ;; {{*{x}, *{y}}} ;; ;; same
 op.in ;; ids tags fids ftags ;; bool ;; pred ;; {y} in {x} ;; ;; elemof
 # ---- dicts
-dict.get ;; table ;; num ;; measure ;; {x}.get({y}, 0) ;; ;; word
+dict.get ;; table ;; num ;; measure ;; {x}.get({y}, 0) ;; ;; key
 dict.get ;; names ;; word ;; map ;; {x}.get({y}, '?') ;; ;; num
 dict.keys ;; table names ;; keys ;; parts ;; {x}.keys()
 dict.values ;; table ;; nums ;; parts ;; {x}.values()
@@ -443,9 +446,9 @@ builtin.sum ;; table ;; num ;; measure ;; sum({x}.values())
 builtin.max ;; table ;; num ;; measure ;; max({x}.values()) ;; {x}
 builtin.dict ;; table names ;; same ;; agg ;; dict(sorted({x}.items()))
 op.unpack_dict ;; table ;; same ;; agg ;; {{**{x}, **{y}}} ;; ;; same
-op.in ;; table ;; bool ;; pred ;; {y} in {x} ;; ;; word
+op.in ;; table ;; bool ;; pred ;; {y} in {x} ;; ;; key
 op.in ;; names ;; bool ;; pred ;; {y} in {x} ;; ;; num
-op.getitem ;; table ;; num ;; measure ;; {x}[{y}] ;; {y} in {x} ;; word
+op.getitem ;; table ;; num ;; measure ;; {x}[{y}] ;; {y} in {x} ;; key
 op.bitor ;; table ;; same ;; agg ;; {x} | {y} ;; ;; same
 """
 

@@ -1,0 +1,231 @@
+"""Branch coverage of a program's runs, and the choice of inputs that make every branch matter.
+
+A row's step questions are only worth asking when the code's decisions depend on the row's own
+inputs. :func:`instrument` compiles a program with every decision wrapped in a recorder: the test
+of each ``if``/``elif``, ``while``, conditional expression and comprehension ``if``. A
+:class:`Probe` runs the entry point on an input (untraced: only line events are counted, for the
+step budget and for which statements ran) and returns a :class:`Run`: the outcome of every
+decision it met, the lines it executed, the output. :func:`choose` then picks a set of inputs
+(at least ``k``, at most ``k_max``) on which
+
+* every decision evaluates both ways (``one_sided_branch`` otherwise),
+* every statement runs at least once (``dead_code`` otherwise),
+* the outputs are not all equal (``constant_output`` otherwise),
+
+by greedy set cover over the candidates in order, so the same candidates always give the same
+choice.
+
+>>> code = "def f(xs):\\n    n = 0\\n    for x in xs:\\n        if x > 2:\\n            n += 1\\n    return n\\n"
+>>> probe = Probe(code, "f")
+>>> runs = [probe.run(([1, 2],)), probe.run(([5, 1],)), probe.run(([3, 4],))]
+>>> [r.output for r in runs], choose(runs, probe, k=2)
+(['0', '1', '2'], [0, 1])
+>>> choose([runs[0], runs[0]], probe, k=2)
+'one_sided_branch'
+"""
+
+from __future__ import annotations
+
+import ast
+import signal
+import sys
+from dataclasses import dataclass
+
+__all__ = ["Probe", "Run", "choose", "instrument"]
+
+FILENAME = "<synth-probe>"
+_RECORD = "_probe_record_"
+
+
+class _StepLimit(BaseException):
+    """Raised into a probed call at its step budget (a BaseException: ``except Exception`` misses it)."""
+
+
+class _Timeout(BaseException):
+    pass
+
+
+class _Wrap(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.tests: dict[int, tuple[int, str]] = {}
+
+    def record(self, test: ast.expr, line: int, kind: str) -> ast.expr:
+        i = len(self.tests)
+        self.tests[i] = (line, kind)
+        call = ast.Call(ast.Name(_RECORD, ast.Load()), [ast.Constant(i), test], [])
+        return ast.copy_location(call, test)
+
+    def visit_If(self, node: ast.If):
+        self.generic_visit(node)
+        node.test = self.record(node.test, node.lineno, "if")
+        return node
+
+    def visit_While(self, node: ast.While):
+        self.generic_visit(node)
+        node.test = self.record(node.test, node.lineno, "while")
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.generic_visit(node)
+        node.test = self.record(node.test, node.lineno, "ifexp")
+        return node
+
+    def visit_comprehension(self, node: ast.comprehension):
+        self.generic_visit(node)
+        node.ifs = [self.record(t, t.lineno, "comprehension") for t in node.ifs]
+        return node
+
+
+def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset[int]]:
+    """``(code object, {decision id: (line, kind)}, statement lines)`` of a program.
+
+    The statement lines are those of every statement inside the module's functions (not the
+    ``def`` lines, not docstrings); a line event on one means the statement ran.
+    """
+    tree = ast.parse(code)
+    lines: set[int] = set()
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.stmt) and node is not fn and not isinstance(node, ast.FunctionDef):
+                    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                        continue
+                    lines.add(node.lineno)
+    wrap = _Wrap()
+    tree = ast.fix_missing_locations(wrap.visit(tree))
+    return compile(tree, FILENAME, "exec", dont_inherit=True), wrap.tests, frozenset(lines)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One probed call: ``status`` (``ok``, ``raised``, ``step_budget``), the output's canonical text
+    (``ok`` only), the decisions' outcomes ``{(id, bool)}``, the lines executed, the line events counted."""
+
+    status: str
+    output: str | None
+    askable: bool
+    outcomes: frozenset
+    lines: frozenset
+    steps: int
+
+
+class Probe:
+    """The entry point of ``code``, instrumented, ready to run on inputs (trusted code only)."""
+
+    def __init__(self, code: str, entry: str):
+        compiled, self.tests, self.statements = instrument(code)
+        self._outcomes: set = set()
+        outcomes = self._outcomes
+
+        def record(i: int, value):
+            outcomes.add((i, bool(value)))
+            return value
+
+        namespace: dict = {"__name__": "__synth__", _RECORD: record}
+        exec(compiled, namespace)  # trusted: our own synthesized program, instrumented
+        self.fn = namespace[entry]
+
+    def run(self, args: tuple, *, max_steps: int = 5000, timeout: float = 2.0) -> Run:
+        from execverify_data.values import encode, self_equal
+
+        lines: set[int] = set()
+        steps = [0]
+
+        def on_line(frame, event, arg):
+            if event == "line":
+                steps[0] += 1
+                lines.add(frame.f_lineno)
+                if steps[0] > max_steps:
+                    raise _StepLimit
+            return on_line
+
+        def on_call(frame, event, arg):
+            return on_line if frame.f_code.co_filename == FILENAME else None
+
+        def on_alarm(signum, frame):  # pragma: no cover - timing dependent
+            raise _Timeout
+
+        self._outcomes.clear()
+        previous_trace = sys.gettrace()
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        sys.settrace(on_call)
+        try:
+            result = self.fn(*args)
+        except (_StepLimit, _Timeout):
+            return Run("step_budget", None, False, frozenset(), frozenset(), steps[0])
+        except Exception:  # noqa: BLE001 - this input makes the program raise
+            return Run("raised", None, False, frozenset(), frozenset(), steps[0])
+        finally:
+            sys.settrace(previous_trace)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        value = encode(result)
+        askable = value.askable and self_equal(value.text)
+        return Run("ok", value.text, askable, frozenset(self._outcomes), frozenset(lines), steps[0])
+
+
+def goals(probe: Probe) -> frozenset:
+    """What a chosen set of inputs must cover: both outcomes of every decision, every statement line."""
+    return frozenset({(i, b) for i in probe.tests for b in (True, False)} | {("line", n) for n in probe.statements})
+
+
+def _covers(run: Run) -> frozenset:
+    return run.outcomes | frozenset(("line", n) for n in run.lines)
+
+
+def missing(runs: list[Run], probe: Probe) -> str | None:
+    """Why ``runs`` (the usable ones) cannot cover the goals, or None when they can."""
+    usable = [r for r in runs if r.status == "ok"]
+    covered = frozenset().union(*(_covers(r) for r in usable)) if usable else frozenset()
+    left = goals(probe) - covered
+    if any(isinstance(g[0], int) for g in left):
+        return "one_sided_branch"
+    if left:
+        return "dead_code"
+    if len({r.output for r in usable}) < 2:
+        return "constant_output"
+    return None
+
+
+def choose(runs: list[Run], probe: Probe, *, k: int, k_max: int | None = None) -> list[int] | str:
+    """Indices (into ``runs``, in order) of the inputs to keep, or the reason no choice exists.
+
+    Greedy set cover of :func:`goals` (ties to the earliest run), then, if the outputs are all
+    equal, one run with another output, then runs in order up to ``k`` (preferring new outputs).
+    """
+    k_max = k_max if k_max is not None else k + 3
+    usable = [i for i, r in enumerate(runs) if r.status == "ok"]
+    why = missing(runs, probe)
+    if why is not None:
+        return why
+    left = set(goals(probe))
+    chosen: list[int] = []
+    while left:
+        best = max(usable, key=lambda i: (len(_covers(runs[i]) & left), -i))
+        gain = _covers(runs[best]) & left
+        if not gain:  # pragma: no cover - missing() said every goal is covered by some run
+            return "dead_code"
+        chosen.append(best)
+        left -= gain
+    outputs = {runs[i].output for i in chosen}
+    if len(outputs) < 2:
+        other = next(i for i in usable if runs[i].output not in outputs)
+        chosen.append(other)
+        outputs.add(runs[other].output)
+    for i in usable:
+        if len(chosen) >= k:
+            break
+        if i not in chosen and runs[i].output not in outputs:
+            chosen.append(i)
+            outputs.add(runs[i].output)
+    for i in usable:
+        if len(chosen) >= k:
+            break
+        if i not in chosen:
+            chosen.append(i)
+    if len(chosen) < k:
+        return "too_few_inputs"
+    if len(chosen) > k_max:
+        return "too_many_inputs"
+    return sorted(chosen)
