@@ -40,8 +40,8 @@ ROW_ATTEMPTS = 12
 CHUNK_ROWS = 25
 #: A run stops trying rows after ``MAX_ROWS_FACTOR * n + shard_size`` rows even if it kept fewer than ``n`` programs.
 MAX_ROWS_FACTOR = 4
-SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "inputs", "outputs",
-                 "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version")
+SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "param_domains",
+                 "inputs", "outputs", "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version")
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,7 @@ def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
         "code": acc.program.code,
         "entry_point": acc.program.entry_point,
         "param_types": list(acc.program.param_types),
+        "param_domains": list(acc.program.param_domains) or [""] * len(acc.program.param_types),
         "inputs": acc.inputs,
         "outputs": [t.output.text for t in acc.traces],
         "output_types": [t.output.type for t in acc.traces],
@@ -286,7 +287,7 @@ def _schema():
     return pa.schema([
         ("id", pa.string()), ("row", pa.int64()), ("seed", pa.int64()), ("level", pa.int64()), ("spec", spec),
         ("target", pa.string()), ("code", pa.string()), ("entry_point", pa.string()), ("param_types", strings),
-        ("inputs", strings), ("outputs", strings), ("output_types", strings), ("trace_lengths", pa.list_(pa.int64())),
+        ("param_domains", strings), ("inputs", strings), ("outputs", strings), ("output_types", strings), ("trace_lengths", pa.list_(pa.int64())),
         ("ast_hash", pa.string()), ("catalog_ids", strings), ("python", pa.string()), ("generator_version", pa.string()),
     ])
 

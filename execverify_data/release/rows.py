@@ -164,7 +164,8 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
     seen = set(calls)
     try:
         extra = draw_inputs(rec["param_types"], derive_seed(cfg.seed, rec["seed"], "codegen"), cfg.codegen_extra_inputs,
-                            min_size=rec["spec"]["min_size"], max_size=rec["spec"]["max_size"])
+                            min_size=rec["spec"]["min_size"], max_size=rec["spec"]["max_size"],
+                            domains=rec.get("param_domains") or None)
     except Exception:  # noqa: BLE001 - a type the sampler cannot draw: no extra tests
         extra = []
     for args in extra:

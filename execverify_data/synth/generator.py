@@ -437,7 +437,7 @@ class _Gen:
             parts = [self.names.fresh(n) for n in (("head", "sep", "tail") if out_grain != "pairnum" else ("q", "r"))]
             body.append(f"{', '.join(parts)} = {value.text}")
             value = Val.of(f"{parts[-1]}" if out_grain != "pairnum" else f"{parts[0]} * 10 + {parts[1]}", "word")
-        body.append(f"return {value.text}")
+        body += self.returning(value)
         name = self.names.fresh(_function_name(form, subject, self.rng))
         return (name, SIGNATURE, _annotation(value.grain), body)
 
@@ -499,7 +499,19 @@ class _Gen:
         if self.spare - len(self.markers) > 0:
             value = self.combine(value, Val(self.liftable("limit", ""), "marker"))
         name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{name_stem}")
-        return (name, SIGNATURE, _annotation(value.grain), [f"return {value.text}"])
+        return (name, SIGNATURE, _annotation(value.grain), self.returning(value))
+
+    def returning(self, value: Val) -> list[str]:
+        """The statements that return ``value``: a call of a builtin on a builtin's result is first bound to a
+        name (``unique = sorted(set(words))`` / ``return unique``), as people write it; three builtins
+        nested in one expression are not written at all."""
+        if _builtin_chain(value.text) >= 3:
+            raise GenFail("three builtins nested in one expression")
+        if _builtin_chain(value.text) >= 2:
+            base = "ok" if value.grain == "bool" else _RESULT_NAMES.get(value.text.split("(", 1)[0], "result")
+            name = self.names.fresh(base)
+            return [f"{name} = {value.text}", f"return {name}"]
+        return [f"return {value.text}"]
 
     def straight_mutation(self) -> tuple[str, str, str, list]:
         """Straight-line code around a mutating target: a copy changed in place and returned."""
@@ -640,12 +652,16 @@ class _Gen:
                 return Val.of(f"{atom(value.text)}[:{key}]", g)
             if g in ("count", "num", "index"):
                 self.markers[key] = ("limit", "", False)
-                return Val.of(rng.choice((f"min({value.text}, {key})", f"{atom(value.text)} > {key}")), "num")
+                if rng.random() < 0.5 and _builtin_chain(value.text) < 2:
+                    return Val.of(f"min({value.text}, {key})", "num")
+                return Val.of(f"{atom(value.text)} > {key}", "bool")
             raise GenFail(f"cannot give a {g} result a second parameter")
         if o in ("limit", "count") and g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
             return Val.of(f"{atom(value.text)}[:{other.text}]", g)
         if o in ("limit", "count", "num") and g in ("count", "num", "index"):
-            return Val.of(rng.choice((f"min({value.text}, {other.text})", f"{atom(value.text)} > {other.text}")), "num")
+            if rng.random() < 0.5 and _builtin_chain(value.text) < 2:
+                return Val.of(f"min({value.text}, {other.text})", "num")
+            return Val.of(f"{atom(value.text)} > {other.text}", "bool")
         if o == "fragment" and g in ("word", "text", "line"):
             return Val.of(f"{atom(value.text)}.count({other.text})", "count")
         if o == "fragment" and g in ("words",):
@@ -723,7 +739,7 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "digits": (("sum(map(int, {v}))", "num", ()), ("len(set({v}))", "count", ())),
     "char": (("ord({v})", "num", (".lower()",)),),
     "num": (("abs({v})", "count", ()),),
-    "count": (("str({v})", "numstr", ()),),
+    "count": (),
     "words": (("len(set({v}))", "count", ()), ("sorted(set({v}))", "words", ()), ("' '.join({v})", "text", ()),
               ("max({v}, key=len)", "word", ())),
     "nums": (("sum({v})", "num", ()), ("len(set({v}))", "count", ()), ("sorted(set({v}))", "nums", ())),
@@ -732,7 +748,7 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
 }
 _LENGTH_KEEPERS = (".upper(", ".lower(", ".title(", ".capitalize(", ".swapcase(", ".casefold(", "sorted(", "reversed(",
-                   "[::-1]", ".translate(", "list(", ".encode(", ".decode(")
+                   "[", ".translate(", "list(", ".encode(", ".decode(", ".zfill(", ".center(", ".ljust(", ".rjust(", " * ")
 
 
 def _keeps_length(text: str) -> bool:
@@ -782,6 +798,28 @@ def _meaningful(outer: Form, value: Val) -> bool:
     if outer.head == "builtin.sorted" and "builtin.set" not in inner and value.grain in ("nums", "words") and "builtin.sorted" in inner:
         return False
     return True
+
+
+_RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "largest", "min": "smallest", "set": "unique",
+                 "list": "items", "dict": "table", "tuple": "items", "abs": "distance", "str": "label", "int": "number"}
+
+
+def _builtin_chain(text: str) -> int:
+    """The longest chain of builtin function calls, each the first argument of the one around it, in ``text``
+    (``sorted(set(x))`` is 2), counted from the outermost call."""
+    import builtins
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return 0
+
+    def chain(n) -> int:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and hasattr(builtins, n.func.id):
+            return 1 + max((chain(a) for a in n.args[:1]), default=0)
+        return 0
+
+    return max((chain(n) for n in ast.walk(node)), default=0)
 
 
 def _depth(text: str) -> int:

@@ -240,14 +240,57 @@ class LoopBuilder:
         else:
             returns = acc.returns if self.secondary is None else f"{acc.returns}, {self.secondary.returns}"
             tail.append(f"return {returns}")
+        body = self.reach_depth(init + body + tail)
+        init, tail = [], []
         name = self.names.fresh(_name_for(acc, top))
         functions = []
         if self.helper is not None:
             if not self.helper.defined:
                 self.fail("the helper was never called")
             functions.append(self.helper.function())
-        functions.append((name, SIGNATURE, _annotation(acc, self.secondary), init + body + tail))
+        functions.append((name, SIGNATURE, _annotation(acc, self.secondary, self.value_grain), init + body + tail))
         return functions
+
+    def reach_depth(self, body: list) -> list:
+        """When the computation is not yet as deeply nested as the spec asks, walk the distinct items of the
+        first loop's input in order: ``for word in words`` -> ``for word in sorted(set(words))`` (and
+        ``sorted(set(text.lower()))`` for two levels). The loop then visits each value once."""
+        import re
+
+        from execverify_data.synth.generator import _depth
+
+        need = self.spec.nested_depth
+        if max(self.g.depth_so_far, max((_depth(t) for t in _flat(body)), default=0)) >= need:
+            return body
+        def depth_now() -> int:
+            return max(self.g.depth_so_far, max((_depth(t) for t in _flat(body)), default=0))
+
+        rules = [
+            (r"for (\w+) in (\w+)\.split\((.*)\):", lambda m: f"for {m[1]} in sorted(set({m[2]}.split({m[3]}))):"),
+            (r"for (\w+), (\w+) in (\w+)\.items\(\):", lambda m: f"for {m[1]}, {m[2]} in sorted({m[3]}.items()):"),
+            (r"for (\w+), (\w+) in enumerate\((\w+)\):", lambda m: f"for {m[1]}, {m[2]} in enumerate(sorted({m[3]})):"),
+            (r"for (\w+) in sorted\((\w+)\):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
+            (r"for (\w+) in (\w+):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
+        ]
+        for st in _statements(body):
+            if not isinstance(st, Stmt) or not st.head.startswith("for "):
+                continue
+            for pattern, rewrite in rules:
+                m = re.fullmatch(pattern, st.head)
+                if not m:
+                    continue
+                src = m.groups()[1] if pattern.startswith("for (\\w+) in (\\w+)") else None
+                grain = next((p.grain for p in self.g.params if p.name == (src or "")), None)
+                if src is not None and pattern.endswith(r"(\w+):") and grain not in (
+                        "words", "nums", "text", "word", "line", "twords", "tnums", "numstrs"):
+                    continue
+                old = st.head
+                st.head = rewrite(m)
+                if depth_now() >= need:
+                    self.g.mark("builtin.sorted")
+                    return body
+                st.head = old
+        self.fail(f"nested depth below {need}")
 
     def fallback(self, top: Val) -> str:
         """What a function with early returns returns at its end: a value of the same grain as the others
@@ -414,6 +457,9 @@ class LoopBuilder:
 
     # ---------------------------------------------------------------- if / if-elif
     def if_step(self, i: int, focus: Val, context) -> list:
+        """``if`` (the chain goes on in its body) or ``if``/``elif`` (the chain goes on in the ``elif`` branch, the
+        ``if`` branch updating the result directly: no ``if`` ending a branch just before an ``elif``).
+        An ``if`` whose body is another test gets an ``else`` (two bare nested tests collapse into one)."""
         rng = self.rng
         step = self.chain[i]
         if self.mode == "cond" and self.plan.cond_at == i and not self.g.placed:
@@ -422,24 +468,34 @@ class LoopBuilder:
             test = self.test(focus, context)
         self.g.note(test)
         mark = _test_mark(test, focus)
-        self.scope.append(mark)
-        body = self.block(i + 1, focus, context)
-        tail = []
-        early = self.acc is not None and self.acc.early
+        nested_test = i + 1 < len(self.chain) and self.chain[i + 1] in ("if", "if-elif")
         if step == "if-elif":
             other = self.test(focus, context, avoid={test})
-            g = self.g
-            g.note(other)
-            tail.append((f"elif {other}:", self.other_action(focus, context, test)))
+            self.g.note(other)
+            self.scope += [mark, _test_mark(other, focus)]
+            cont = self.block(i + 1, focus, context)
+            self.scope = self.scope[:-2]
+            early = self.acc is not None and self.acc.early
+            first = self.other_action(focus, context, test)
+            tail = [(f"elif {other}:", cont)]
             if rng.random() < 0.35 and not early:
                 arm = self.other_action(focus, context, test, second=True)
-                if arm != tail[0][1]:
+                if arm != first and arm != cont:
                     tail.append(("else:", arm))
-        elif i == len(self.chain) - 1 and rng.random() < 0.35 and not early:
+            return [Stmt(f"if {test}:", first, tail)]
+        self.scope.append(mark)
+        body = self.block(i + 1, focus, context)
+        self.scope.pop()
+        tail = []
+        early = self.acc is not None and self.acc.early
+        last = i == len(self.chain) - 1
+        wants_else = nested_test or (self.acc is not None and self.acc.kind == "partition" and last)
+        if (wants_else or (last and rng.random() < 0.35)) and not early:
             arm = self.other_action(focus, context, test)
             if arm != body:
                 tail.append(("else:", arm))
-        self.scope.pop()
+        elif nested_test and early:
+            self.fail("two bare nested tests around an early return")
         return [Stmt(f"if {test}:", body, tail)]
 
     def target_test(self, focus: Val, context) -> str:
@@ -475,8 +531,11 @@ class LoopBuilder:
         cmp = _threshold(focus, self.spec, rng, g) if "__len__" not in avoid else None
         if g.wants_marker():
             candidates = [f for f in candidates if _has_param_slot(f) or f.y] or candidates
+        operators = [f for f in candidates if f.head.startswith("op.") and "(" not in f.text]
+        if operators and rng.random() < 0.5:
+            candidates = operators  # x % 2 == 0, ch in 'aeiou': a test without another call
         for _ in range(10):
-            if cmp is not None and (not candidates or rng.random() < 0.3):
+            if cmp is not None and (not candidates or rng.random() < 0.35):
                 text = cmp
             else:
                 if not candidates:
@@ -560,7 +619,7 @@ class LoopBuilder:
             options = [f for f in options if self.acc.accepts(_gives_of(f, focus))]
         if g.wants_marker():
             options = [f for f in options if _has_param_slot(f)] or options
-        if not options or (rng.random() < 0.4 and not g.wants_marker()):
+        if not options or (rng.random() < 0.6 and not g.wants_marker()):
             value = focus
         else:
             value, _ = g.use(rng.choice(options), focus, context)
@@ -588,7 +647,9 @@ class LoopBuilder:
         elif self.mode == "result":
             kinds = ["collect", "dedupe", "seen", "join"]
         elif grain in _NUMBERS or grain == "amount":
-            kinds = ["total", "total", "best", "collect", "tally", "worst", "first", "seen"]
+            kinds = ["total", "total", "best", "collect", "tally", "worst", "first", "seen", "best_none"]
+            if grain in ("num", "count", "byte", "index"):
+                kinds += ["xor", "total_mod", "product"] if rng.random() < 0.5 else []
         elif grain in _TEXTS:
             kinds = ["collect", "build", "join", "tally", "seen", "dedupe", "longest", "first", "group"]
         elif grain == "blob":
@@ -599,6 +660,8 @@ class LoopBuilder:
             kinds = kinds + ["count", "count", "first", "any", "partition"]
         if not any(step in ("for", "while") for step in self.chain):
             kinds = ["choose"]  # no loop: each branch returns its own value (an accumulator needs a loop)
+        if self.chain[-1] not in ("if", "if-elif") and not (self.mode == "cond" and self.plan.cond_at == -1):
+            kinds = [k for k in kinds if k != "partition"]  # two lists need a test that splits them
         rng.shuffle(kinds)
         params = {p.name for p in g.params}
         for kind in kinds:
@@ -611,10 +674,12 @@ class LoopBuilder:
                 continue
             if kind == "choose":
                 subject = context[0]
-            if kind.startswith("remaining") and element_grain(subject.grain) != grain:
-                continue
+            if kind.startswith("remaining") and (element_grain(subject.grain) != grain or not (value and value.text.isidentifier())):
+                continue  # it removes the input's own items
             acc = accs.make(kind, self.names, rng, value_grain=grain, first_value=first, subject=subject,
                             copy=self.target.endswith(".copy"))
+            if kind.startswith("remaining"):
+                acc.needs = (grain,)
             if acc.needs and not acc.accepts(grain):
                 continue
             if self.mode == "acc" or (self.target == "list.append" and "append(" in "".join(map(str, acc.update(_v("x", grain))))):
@@ -772,6 +837,29 @@ def _test_mark(test: str, focus: Val) -> tuple[str, str]:
     return (focus.text, test)
 
 
+def _statements(block: list):
+    for st in block:
+        yield st
+        if isinstance(st, Stmt):
+            yield from _statements(st.body)
+            for _, body in st.tail:
+                yield from _statements(body)
+
+
+def _flat(block: list) -> list[str]:
+    out = []
+    for st in _statements(block):
+        if isinstance(st, Stmt):
+            head = st.head.rstrip(":")
+            for kw in ("for ", "while ", "if ", "elif "):
+                if head.startswith(kw):
+                    head = head[len(kw):].split(" in ", 1)[-1] if kw == "for " else head[len(kw):]
+            out.append(head)
+        else:
+            out.append(st)
+    return out
+
+
 def _has_param_slot(form: Form) -> bool:
     from execverify_data.synth.vocab import SLOTS
 
@@ -846,11 +934,15 @@ class _Helper:
             return text  # a literal that may become a parameter: stays inline
         if any(n not in entry_params for n in others):
             return text  # it reads loop state: stays inline
-        pname = b.names.fresh({"word": "word", "char": "ch", "num": "value", "count": "value", "byte": "value",
-                               "index": "position", "line": "line", "text": "text"}.get(subject.grain, "item"))
+        from execverify_data.synth.names import Names
+
+        local = Names(b.rng)  # the helper's own scope: its parameter may share a name with the caller's locals
+        local.used.update(others)
+        pname = local.fresh({"word": "word", "char": "ch", "num": "value", "count": "value", "byte": "value",
+                             "index": "position", "line": "line", "text": "text"}.get(subject.grain, "item"))
         body_text = _rename(text, subject.text, pname)
         stem = {"char": "char", "byte": "byte", "num": "value", "count": "value", "index": "position"}.get(subject.grain, subject.grain)
-        self.name = b.names.fresh(b.rng.choice(prefixes) + stem)
+        self.name = b.names.fresh(_helper_name(text, b.rng.choice(prefixes), stem))
         args = [f"{pname}: {_annotation(subject.grain)}"] + [f"{n}: {_type_of(entry_params[n])}" for n in others]
         self.params, self.returns = ", ".join(args), returns
         self.body = [f"return {body_text}"]
@@ -859,6 +951,21 @@ class _Helper:
 
     def function(self):
         return (self.name, self.params, self.returns, self.body)
+
+
+def _helper_name(text: str, prefix: str, stem: str) -> str:
+    """A helper's name from what it does: ``is_digit`` for ``x.isdigit()``, ``key_of_lower`` for ``x.lower()``."""
+    import re
+
+    m = re.search(r"\.(\w+)\(", text) or re.match(r"(\w+)\(", text)
+    if m:
+        name = m.group(1)
+        if prefix == "is_" and name.startswith("is"):
+            return "is_" + name[2:]
+        if name.startswith(("starts", "ends")):
+            return name.replace("with", "_with")
+        return f"{prefix}{name}".rstrip("_")
+    return prefix + stem
 
 
 def _free_names(text: str) -> set[str]:
@@ -929,17 +1036,24 @@ def _name_for(acc, top: Val) -> str:
             "build": "build", "join": "join", "join_repr": "quote", "tally": "tally", "index": "index",
             "group": "group", "best": "max", "worst": "min", "best_none": "best", "longest": "longest",
             "seen": "unique", "seen_many": "letters_in", "odd_seen": "odd", "dedupe": "dedupe", "first": "first",
-            "index_of": "find", "any": "has", "partition": "split", "common": "common"}.get(acc.kind, "remaining")
+            "index_of": "find", "any": "has", "partition": "split", "common": "common", "choose": "pick"}.get(acc.kind, "remaining")
     return f"{verb}_{stem}"
 
 
-def _annotation(acc, secondary) -> str:
+def _annotation(acc, secondary, value_grain: str | None = None) -> str:
+    """The return annotation: from the accumulator's kind and the grain of the values it was given."""
     from execverify_data.synth.generator import _annotation as by_grain
 
-    base = {"count": "int", "total": "int", "total_signed": "int", "total_mod": "int", "product": "int", "xor": "int",
+    number = "float" if value_grain == "amount" else "int"
+    base = {"count": "int", "total": number, "total_signed": number, "total_mod": "int", "product": "int", "xor": "int",
             "mask": "int", "mask_and": "int", "mean": "float", "build": "str", "join": "str", "join_repr": "str",
-            "tally": "dict", "index": "dict", "group": "dict", "best": "int", "worst": "int", "best_none": "int",
+            "tally": "dict", "index": "dict", "group": "dict", "best": number, "worst": number, "best_none": number,
             "longest": "str", "any": "bool", "partition": "tuple[list, list]"}.get(acc.kind)
     if base is None:
-        base = by_grain(acc.gives) if acc.early else "list"
+        if acc.early:
+            base = by_grain(value_grain or acc.gives)
+        elif acc.returns.startswith(("len(", "sum(")):
+            base = "int"
+        else:
+            base = "list"
     return f"tuple[{base}, int]" if secondary is not None else base

@@ -58,7 +58,7 @@ _SINGULAR = {
     "keywords": "keyword", "nums": "num", "values": "value", "numbers": "number", "scores": "score",
     "readings": "reading", "weights": "weight", "amounts": "amount", "fields": "field", "entries": "entry", "ids": "id_", "codes": "code", "marks": "mark",
     "allowed": "item", "blocked": "item", "reserved_ids": "ident", "stopwords": "word", "banned": "word",
-    "counts": "count", "stock": "item", "prices": "price", "ages": "age", "lookup": "key",
+    "counts": "word", "stock": "item", "prices": "item", "ages": "name", "lookup": "key",
     "labels_by_id": "key", "sizes": "size", "dims": "dim", "options": "option", "parts": "part", "point": "coord",
     "lines": "line", "pieces": "piece", "groups": "group", "chunks": "chunk", "pairs": "pair", "rows": "row",
     "digits": "digit", "results": "result", "blobs": "blob",
@@ -97,6 +97,9 @@ class Names:
         """A loop variable name for the items of ``collection`` (a name) of grain ``grain`` (the collection's)."""
         if grain in _ELEMENT_OF_STRING:
             return self.fresh(self.rng.choice(_ELEMENT_OF_STRING[grain]))
+        if grain == "table":  # the keys of a dict: what the dict is about
+            return self.fresh({"counts": "word", "stock": "item", "scores": "player", "prices": "item",
+                               "ages": "name"}.get(collection.rstrip("0123456789"), "key"))
         base = collection.rstrip("0123456789")
         if base in _SINGULAR:
             return self.fresh(_SINGULAR[base])
