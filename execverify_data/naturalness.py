@@ -52,6 +52,7 @@ from typing import Iterator, NamedTuple, Sequence
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.trace import _trusted_arguments  # the one evaluation of trusted call expressions
 from execverify_data.values import format_arguments, parse_arguments
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "dead_statements",
     "dict_literal_membership",
     "distinct_calls",
+    "candidate_inputs",
     "edited_inputs",
     "finishing_wrappers",
     "lint_counts",
@@ -74,6 +76,7 @@ __all__ = [
     "never_evaluated_tests",
     "observe",
     "one_sided_tests",
+    "program_figures",
     "round_trips",
     "self_nested_tests",
     "self_receiver_calls",
@@ -105,7 +108,7 @@ _SCALAR_CONVERSIONS = frozenset({"bool", "int", "float", "str"})
 _ROUND_TRIP_PAIRS = frozenset(
     {(o, i) for o in _SCALAR_CONVERSIONS for i in _SCALAR_CONVERSIONS}
     | {("reversed", "sorted"), ("sorted", "sorted"), ("sorted", "reversed"), ("set", "sorted"), ("set", "reversed"),
-       ("frozenset", "sorted"), ("list", "sorted"), ("sorted", "list"), ("sorted", "tuple"), ("list", "list"),
+       ("frozenset", "sorted"), ("list", "sorted"), ("list", "list"),
        ("tuple", "tuple"), ("set", "set"), ("frozenset", "frozenset"), ("dict", "dict")}
 )
 
@@ -251,9 +254,9 @@ def round_trips(program: str) -> int:
     repeats or discards. The pairs (outer, inner): any two of ``bool``/``int``/``float``/``str``
     (``str(int(bool(x)))``); ``reversed(sorted(..))``, ``sorted(sorted(..))``, ``sorted(reversed(..))``,
     ``set(sorted(..))``, ``set(reversed(..))``, ``frozenset(sorted(..))``; a copy into the type the inner
-    call already gives or that the outer call does not need: ``list(sorted(..))``, ``sorted(list(..))``,
-    ``sorted(tuple(..))``, ``list(list(..))``, ``tuple(tuple(..))``, ``set(set(..))``,
-    ``frozenset(frozenset(..))``, ``dict(dict(..))``. A chain of such pairs counts once
+    call already gives: ``list(sorted(..))``, ``list(list(..))``, ``tuple(tuple(..))``, ``set(set(..))``,
+    ``frozenset(frozenset(..))``, ``dict(dict(..))``. ``sorted(list(..))`` does not count (a redundant
+    but harmless copy people write). A chain of such pairs counts once
     (``list(reversed(sorted(x)))`` is one).
 
     >>> round_trips("def f(x):\\n    return str(int(bool(x))), list(reversed(sorted(x)))\\n")
@@ -274,10 +277,14 @@ def round_trips(program: str) -> int:
 
 
 def loops_ignoring_variable(program: str) -> int:
-    """Count ``for`` statements whose body (``else`` left out) reads none of the names the loop binds
-    (``for _ in xs:`` counts; comprehensions do not).
+    """Count loops whose body (``else`` left out) never reads the loop variable: ``for`` statements whose
+    body reads none of the names the target binds (``for _ in xs:`` counts), and ``while`` statements
+    whose body reads none of the names the test reads (``while i > 0: i -= 1; ...`` with ``i`` unread:
+    an augmented assignment's target is not a read). Comprehensions do not count.
 
     >>> loops_ignoring_variable("def f(xs):\\n    n = 0\\n    for x in xs:\\n        n += 1\\n    for y in xs:\\n        n += y\\n    return n\\n")
+    1
+    >>> loops_ignoring_variable("def f(xs):\\n    i = len(xs)\\n    while i > 0:\\n        i -= 1\\n    while xs:\\n        xs.pop()\\n    return i\\n")
     1
     """
     _, nodes, _, _ = _parsed(program)
@@ -285,8 +292,12 @@ def loops_ignoring_variable(program: str) -> int:
     for node in nodes:
         if isinstance(node, (ast.For, ast.AsyncFor)):
             names = {n.id for n in walk(node.target) if isinstance(n, ast.Name)}
-            if names and not names & _read_names(node.body):
-                count += 1
+        elif isinstance(node, ast.While):
+            names = {n.id for n in walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        else:
+            continue
+        if names and not names & _read_names(node.body):
+            count += 1
     return count
 
 
@@ -295,15 +306,18 @@ def _is_zero(node: ast.AST) -> bool:
 
 
 def countdown_loops(program: str) -> int:
-    """Count ``while v > 0:`` loops (or ``0 < v``) whose body has ``v -= 1`` among its top-level
-    statements: the ``i = len(x)`` / ``while i > 0: i -= 1`` walk (and the same on an int).
+    """Count the ``i = len(x)`` / ``while i > 0: i -= 1`` walk: ``while v > 0:`` loops (or ``0 < v``)
+    whose body has ``v -= 1`` among its top-level statements, where ``v`` is assigned ``len(...)``
+    somewhere in the program. The benchmark reports the share of programs with at least one.
 
     >>> countdown_loops("def f(xs):\\n    i = len(xs)\\n    while i > 0:\\n        i -= 1\\n    return i\\n")
     1
-    >>> countdown_loops("def f(n):\\n    while n > 0:\\n        n //= 10\\n    return n\\n")
+    >>> countdown_loops("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
     0
     """
-    _, nodes, _, _ = _parsed(program)
+    _, nodes, bound, _ = _parsed(program)
+    lengths = {n.targets[0].id for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name) and _builtin(n.value, bound) == "len"}
     count = 0
     for node in nodes:
         if not (isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
@@ -315,7 +329,7 @@ def countdown_loops(program: str) -> int:
             name = right.id
         else:
             continue
-        count += any(
+        count += name in lengths and any(
             isinstance(st, ast.AugAssign) and isinstance(st.op, ast.Sub) and isinstance(st.target, ast.Name)
             and st.target.id == name and isinstance(st.value, ast.Constant) and st.value.value == 1
             for st in node.body
@@ -520,9 +534,10 @@ def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
 class _Probe:
     """The functions the instrumented program calls, collecting what one run does."""
 
-    __slots__ = ("tests", "statements", "values", "steps", "limit")
+    __slots__ = ("tests", "statements", "values", "steps", "limit", "text")
 
     def __init__(self, limit: int):
+        self.text: str | None = None  # the literal text of arguments given as expressions (trusted inputs)
         self.tests: set[tuple[int, bool]] = set()
         self.statements: set[int] = set()
         self.values: set[tuple[int, str]] = set()
@@ -617,12 +632,21 @@ class _Program:
         # handlers (ExceptHandler) and match cases have bodies of their own: they are nodes of ``inside`` too
         self.code = compile(ast.fix_missing_locations(tree), "<naturalness>", "exec", dont_inherit=True)
 
-    def run(self, text: str) -> _Probe | None:
-        """Run the entry point on the argument text; the probe when the call returned, else None."""
+    def run(self, text: str, *, trusted: bool = False) -> _Probe | str:
+        """Run the entry point on the argument text: the probe when the call returned, else why not
+        (``"raised"``, or ``"budget"`` past the statement budget or the time limit).
+
+        With ``trusted``, an argument text that is not a list of literals (a few CRUXEval inputs, such as
+        ``"''.join(['A'] * 20)"``) is evaluated in the program's namespace, as the tracer's
+        ``trusted_call`` does; the probe's ``text`` is then the arguments' literal text, when they have one.
+        """
         try:
             args, kwargs = parse_arguments(text)
         except AnswerError as exc:
-            raise ProgramError(f"the input {text[:80]!r} is not a literal argument list ({exc})") from None
+            if not trusted:
+                raise ProgramError(f"the input {text[:80]!r} is not a literal argument list ({exc}); "
+                                   "for trusted benchmark data pass trusted_inputs=True") from None
+            args = kwargs = None
         probe = _Probe(self.max_steps)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "__nat_t__": probe.test,
                      "__nat_s__": probe.statement, "__nat_v__": probe.value}
@@ -633,18 +657,24 @@ class _Program:
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(self.code, namespace)  # trusted: our synthesized programs and benchmark data, with probes
+                if args is None:
+                    _, args, kwargs = _trusted_arguments(f"{self.entry_point}({text})", namespace)
+                    with contextlib.suppress(Exception):
+                        probe.text = format_arguments(args, kwargs)
                 namespace[self.entry_point](*args, **kwargs)
-        except (_OverBudget, _Timeout, Exception, SystemExit):  # noqa: BLE001 - a failed run is not observed
-            return None
+        except (_OverBudget, _Timeout):
+            return "budget"
+        except (Exception, SystemExit):  # noqa: BLE001 - a run that raised is not observed
+            return "raised"
         finally:
             if alarm:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, previous)
         return probe
 
-    def observation(self, runs: list[tuple[str, _Probe | None]]) -> Observation:
-        """What the completed runs of ``runs`` (``(input, probe or None)`` pairs) did, merged."""
-        done = [(text, probe) for text, probe in runs if probe is not None]
+    def observation(self, runs: list[tuple[str, _Probe | str]]) -> Observation:
+        """What the completed runs of ``runs`` (``(input, probe or failure)`` pairs) did, merged."""
+        done = [(text, probe) for text, probe in runs if isinstance(probe, _Probe)]
         outcomes: dict[int, set[bool]] = {}
         kinds: dict[int, set[str]] = {}
         ran: set[int] = set()
@@ -671,13 +701,15 @@ def _check_budget(max_steps: int, timeout: float) -> None:
 
 
 def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: int = 20_000,
-            timeout: float = 2.0) -> Observation:
+            timeout: float = 2.0, trusted_inputs: bool = False) -> Observation:
     """Run ``entry_point(*args)`` for each argument text of ``inputs`` (CRUXEval ``input`` format, such as
     ``"[1, 2], 'a'"``) with probes, and return what the runs that completed did.
 
     The probed functions are the entry point and the module-level functions it reaches by name.
     A run stops (and is counted in ``failed``, not observed) when it raises, executes more than
     ``max_steps`` statements or runs past ``timeout`` seconds (the alarm works in the main thread only).
+    ``trusted_inputs`` lets argument texts be expressions, evaluated in the program's namespace
+    (trusted benchmark data only).
 
     >>> obs = observe("def f(n):\\n    return 'big' if n > 9 else 'small'\\n", "f", ["3", "12", "'x'"])
     >>> [(s.kind, sorted(o)) for s, o in obs.tests.items()], obs.failed
@@ -687,7 +719,7 @@ def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: 
     if isinstance(inputs, str):
         raise InvalidArgument("inputs must be a sequence of argument texts such as [\"[1, 2], 'a'\"], not one str")
     program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
-    return program.observation([(text, program.run(text)) for text in inputs])
+    return program.observation([(text, program.run(text, trusted=trusted_inputs)) for text in inputs])
 
 
 def one_sided_tests(observation: Observation, kinds: Sequence[str] = TEST_KINDS) -> Share:
@@ -812,7 +844,8 @@ def edited_inputs(source: str, entry_point: str, first: str, *, types: Sequence[
                   k: int = 2, tries: int = 20, max_steps: int = 20_000, timeout: float = 2.0) -> list[str]:
     """The first ``k`` candidates of :func:`small_edits` on which the program completes (does not raise,
     stays within ``max_steps`` statements and ``timeout`` seconds); fewer if ``tries`` candidates
-    give fewer. "First input plus two small same-type edits" is ``[first] + edited_inputs(...)``.
+    give fewer, or once two candidates have run past the budget (a program that loops on edits costs
+    two budgets, not ``tries``). "First input plus two small same-type edits" is ``[first] + edited_inputs(...)``.
 
     >>> list(small_edits("2", seed=2))[:3]  # n = 4 divides by zero: that edit is passed over
     ['0', '4', '3']
@@ -825,18 +858,26 @@ def edited_inputs(source: str, entry_point: str, first: str, *, types: Sequence[
 
 
 def _edited_runs(program: _Program, first: str, types, seed: int, k: int, tries: int) -> list[tuple[str, _Probe]]:
-    kept = []
+    kept, stalls = [], 0
     for text in small_edits(first, types, seed=seed, tries=tries):
         probe = program.run(text)
-        if probe is not None:
+        if isinstance(probe, _Probe):
             kept.append((text, probe))
             if len(kept) >= k:
+                break
+        elif probe == "budget":
+            stalls += 1
+            if stalls >= _MAX_STALLS:
                 break
     return kept
 
 
+#: Candidate edits past the budget (statements or time) after which a program gets no more candidates.
+_MAX_STALLS = 2
+
+
 def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, types: Sequence[str] | None = None,
-                    seed: int = 0, max_steps: int = 20_000, timeout: float = 2.0) -> dict:
+                    seed: int = 0, max_steps: int = 20_000, timeout: float = 2.0, trusted_inputs: bool = False) -> dict:
     """Every per-program figure the naturalness benchmark adds up, as a JSON-ready dict: each execution
     measure as ``[hits, total]`` on the ``inputs`` (``own``) and on the first input plus two small edits
     (``edits``), and each AST pattern count (linters are run over many programs at once by :func:`lint_counts`).
@@ -848,10 +889,15 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
     _check_budget(max_steps, timeout)
     out: dict = {name: detector(source) for name, detector in _DETECTORS.items()}
     program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
-    own_runs = [(text, program.run(text)) for text in inputs]
+    own_runs = [(text, program.run(text, trusted=trusted_inputs)) for text in inputs]
     own = program.observation(own_runs)
-    completed = [(text, probe) for text, probe in own_runs if probe is not None]
-    edit_runs = completed[:1] + (_edited_runs(program, completed[0][0], types, seed, 2, 20) if completed else [])
+    completed = [(text, probe) for text, probe in own_runs if isinstance(probe, _Probe)]
+    edit_runs = completed[:1]
+    if completed:
+        first, probe = completed[0]
+        first = probe.text or first
+        with contextlib.suppress(AnswerError):  # arguments without a literal text (a lambda) get no edits
+            edit_runs += _edited_runs(program, first, types, seed, 2, 20)
     edits = program.observation(edit_runs)
     out.update(
         own_inputs=len(own.inputs), own_failed=own.failed, own_one_sided=list(one_sided_tests(own)),
@@ -876,6 +922,33 @@ _DETECTORS = {
     "shadowed_builtins": shadowed_builtins,
     "underscore_names": underscore_names,
 }
+
+
+def candidate_inputs(test: str, name: str = "candidate") -> list[str]:
+    """The argument texts of the ``candidate(...)`` calls in a HumanEval-style test source, in source
+    order, read from its AST without running it; calls whose arguments are not all literals
+    (:func:`execverify_data.values.parse_arguments` refuses them) are left out, repeats too.
+
+    >>> candidate_inputs("def check(candidate):\\n    assert candidate([1, 2], -3) == 0\\n    assert candidate(x) == 1\\n")
+    ['[1, 2], -3']
+    """
+    try:
+        tree = ast.parse(test)
+    except SyntaxError as exc:
+        raise ProgramError(f"the test does not parse: {exc.msg} (line {exc.lineno})") from None
+    calls = sorted((n for n in walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name),
+                   key=lambda n: (n.lineno, n.col_offset))
+    out: list[str] = []
+    for call in calls:
+        parts = [ast.unparse(a) for a in call.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords if k.arg]
+        try:
+            args, kwargs = parse_arguments(", ".join(parts))
+        except (AnswerError, ValueError, RecursionError):  # an expression, not a literal
+            continue
+        text = format_arguments(args, kwargs)
+        if text not in out:
+            out.append(text)
+    return out
 
 
 # ---------------------------------------------------------------------- linters
