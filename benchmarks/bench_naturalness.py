@@ -24,14 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import os
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 OURS, CRUXEVAL, HUMANEVAL = "ours", "CRUXEval", "HumanEval"
@@ -102,44 +99,6 @@ def benchmark_programs(humaneval_inputs: int, limit: int | None = None) -> list[
 
 
 # ---------------------------------------------------------------------- measuring
-
-
-def _measure(job: tuple[dict, int]) -> dict:  # runs in the worker processes
-    from execverify_data.naturalness import program_figures
-
-    program, seed = job
-    figures = program_figures(program["source"], program["entry_point"], program["inputs"], types=program["types"],
-                              seed=seed, trusted_inputs=program["trusted"])
-    if program.get("spec") is not None:
-        from execverify_data.synth.checker import check
-        from execverify_data.synth.spec import ConstraintSpec
-
-        figures["checker_ok"] = check(program["source"], ConstraintSpec.from_dict(program["spec"]),
-                                      entry=program["entry_point"]).ok
-    return figures
-
-
-def measure(jobs: list[dict], *, workers: int, seed: int) -> list[dict]:
-    """:func:`~execverify_data.naturalness.program_figures` of every job, in order, in ``workers`` spawned
-    processes started with ``PYTHONHASHSEED=0`` (set orders inside programs do not depend on the worker),
-    then the linter counts of every program merged in."""
-    from execverify_data.naturalness import lint_counts
-    from execverify_data.pipeline import _init_worker
-
-    saved = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = "0"
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_init_worker, initargs=(2048,)) as pool:
-            figures = list(pool.map(_measure, [(job, seed) for job in jobs], chunksize=32))
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONHASHSEED", None)
-        else:
-            os.environ["PYTHONHASHSEED"] = saved
-    for row, lint in zip(figures, lint_counts([job["source"] for job in jobs], jobs=workers)):
-        row.update(lint)
-    return figures
 
 
 def aggregate(rows: list[dict]) -> dict:
@@ -325,8 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         ours = run_programs(folder)[: args.limit]
         summary_path = folder / "summary.json"
         summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
+    from execverify_data.naturalness import measure_programs
+
     jobs = ours + benchmark_programs(args.humaneval_inputs, args.benchmark_limit)
-    rows = measure(jobs, workers=args.workers, seed=args.edit_seed)
+    rows = measure_programs(jobs, workers=args.workers, seed=args.edit_seed)
     table = columns(jobs, rows)
     found = targets(table, jobs, rows, summary) if args.targets else None
     seconds = round(time.perf_counter() - started, 1)

@@ -72,6 +72,7 @@ __all__ = [
     "lint_counts",
     "literal_subscripts",
     "loops_ignoring_variable",
+    "measure_programs",
     "nested_builtins",
     "never_evaluated_tests",
     "observe",
@@ -906,6 +907,55 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
         container_reprs=container_reprs(source, own),
     )
     return out
+
+
+def _program_job(job: tuple[dict, int]) -> dict:  # pragma: no cover - runs in worker processes
+    program, seed = job
+    figures = program_figures(program["source"], program["entry_point"], program["inputs"], types=program.get("types"),
+                              seed=seed, trusted_inputs=program.get("trusted", False))
+    if program.get("spec") is not None:
+        from execverify_data.synth.checker import check
+        from execverify_data.synth.spec import ConstraintSpec
+
+        figures["checker_ok"] = check(program["source"], ConstraintSpec.from_dict(program["spec"]),
+                                      entry=program["entry_point"]).ok
+    return figures
+
+
+def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 0, memory_mb: int = 2048) -> list[dict]:
+    """:func:`program_figures` of every program, then its :func:`lint_counts` merged in, in order.
+
+    Each program is a dict with ``source``, ``entry_point``, ``inputs`` and optionally ``types``,
+    ``trusted`` (inputs may be expressions) and ``spec`` (a ``ConstraintSpec`` dict: adds ``checker_ok``,
+    whether :func:`execverify_data.synth.checker.check` accepts the program for it). The programs run in
+    ``workers`` spawned processes started with ``PYTHONHASHSEED=0`` and an address-space limit of
+    ``memory_mb`` (the pipeline's worker set-up), so set orders inside programs, and the figures, do
+    not depend on the number of workers; pylint uses ``workers`` processes too.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from execverify_data.pipeline import _init_worker
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    programs = list(programs)
+    if not programs:
+        return []
+    saved = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = "0"
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_init_worker, initargs=(memory_mb,)) as pool:
+            figures = list(pool.map(_program_job, [(p, seed) for p in programs], chunksize=32))
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONHASHSEED", None)
+        else:
+            os.environ["PYTHONHASHSEED"] = saved
+    for row, lint in zip(figures, lint_counts([p["source"] for p in programs], jobs=workers)):
+        row.update(lint)
+    return figures
 
 
 _DETECTORS = {
