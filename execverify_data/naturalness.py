@@ -656,20 +656,23 @@ class _Program:
             previous = signal.signal(signal.SIGALRM, _on_alarm)
             signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(self.code, namespace)  # trusted: our synthesized programs and benchmark data, with probes
-                if args is None:
-                    _, args, kwargs = _trusted_arguments(f"{self.entry_point}({text})", namespace)
-                    with contextlib.suppress(Exception):
-                        probe.text = format_arguments(args, kwargs)
-                namespace[self.entry_point](*args, **kwargs)
-        except (_OverBudget, _Timeout):
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(self.code, namespace)  # trusted: our synthesized programs and benchmark data, with probes
+                    if args is None:
+                        _, args, kwargs = _trusted_arguments(f"{self.entry_point}({text})", namespace)
+                        with contextlib.suppress(Exception):
+                            probe.text = format_arguments(args, kwargs)
+                    namespace[self.entry_point](*args, **kwargs)
+            finally:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except (_OverBudget, _Timeout):  # a late alarm, between the call's end and the disarm, lands here too
             return "budget"
         except (Exception, SystemExit):  # noqa: BLE001 - a run that raised is not observed
             return "raised"
         finally:
             if alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, previous)
         return probe
 
