@@ -87,8 +87,10 @@ __all__ = [
     "underscore_names",
 ]
 
-#: The tests the execution measures count: ``if``, ``elif``, ``while`` and conditional expressions.
-#: Comprehension filters and the operands of ``and``/``or`` are not counted.
+#: The tests the execution measures count by default: ``if``, ``elif``, ``while`` and conditional
+#: expressions. :func:`observe` also records ``"boolop"`` tests (each operand of ``and``/``or`` but the
+#: last: its truth decides whether the next one runs), counted when ``kinds`` names them.
+#: Comprehension filters are not recorded.
 TEST_KINDS = ("if", "elif", "while", "ifexp")
 #: The linter rules of :func:`lint_counts`: ruff's codes, then pylint's.
 LINT_RULES = ("SIM300", "SIM102", "SIM114", "C413", "R5601")
@@ -127,8 +129,8 @@ class Share(NamedTuple):
 
 class Site(NamedTuple):
     """A place in a program: ``index`` in :func:`execverify_data.astwalk.walk` order of the module,
-    its ``line``, and its ``kind`` (a test kind of :data:`TEST_KINDS`, a statement's class name, or
-    ``'repr'``/``'fstring'`` for a formatted value)."""
+    its ``line``, and its ``kind`` (a test kind of :data:`TEST_KINDS` or ``'boolop'``, a statement's
+    class name, or ``'repr'``/``'fstring'`` for a formatted value)."""
 
     index: int
     line: int
@@ -555,6 +557,10 @@ class _Probe:
         if self.steps > self.limit:
             raise _OverBudget
 
+    def operand(self, index: int, value):
+        self.tests.add((index, True if value else False))
+        return value
+
     def value(self, index: int, value):
         self.values.add((index, type(value).__name__))
         return value
@@ -607,7 +613,13 @@ class _Program:
             else:
                 node.value = wrapped
         for node in inside:
-            if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            if isinstance(node, ast.BoolOp):  # each operand but the last decides whether the next one runs
+                for position, operand in enumerate(node.values[:-1]):
+                    site = Site(order[id(operand)], operand.lineno, "boolop")
+                    self.tests.append(site)
+                    node.values[position] = ast.copy_location(
+                        _call("__nat_o__", ast.Constant(site.index), operand), operand)
+            elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 kind = ("elif" if id(node) in elifs else "if") if isinstance(node, ast.If) else (
                     "while" if isinstance(node, ast.While) else "ifexp")
                 site = Site(order[id(node)], node.lineno, kind)
@@ -650,7 +662,7 @@ class _Program:
             args = kwargs = None
         probe = _Probe(self.max_steps)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "__nat_t__": probe.test,
-                     "__nat_s__": probe.statement, "__nat_v__": probe.value}
+                     "__nat_s__": probe.statement, "__nat_v__": probe.value, "__nat_o__": probe.operand}
         alarm = threading.current_thread() is threading.main_thread()
         if alarm:
             previous = signal.signal(signal.SIGALRM, _on_alarm)

@@ -361,3 +361,13 @@ def test_random_is_not_used_at_module_level():
     state = random.getstate()
     list(nat.small_edits("[1, 2], 'a'", seed=1))
     assert random.getstate() == state
+
+
+def test_and_or_operands_are_recorded_as_their_own_kind():
+    source = _fn("if x > 0 and x < 5:\n    return 1\nreturn x or 7")
+    obs = nat.observe(source, "f", ["3", "-1"])
+    assert sorted(s.kind for s in obs.tests) == ["boolop", "boolop", "if"]
+    assert nat.one_sided_tests(obs) == nat.Share(0, 1)  # if-tests only, by default
+    # `x > 0` went both ways; `x or 7` was reached only with x = -1 (true)
+    assert nat.one_sided_tests(obs, kinds=("boolop",)) == nat.Share(1, 2)
+    assert nat.observe(source, "f", ["0"]).inputs == ("0",)  # values pass through: `0 or 7` is 7
