@@ -299,6 +299,7 @@ def test_lint_counts_each_rule_on_a_positive_and_the_negatives():
         assert counts[i][rule] >= 1, (rule, counts[i])
     for row in counts[len(LINT_CASES):]:
         assert set(row) == set(nat.LINT_RULES) and not any(row.values())
+    assert nat.lint_counts(sources, jobs=3) == counts  # one pylint process per part: the same counts
     assert nat.lint_counts([]) == []
 
 
