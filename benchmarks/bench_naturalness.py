@@ -18,6 +18,7 @@ Usage::
     python benchmarks/bench_naturalness.py --run /tmp/synth                  # a finished synthesis folder
     python benchmarks/bench_naturalness.py --n 3000 --seed 11 --workers 2   # synthesize first (into a temporary folder)
     python benchmarks/bench_naturalness.py --run /tmp/synth --targets --json
+    python benchmarks/bench_naturalness.py                                  # a fresh 600-row run (make bench)
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from collections import defaultdict
 from pathlib import Path
 
 OURS, CRUXEVAL, HUMANEVAL = "ours", "CRUXEval", "HumanEval"
+#: Program rows of the fresh run made when neither --run nor --n is given (``make bench``).
+DEFAULT_N = 600
 
 # (key, label, how the per-program figures add up):
 #   pooled: sum of hits / sum of totals, in %;  mean_share: mean over programs of hits / total, in %;
@@ -247,7 +250,8 @@ def print_table(table: dict[str, dict], found: list[dict] | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, help="a finished `execverify synthesize` output folder")
-    parser.add_argument("--n", type=int, help="synthesize N program rows first (with --seed, --levels)")
+    parser.add_argument("--n", type=int, help="synthesize N program rows first (with --seed, --levels; "
+                                              f"the default without --run: {DEFAULT_N})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fresh run (default 0)")
     parser.add_argument("--levels", default="1-6", help="levels of the fresh run: '1-6', '3', '2,4' (default 1-6)")
     parser.add_argument("--out", type=Path, help="where the fresh run goes (default: a temporary folder, removed)")
@@ -261,8 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", action="store_true", help="print issue #13's targets as met / not met")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     args = parser.parse_args(argv)
-    if (args.run is None) == (args.n is None):
-        parser.error("give either --run FOLDER or --n N (a fresh run)")
+    if args.run is not None and args.n is not None:
+        parser.error("give either --run FOLDER or --n N (a fresh run), not both")
+    if args.run is None and args.n is None:
+        args.n = DEFAULT_N
     if args.workers < 1 or args.humaneval_inputs < 1 or any(v is not None and v < 1 for v in (args.limit, args.benchmark_limit)):
         parser.error("--workers, --humaneval-inputs, --limit and --benchmark-limit must be positive")
 

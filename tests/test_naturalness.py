@@ -325,6 +325,7 @@ def tiny_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_benchmark_smoke_on_a_tiny_run(tiny_run, capsys):
     bench = _bench()
     argv = ["--run", str(tiny_run), "--benchmark-limit", "12", "--targets", "--json"]
@@ -351,8 +352,8 @@ def test_benchmark_markdown_and_bad_arguments(tiny_run, capsys):
     text = capsys.readouterr().out
     assert text.startswith("| measure") and "| ours (4) | CRUXEval (3) | HumanEval (3) |" in text
     with pytest.raises(SystemExit):
-        bench.main(["--workers", "1"])  # neither --run nor --n
-    assert "either --run" in capsys.readouterr().err
+        bench.main(["--run", str(tiny_run), "--n", "5"])
+    assert "not both" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         bench.main(["--run", str(tiny_run / "nope")])
     assert "no such folder" in capsys.readouterr().err
@@ -372,3 +373,17 @@ def test_and_or_operands_are_recorded_as_their_own_kind():
     # `x > 0` went both ways; `x or 7` was reached only with x = -1 (true)
     assert nat.one_sided_tests(obs, kinds=("boolop",)) == nat.Share(1, 2)
     assert nat.observe(source, "f", ["0"]).inputs == ("0",)  # values pass through: `0 or 7` is 7
+
+
+@pytest.mark.slow
+def test_benchmark_makes_a_fresh_run(tmp_path, capsys):
+    bench = _bench()
+    out = tmp_path / "fresh"
+    assert bench.main(["--n", "6", "--seed", "2", "--levels", "3", "--out", str(out), "--workers", "1",
+                       "--benchmark-limit", "2", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)["table"]
+    assert (out / "summary.json").exists() and set(table) == {"ours", "CRUXEval", "HumanEval", "L3"}
+    assert table["ours"]["programs"] == table["L3"]["programs"] >= 5
+    with pytest.raises(SystemExit):
+        bench.main(["--n", "6", "--levels", "7", "--out", str(tmp_path / "bad")])
+    assert "--levels '7'" in capsys.readouterr().err
