@@ -12,9 +12,11 @@ True
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -24,6 +26,7 @@ __all__ = [
     "default_workers",
     "flag_words",
     "one_line",
+    "read_jsonl",
     "require_extra",
     "workers_option",
     "writable_file",
@@ -82,6 +85,23 @@ def require_extra(extra: str, *, needed_by: str) -> None:
     if missing:
         install = _INSTALL.get(extra, f"pip install 'execverify-data[{extra}]'")
         raise click.ClickException(f"{needed_by} needs the '{extra}' extra ({', '.join(missing)} not installed): {install}")
+
+
+def read_jsonl(path: Path, *, flag: str) -> list[Any]:
+    """The JSON values of a JSONL file (blank lines skipped); a bad line is a usage error naming it."""
+    rows = []
+    try:
+        with Path(path).open("r", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as exc:
+                    raise click.BadParameter(f"{path} line {number}: not JSON ({exc})", param_hint=[flag]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {one_line(exc)}", param_hint=[flag]) from None
+    return rows
 
 
 def _existing_ancestor(path: Path) -> Path:

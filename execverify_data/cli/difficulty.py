@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import one_line, require_extra, writable_file
+from execverify_data.cli.common import one_line, read_jsonl, require_extra, writable_file
 from execverify_data.errors import ExecVerifyError
 
 _ROWS = ["ROWS"]
@@ -21,21 +21,10 @@ def _read_rows(path: Path) -> list[dict]:
             return pq.read_table(path).to_pylist()
         except Exception as exc:  # pyarrow raises its own ArrowInvalid for a file that is not parquet
             raise click.BadParameter(f"{path} is not a readable parquet file ({one_line(exc)[:200]})", param_hint=_ROWS) from None
-    rows = []
-    try:
-        with path.open("r", encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    try:
-                        row = json.loads(line)
-                    except ValueError as exc:
-                        raise click.BadParameter(f"{path} line {number}: not JSON ({exc})", param_hint=_ROWS) from None
-                    if not isinstance(row, dict):
-                        raise click.BadParameter(f"{path} line {number}: expected a JSON object, got {type(row).__name__}",
-                                                 param_hint=_ROWS)
-                    rows.append(row)
-    except UnicodeDecodeError as exc:
-        raise click.BadParameter(f"{path} is not UTF-8 text ({exc.reason})", param_hint=_ROWS) from None
+    rows = read_jsonl(path, flag=_ROWS[0])
+    for number, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise click.BadParameter(f"{path} row {number}: expected a JSON object, got {type(row).__name__}", param_hint=_ROWS)
     return rows
 
 

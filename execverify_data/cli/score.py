@@ -8,24 +8,8 @@ from typing import Any
 
 import click
 
-from execverify_data.cli.common import one_line
+from execverify_data.cli.common import one_line, read_jsonl
 from execverify_data.errors import ExecVerifyError
-
-
-def _read_jsonl(path: Path, hint: str) -> list[Any]:
-    rows = []
-    try:
-        with path.open("r", encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except ValueError as exc:
-                    raise click.BadParameter(f"{path} line {number}: not JSON ({exc})", param_hint=[hint]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint=[hint]) from None
-    return rows
 
 
 def _verification(row: Any, number: int, path: Path) -> Any:
@@ -68,8 +52,8 @@ def score(questions_file: Path, completions_file: Path, as_json: bool, per_row: 
     from execverify_data.questions import Scorer
     from execverify_data.rewards import WhiteboxReward
 
-    question_rows = _read_jsonl(questions_file, "QUESTIONS.jsonl")
-    completion_rows = _read_jsonl(completions_file, "COMPLETIONS.jsonl")
+    question_rows = read_jsonl(questions_file, flag="QUESTIONS.jsonl")
+    completion_rows = read_jsonl(completions_file, flag="COMPLETIONS.jsonl")
     if len(question_rows) != len(completion_rows):
         raise click.UsageError(
             f"{questions_file} has {len(question_rows)} rows but {completions_file} has {len(completion_rows)}; they are matched by row"
