@@ -85,7 +85,7 @@ QUESTIONS = ["questions", "prog.py", "--call", "f([1, 2], 'a')"]
 # (args, exit code, fragment of the error line)
 BAD_VALUES = [
     # synthesize
-    (SYN + ["--n", "abc", "--out", "o"], 2, "'abc' is not a valid integer"),
+    (SYN + ["--n", "abc", "--out", "o"], 2, "'abc' is not a valid integer."),
     (["synthesize", "--n", "0", "--out", "o"], 2, "'--n': 0 is not in the range x>=1"),
     (SYN + ["--levels", "7", "--out", "o"], 2, "'--levels'"),
     (SYN + ["--levels", "3-1", "--out", "o"], 2, "backwards"),
@@ -98,7 +98,7 @@ BAD_VALUES = [
     (SYN + ["--bogus", "--out", "o"], 2, "No such option '--bogus'"),
     (SYN, 2, "Missing option '--out'"),
     # build-release
-    (["build-release", "--release-version", "0.0.1", "--n", "abc", "--out", "r"], 2, "'abc' is not a valid integer"),
+    (["build-release", "--release-version", "0.0.1", "--n", "abc", "--out", "r"], 2, "'abc' is not a valid integer."),
     (["build-release", "--release-version", "0.0.1", "--n", "0", "--out", "r"], 2, "'--n': 0 is not in the range x>=1"),
     (["build-release", "--release-version", "1.0", "--n", "5", "--out", "r"], 2, "--release-version must look like 1.0.0"),
     (["build-release", "--n", "5", "--out", "r"], 2, "Missing option '--release-version'"),

@@ -7,13 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import (
-    default_workers,
-    flag_words,
-    require_extra,
-    workers_option,
-    writable_folder,
-)
+from execverify_data.cli.common import IntRange, default_workers, flag_words, require_extra, workers_option, writable_folder
 
 
 def _local(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -40,8 +34,8 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
               help="Release version, e.g. 1.0.0 (tag v1.0.0).  [required]")
 @click.option("--version", "old_version", default=None, hidden=True, expose_value=True, callback=_old_version,
               help="Deprecated alias of --release-version.")
-@click.option("--n", "n", required=True, type=click.IntRange(min=1), help="Rows wanted in total over io, oi, trace, sft and codegen.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Global seed.")
+@click.option("--n", "n", required=True, type=IntRange(min=1), help="Rows wanted in total over io, oi, trace, sft and codegen.")
+@click.option("--seed", default=0, show_default=True, type=IntRange(min=0), help="Global seed.")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Release folder.")
 @workers_option("Worker processes (or CPUs of a local Ray)")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
@@ -49,7 +43,7 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
 @click.option("--ray-address", default=None, help="With --engine ray: the cluster to join ('auto', 'HOST:6379'); default a local Ray.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache of per-shard outputs (default OUT.build); a rerun resumes from it.")
-@click.option("--shard-size", default=500, show_default=True, type=click.IntRange(min=1), help="Programs per work unit.")
+@click.option("--shard-size", default=500, show_default=True, type=IntRange(min=1), help="Programs per work unit.")
 @click.option("--benchmark", "benchmarks", multiple=True, metavar="NAME=PATH",
               help="Extra benchmark to decontaminate against (REval, LiveCodeBench-Exec JSONL copy). Repeatable.")
 @click.option("--repo-id", default="execverify/execverify", show_default=True, help="Hub repository named in the card.")

@@ -22,6 +22,7 @@ import click
 
 __all__ = [
     "EXTRAS",
+    "IntRange",
     "check_call",
     "default_workers",
     "flag_words",
@@ -43,6 +44,12 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 _INSTALL = {
     "train": "pip install torch==2.13.0 && pip install 'execverify-data[train]'",
 }
+
+
+class IntRange(click.IntRange):
+    """click's ``IntRange`` whose errors say "integer", not "integer range" (``'abc' is not a valid integer``)."""
+
+    name = "integer"
 
 
 def one_line(text: object) -> str:
@@ -73,7 +80,7 @@ def default_workers() -> int:
 
 def workers_option(what: str = "Worker processes"):
     """The ``--workers`` option, with the same default rule in every command."""
-    return click.option("--workers", type=click.IntRange(min=1), default=None,
+    return click.option("--workers", type=IntRange(min=1), default=None,
                         help=f"{what} [default: the CPUs this process may use, here {default_workers()}].")
 
 

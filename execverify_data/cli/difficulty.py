@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import one_line, read_jsonl, require_extra, writable_file
+from execverify_data.cli.common import IntRange, one_line, read_jsonl, require_extra, writable_file
 from execverify_data.errors import ExecVerifyError
 
 _ROWS = ["ROWS"]
@@ -58,13 +58,13 @@ def _filter(solver: str, strong_solver: str | None, **settings):
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL (rows with difficulty columns).")
 @click.option("--solver", default=None, help="Weak solver: transformers:PATH, vllm:PATH or openai:URL#MODEL. Without it only heuristic features are added.")
 @click.option("--strong-solver", default=None, help="Strong solver (same forms); rows it never solves are dropped.")
-@click.option("--samples", default=10, show_default=True, type=click.IntRange(min=1), help="Weak-solver samples per row.")
-@click.option("--keep-max-pass", default=3, show_default=True, type=click.IntRange(min=0),
+@click.option("--samples", default=10, show_default=True, type=IntRange(min=1), help="Weak-solver samples per row.")
+@click.option("--keep-max-pass", default=3, show_default=True, type=IntRange(min=0),
               help="Keep rows the weak solver passes at most this many times.")
 @click.option("--temperature", default=1.0, show_default=True, type=click.FloatRange(min=0), help="Weak-solver temperature.")
-@click.option("--strong-samples", default=1, show_default=True, type=click.IntRange(min=1), help="Strong-solver samples per row.")
-@click.option("--max-new-tokens", default=512, show_default=True, type=click.IntRange(min=1), help="Longest completion, in tokens.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Sampling seed.")
+@click.option("--strong-samples", default=1, show_default=True, type=IntRange(min=1), help="Strong-solver samples per row.")
+@click.option("--max-new-tokens", default=512, show_default=True, type=IntRange(min=1), help="Longest completion, in tokens.")
+@click.option("--seed", default=0, show_default=True, type=IntRange(min=0), help="Sampling seed.")
 @click.option("--keep-all", is_flag=True, help="Write every row with its verdict instead of only the kept ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def difficulty(rows_file: Path, out: Path, solver, strong_solver, samples, keep_max_pass, temperature, strong_samples,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import check_call, one_line
+from execverify_data.cli.common import IntRange, check_call, one_line
 from execverify_data.errors import ExecVerifyError
 
 #: flag -> (question kind, what one question is about)
@@ -32,9 +32,9 @@ def _check_counts(rendered, asked: dict[str, int | None]) -> None:
 @click.option("--call", "call", required=True, help="The call, with literal arguments, e.g. \"f([1, 2], 'a')\".")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (prompt, questions, reference_completion, verification).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the question draw.")
-@click.option("--n-path", type=click.IntRange(min=0), default=None, help="Path questions (default 2; 0 with --task input or --style cruxeval).")
-@click.option("--n-state", type=click.IntRange(min=0), default=None, help="State questions (default 2; 0 with --task input or --style cruxeval).")
-@click.option("--n-coverage", type=click.IntRange(min=0), default=None, help="Coverage questions [default: 0].")
+@click.option("--n-path", type=IntRange(min=0), default=None, help="Path questions (default 2; 0 with --task input or --style cruxeval).")
+@click.option("--n-state", type=IntRange(min=0), default=None, help="State questions (default 2; 0 with --task input or --style cruxeval).")
+@click.option("--n-coverage", type=IntRange(min=0), default=None, help="Coverage questions [default: 0].")
 @click.option(
     "--style", type=click.Choice(["execverify", "cruxeval", "chat"]), default="execverify", show_default=True, help="Prompt style."
 )

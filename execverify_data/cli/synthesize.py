@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import default_workers, workers_option, writable_folder
+from execverify_data.cli.common import IntRange, default_workers, workers_option, writable_folder
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -37,13 +37,13 @@ def _levels_option(ctx: click.Context, param: click.Parameter, text: str) -> tup
 
 
 @click.command(name="synthesize")
-@click.option("--n", "n", type=click.IntRange(min=1), required=True, help="Number of program rows.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Global seed; row i depends on (seed, i) only.")
+@click.option("--n", "n", type=IntRange(min=1), required=True, help="Number of program rows.")
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Global seed; row i depends on (seed, i) only.")
 @click.option("--levels", "levels", default="1-6", show_default=True, callback=_levels_option,
               help="Levels in equal shares: '1-6', '3', '2,4'.")
-@click.option("--inputs-per-program", "k", type=click.IntRange(min=3), default=3, show_default=True, help="Inputs kept per program (>= 3).")
+@click.option("--inputs-per-program", "k", type=IntRange(min=3), default=3, show_default=True, help="Inputs kept per program (>= 3).")
 @workers_option()
-@click.option("--shard-size", type=click.IntRange(min=1), default=500, show_default=True,
+@click.option("--shard-size", type=IntRange(min=1), default=500, show_default=True,
               help="Rows per parquet shard (the unit of resume).")
 @click.option("--tracer", type=click.Choice(["inprocess", "trusted"]), default="inprocess", show_default=True,
               help="Trace in the worker (fast) or in the trusted runner's fork pool (slower, isolated).")

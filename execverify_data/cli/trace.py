@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import check_call, one_line
+from execverify_data.cli.common import IntRange, check_call, one_line
 from execverify_data.errors import ProgramError
 from execverify_data.trace import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, Trace
 
@@ -24,11 +24,11 @@ TABLE_EVENTS = 200
     help="Evaluate the call's arguments as expressions in the program's namespace (trusted benchmark data only).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-@click.option("--max-steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True, help="Most line events.")
+@click.option("--max-steps", type=IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True, help="Most line events.")
 @click.option(
     "--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds of wall clock."
 )
-@click.option("--max-events", type=click.IntRange(min=0), default=None,
+@click.option("--max-events", type=IntRange(min=0), default=None,
               help=f"Most events printed, then a line on those left out; 0 prints all "
                    f"[default: {TABLE_EVENTS} in the table, all with --json].")
 def trace(program: Path, call: str, trusted_call: bool, as_json: bool, max_steps: int, timeout: float,
