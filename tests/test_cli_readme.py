@@ -34,7 +34,6 @@ def fresh(tmp_path: Path) -> tuple[Path, dict]:
     shim = bin_dir / "execverify"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m execverify_data "$@"\n')
     shim.chmod(0o755)
-    (bin_dir / "python").symlink_to(sys.executable)
     env = dict(os.environ, PATH=f"{bin_dir}:{Path(sys.executable).parent}:{os.environ.get('PATH', '')}", PYTHONPATH=str(ROOT),
                HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     return tmp_path, env
