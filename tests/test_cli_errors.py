@@ -34,11 +34,12 @@ def check(result, code: int, fragment: str) -> str:
     text = result.output
     assert "Traceback" not in text, text
     assert result.exit_code == code, (result.exit_code, text)
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("Warning:")]  # deprecation notes
     errors = [line for line in lines if line.startswith("Error:")]
     assert len(errors) == 1, text
-    usage = [line for line in lines if line.startswith(("Usage:", "Try '"))]
-    rest = [line for line in lines if line not in errors and line not in usage and not line.startswith("Warning:")]
+    tries = [i for i, line in enumerate(lines) if line.startswith("Try '")]
+    usage = lines[: tries[0] + 1] if tries and lines[0].startswith("Usage:") else []  # click's usage (it may wrap) and hint
+    rest = [line for line in lines if line not in errors and line not in usage]
     assert rest == [], text
     assert bool(usage) == (code == 2), text  # click prints its usage lines with every usage error, and only then
     assert fragment in errors[0], (fragment, errors[0])
@@ -147,6 +148,13 @@ BAD_VALUES = [
     (["push", "release", "--repo-id", "nobody"], 2, "--repo-id must look like ORG/NAME"),
     (["push", "release", "--repo-id", "a/b", "--tag", "v9.9.9"], 2, "--tag 'v9.9.9' does not match the release version 0.0.1"),
     (["push", "release"], 2, "Missing option '--repo-id'"),
+    # view
+    (["view", "prog.py", "-o", "p.html"], 2, "give the call"),
+    (["view", "missing.py", "--call", "f()", "-o", "p.html"], 2, "does not exist"),
+    (["view", "prog.py", "--call", "f(x)", "-o", "p.html"], 2, "add --trusted-call"),
+    (["view", "prog.py", "--call", "f([1], 'a')", "-o", "subdir"], 2, "File 'subdir' is a directory"),
+    (["view", "prog.py", "--call", "f([1], 'a')", "-o", "p.html", "--n-path", "-1"], 2, "'--n-path'"),
+    (["view", "release", "no-such-row", "-o", "p.html"], 2, "release is not a release folder"),
     # doctor, tasks-path, the group
     (["doctor", "--bogus"], 2, "No such option '--bogus'"),
     (["tasks-path", "extra"], 2, "unexpected extra argument"),
@@ -159,6 +167,7 @@ UNWRITABLE = [  # an output path inside a regular file: unwritable for root too
     (BR + ["--out", "r", "--work-dir", "a_file/w"], "'--work-dir': cannot create a_file/w: "),
     (["difficulty", "rows.jsonl", "--out", "a_file/d.jsonl"], "'--out': cannot create a_file/d.jsonl: "),
     (["synthesize", "--n", "5", "--out", "a_file"], "Directory 'a_file' is a file"),
+    (["view", "prog.py", "--call", "f([1], 'a')", "-o", "a_file/p.html"], "cannot write a_file/p.html"),
 ]
 
 
@@ -195,7 +204,7 @@ def test_failing_write_probe(inputs, monkeypatch, command):
 
     monkeypatch.setattr("execverify_data.cli.common.tempfile.mkstemp", refuse)
     before = listing(inputs)
-    line = check(run(command), 2, "cannot write to o")
+    line = check(run(command), 2, "cannot write o")
     assert "read-only file system" in line and "choose a writable place" in line
     assert listing(inputs) == before
 
@@ -216,6 +225,7 @@ def _unshare_works() -> bool:
     "synthesize --n 5 --workers 1 --quiet --out ro/out",
     "build-release --release-version 0.0.1 --n 20 --quiet --out ro/out",
     "difficulty rows.jsonl --out ro/d.jsonl",
+    "view prog.py --call 'f([1], \"a\")' -o ro/p.html",
 ])
 def test_read_only_mount(inputs, command):
     """The real thing: the output folder is a read-only bind mount (root cannot write there either)."""
@@ -227,7 +237,7 @@ def test_read_only_mount(inputs, command):
     done = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=120, env=env,
                           cwd=inputs)
     result = type("R", (), {"output": done.stdout + done.stderr, "exit_code": done.returncode})
-    line = check(result, 2, "cannot write to ro/")
+    line = check(result, 2, "cannot write ro/")
     assert "read-only file system" in line
     assert listing(inputs) == before
 

@@ -62,7 +62,7 @@ def test_readme_cli_tour_runs_offline(fresh):
     outputs = run_all(readme_block("readme-offline"), folder, env)
     assert (folder / "questions.jsonl").is_file() and (folder / "rated.jsonl").is_file()
     assert (folder / "execverify-v0.1.0" / "MANIFEST.json").is_file()
-    assert "path:wrong" in outputs[3]  # the example completion gets one path question wrong
+    assert "path:wrong" in outputs[3] and (folder / "page.html").is_file()  # the example completion gets one path question wrong
 
 
 @pytest.mark.slow

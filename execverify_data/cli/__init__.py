@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "difficulty": "execverify_data.cli.difficulty:difficulty",
     "build-release": "execverify_data.cli.build_release:build_release",
     "push": "execverify_data.cli.push:push",
+    "view": "execverify_data.cli.view:view",
 }
 
 

@@ -124,7 +124,7 @@ def _probe(folder: Path, shown: Path, flag: str) -> None:
         fd, name = tempfile.mkstemp(prefix=".execverify-write-test-", dir=folder)
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
-        raise click.BadParameter(f"cannot write to {shown}: {why.lower()} ({folder}); choose a writable place",
+        raise click.BadParameter(f"cannot write {shown}: {why.lower()} ({folder}); choose a writable place",
                                  param_hint=[flag]) from None
     os.close(fd)
     os.unlink(name)

@@ -79,18 +79,11 @@ def synthesize(n: int, seed: int, levels: tuple[int, ...], k: int, workers: int 
     bar = None
     if not quiet:
         from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        bar = Progress(TextColumn("synthesize"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
+        bar = Progress(TextColumn("synthesize"), BarColumn(), MofNCompleteColumn(), TextColumn("programs"),
                        TimeElapsedColumn(), TimeRemainingColumn(), transient=False, console=Console(stderr=as_json))
-        task = bar.add_task("rows", total=n)
+        task = bar.add_task("programs", total=n)
 
     def progress(done: int, total: int) -> None:
         if bar is not None:
@@ -105,11 +98,11 @@ def synthesize(n: int, seed: int, levels: tuple[int, ...], k: int, workers: int 
     except InvalidArgument as exc:  # e.g. OUT holds a run with other settings
         raise click.UsageError(str(exc)) from None
     if as_json:
-        click.echo(json.dumps({"out": str(out), "shards": config.n_shards, **summary}, sort_keys=True))
+        click.echo(json.dumps({"out": str(out), **summary}, sort_keys=True))
         return
     cov = summary["catalog_coverage"]
     click.echo(
-        f"{summary['accepted']} programs in {config.n_shards} shard(s) under {out}; "
+        f"{summary['accepted']} programs in {summary['shards']} shard(s) under {out} ({summary['rows']} rows tried); "
         f"acceptance {summary['acceptance_rate']}, catalog coverage {cov['entries_used']}/{cov['entries_total']}, "
         f"structural uniqueness {summary['structural_uniqueness']}, "
         f"{summary['throughput']['accepted_per_second']} programs/s this run"

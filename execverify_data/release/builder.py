@@ -32,9 +32,10 @@ from typing import Any
 from execverify_data.cards import template_path
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
-from execverify_data.release.engine import ENGINES, rows_path, shard_done
+from execverify_data.release.engine import ENGINES, ReleaseRun, finished_shards, rows_path
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
 from execverify_data.release.rows import CONFIGS
+from execverify_data.release.verify import VerificationError
 from execverify_data.workdir import claim_folder, write_atomic
 
 __all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
@@ -133,6 +134,10 @@ class _Progress:
         if self._p is not None and task is not None:
             self._p.advance(task, n)
 
+    def update(self, task, completed: int):
+        if self._p is not None and task is not None:
+            self._p.update(task, completed=completed)
+
 
 def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
                   work_dir: str | os.PathLike | None = None, repo_id: str = "execverify/execverify",
@@ -158,19 +163,29 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     out = Path(out)
     work = Path(work_dir) if work_dir is not None else out.with_name(out.name + ".build")
     claim_folder(work, cfg.identity(), hint="use another --work-dir")
+    if ray_address is not None and engine != "ray":
+        raise InvalidArgument("ray_address is only for engine='ray'")
+    from execverify_data.workpool import run_ordered
+
     t0 = time.perf_counter()
-    n_shards = cfg.n_shards
-    todo = [s for s in range(n_shards) if not shard_done(work, s)]
     with _Progress(progress) as bars:
-        task = bars.task("shards", n_shards, n_shards - len(todo))
-        extra = {"address": ray_address} if engine == "ray" else {}
-        if ray_address is not None and engine != "ray":
-            raise InvalidArgument("ray_address is only for engine='ray'")
-        ENGINES[engine](cfg, work, todo, workers=workers, on_done=lambda _r: bars.advance(task), **extra)
+        task = bars.task("examples", cfg.n)
+        run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, done))
+        if not run.complete:
+            options = {"address": ray_address} if engine == "ray" else {}
+            with ENGINES[engine](workers, **options) as submit:
+                run_ordered(submit, run.jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
+        failures = [f for s in range(finished_shards(work))
+                    for f in json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text())["failures"]]
+        if failures:
+            listed = ", ".join(f"{f['id']} ({f['why']})" for f in failures[:10])
+            more = f" and {len(failures) - 10} more" if len(failures) > 10 else ""
+            raise VerificationError(f"{len(failures)} reference answer(s) do not get full marks under the consumers' scorers: "
+                                    f"{listed}{more}; no release folder was written (the list is in {work}/rows/*.done.json)")
         t1 = time.perf_counter()
         manifest = assemble(cfg, work, out, repo_id=repo_id, bars=bars)
     manifest_timing = {"shards_seconds": round(t1 - t0, 2), "assemble_seconds": round(time.perf_counter() - t1, 2),
-                       "shards_run": len(todo), "shards_resumed": n_shards - len(todo)}
+                       "shards_run": run.start - run.resumed, "shards_resumed": run.resumed}
     if progress:
         _print_summary(manifest, manifest_timing, out)
     if not keep_work:
@@ -218,7 +233,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     import pyarrow.compute as pc
 
     out.mkdir(parents=True, exist_ok=True)
-    n_shards = cfg.n_shards
+    n_shards = finished_shards(work)
     done = [json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text()) for s in range(n_shards)]
     counts: Counter = Counter()
     rejected: Counter = Counter()
@@ -274,8 +289,8 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     plots = write_plots(out, stats, write_atomic)
     decontam = {k[len("decontam_"):]: v for k, v in sorted(counts.items()) if k.startswith("decontam_")}
     verification = {
-        "checked": {c: counts.get(f"verified_{c}", 0) + counts.get(f"verify_failed_{c}", 0) for c in ("io", "oi", "trace", "sft")},
-        "failed": sum(v for k, v in counts.items() if k.startswith("verify_failed_")),
+        "checked": {c: sum(d["verified"][c] for d in done) for c in CONFIGS},
+        "failed": sum(len(d["failures"]) for d in done),
     }
     total = sum(sum(s.values()) for s in rows.values())
     from execverify_data.synth.generator import GENERATOR_VERSION
