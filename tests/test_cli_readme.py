@@ -50,6 +50,19 @@ def run_all(commands: list[str], folder: Path, env: dict) -> list[str]:
     return outputs
 
 
+def test_readme_python_api_block():
+    """The README's Python example, run as a doctest: each shown result is what the library returns."""
+    import doctest
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## The Python API\n\n```pycon\n(.*?)```", text, flags=re.S)
+    assert block
+    test = doctest.DocTestParser().get_doctest(block.group(1), {}, "README.md", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0 and len(test.examples) >= 8
+
+
 def test_the_blocks_are_there():
     commands = readme_block("readme-offline")
     assert any(c.startswith("execverify build-release --release-version") for c in commands)
