@@ -24,7 +24,7 @@ call=$(sed -n 's/^# call: //p' "$out/program.py")
 "$bin/execverify" trace "$out/program.py" --call "$call"
 
 echo "== 3. build a release folder of $n examples (each a row of io, oi, trace and sft; each program a codegen row) -> $out/release"
-"$bin/execverify" build-release --version 0.1.0 --n "$n" --seed 0 --out "$out/release" --workers 2
+"$bin/execverify" build-release --release-version 0.1.0 --n "$n" --seed 0 --out "$out/release" --workers 2
 
 echo "== 4. load every config back with datasets.load_dataset"
 "$bin/python" - "$out/release" <<'PY'

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from execverify_data.cli.common import IntRange, check_call, one_line, writable_file
 from execverify_data.errors import ExecVerifyError
 
 
@@ -21,9 +22,9 @@ from execverify_data.errors import ExecVerifyError
     help="With PROGRAM.py: evaluate the call's arguments as expressions in the program's namespace (trusted data only).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="With PROGRAM.py: seed of the question draw.")
-@click.option("--n-path", type=click.IntRange(min=0), default=2, show_default=True, help="With PROGRAM.py: path questions.")
-@click.option("--n-state", type=click.IntRange(min=0), default=2, show_default=True, help="With PROGRAM.py: state questions.")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, help="Most line events traced (default 100,000).")
+@click.option("--n-path", type=IntRange(min=0), default=2, show_default=True, help="With PROGRAM.py: path questions.")
+@click.option("--n-state", type=IntRange(min=0), default=2, show_default=True, help="With PROGRAM.py: state questions.")
+@click.option("--max-steps", type=IntRange(min=1), default=None, help="Most line events traced (default 100,000).")
 @click.option("--python", "python", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Interpreter that traces (default: this one); use the row's Python version for a faithful trace.")
 def view(target: Path, row_id: str | None, call: str | None, output: Path, trusted_call: bool, seed: int,
@@ -45,6 +46,7 @@ def view(target: Path, row_id: str | None, call: str | None, output: Path, trust
 
     if not output.parent.is_dir():
         raise click.UsageError(f"cannot write {output}: {output.parent} is not an existing folder")
+    writable_file(output, flag="--output")
     try:
         if target.is_dir():
             if call is not None or trusted_call:
@@ -61,8 +63,9 @@ def view(target: Path, row_id: str | None, call: str | None, output: Path, trust
                 source = target.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise click.UsageError(f"cannot read {target}: {exc}") from None
+            check_call(call, trusted_call=trusted_call)
             path = view_call(source, call, output, trusted_call=trusted_call, seed=seed, n_path=n_path,
                              n_state=n_state, python=python, max_steps=max_steps, title=f"{target.name}: {call.strip()}")
-    except ExecVerifyError as exc:
-        raise click.ClickException(str(exc)) from None
+    except ExecVerifyError as exc:  # no such row, not a release folder, a call that does not trace...
+        raise click.UsageError(one_line(exc)) from None
     click.echo(f"wrote {path} ({path.stat().st_size:,} bytes)")
