@@ -7,7 +7,7 @@ body and its ``elif``/``else`` parts). :func:`render` turns functions into sourc
 questions all read that text).
 
 >>> body = [Stmt("for word in words:", [Stmt("if len(word) > 3:", ["count += 1"])]), "return count"]
->>> print(render([("count_long", "words: list[str]", "int", ["count = 0", *body])]))
+>>> print(render([("count_long", "words: list[str]", "int", ["count = 0", *body])]), end="")
 def count_long(words: list[str]) -> int:
     count = 0
     for word in words:
@@ -41,13 +41,18 @@ def atom(text: str) -> str:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+_READ = re.compile(r"(?<![.\w'\"])[A-Za-z_]\w*")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
 def names_read(text: str) -> frozenset[str]:
-    """The names an expression text reads (identifiers that are not attributes)."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return frozenset(_NAME.findall(text))
-    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    """The identifiers an expression text mentions that are not attributes or inside string literals (a
+    superset of the names it reads: keywords and bound comprehension variables are included).
+
+    >>> sorted(names_read("len(word.strip()) > limit and 'x y' in text"))
+    ['and', 'in', 'len', 'limit', 'text', 'word']
+    """
+    return frozenset(_READ.findall(_STRING.sub("''", text)))
 
 
 @dataclass(frozen=True)

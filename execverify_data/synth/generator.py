@@ -193,25 +193,25 @@ class _Gen:
         signature = self.signature()
         functions = [(n, signature if p == SIGNATURE else p, r, b) for n, p, r, b in functions]
         code = render(functions)
-        self.check_reads(code, functions[-1][0])
-        self.verify(code)
+        tree = ast.parse(code)
+        self.check_reads(tree)
+        self.verify(code, tree)
         main = functions[-1]
         return Program(code, main[0], tuple(_type_of(p.grain) for p in self.params), tuple(p.name for p in self.params),
                        self.level, self.target, self.seed, tuple(f[0] for f in functions[:-1]),
                        tuple(p.grain for p in self.params))
 
-    def check_reads(self, code: str, entry: str) -> None:
+    def check_reads(self, tree: ast.Module) -> None:
         """Every parameter of every function is read (a parameter nothing reads is a bug of the plan)."""
-        for node in ast.parse(code).body:
+        for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                 unread = [a.arg for a in node.args.args if a.arg not in reads]
                 if unread:
                     raise GenFail(f"parameter {unread[0]} of {node.name} is never read")
 
-    def verify(self, code: str) -> None:
+    def verify(self, code: str, tree: ast.Module) -> None:
         """Cheap structural checks before the filters: the measures the checker applies."""
-        tree = ast.parse(code)
         depth, _ = deepest_call(tree)
         if depth < self.spec.nested_depth:
             raise GenFail(f"nested depth {depth} < {self.spec.nested_depth}")
@@ -419,8 +419,12 @@ class _Gen:
             raise GenFail("the target's use needs a subject no parameter gives")
         subject = self.param(rng.choice(grains))
         body: list = []
-        value, guard = self.use(form, subject)
         need = self.spec.nested_depth
+        value, guard = self.use(form, subject)
+        if _depth(value.text) < need:
+            deeper = self.deep_argument(form, subject)
+            if deeper is not None:
+                value, guard = deeper
         value = self.deepen(value, lambda v: _depth(v.text) >= need, lambda grain: grain not in ("bool",))
         if _depth(value.text) < need:
             raise GenFail("depth not reached")
@@ -500,6 +504,28 @@ class _Gen:
             value = self.combine(value, Val(self.liftable("limit", ""), "marker"))
         name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{name_stem}")
         return (name, SIGNATURE, _annotation(value.grain), self.returning(value))
+
+    def deep_argument(self, form: Form, subject: Val) -> tuple[Val, str] | None:
+        """The form with a call as its argument, when it has a slot: a second parameter normalized
+        (``text.count(part.lower())``) when the spec wants one, else a value of the subject
+        (``text.find(max(text))``, ``nums.count(max(nums))``)."""
+        slots = [slot for slot in form.slots if SLOTS[slot].type in ("str", "int")]
+        if not slots:
+            return None
+        slot = slots[0]
+        spec = SLOTS[slot]
+        if self.spare - len(self.markers) > 0 and spec.param:
+            key = f"_slot{len(self.markers)}_"
+            self.markers[key] = (spec.param_grain, None, True)
+            call = f"{key}.lower()" if spec.type == "str" else f"abs({key})"
+        elif spec.type == "str" and subject.grain in ("text", "word", "line"):
+            call = f"{self.rng.choice(('max', 'min'))}({subject.text})"
+        else:
+            return None
+        values = {s: (call if s == slot else repr(self.rng.choice(SLOTS[s].pool))) for s in form.slots}
+        text = form.text.format(x=subject.atom, y="", **values)
+        guard = form.guard.format(x=subject.atom, y="", **values) if form.guard else ""
+        return Val.of(text, _gives(form, subject)), guard
 
     def returning(self, value: Val) -> list[str]:
         """The statements that return ``value``: a call of a builtin on a builtin's result is first bound to a
@@ -593,7 +619,7 @@ class _Gen:
             if deep_enough(value):
                 return value
             options = [w for w in WRAPPERS.get(value.grain, ()) if accepts(w[1]) and w[0] not in applied
-                       and not (w[0].startswith("len(") and _keeps_length(value.text))]
+                       and not (w[0] == "len({v})" and _keeps_length(value.text))]
             if not options:
                 return value
             template, grain, prep = self.rng.choice(options)
@@ -743,7 +769,7 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "words": (("len(set({v}))", "count", ()), ("sorted(set({v}))", "words", ()), ("' '.join({v})", "text", ()),
               ("max({v}, key=len)", "word", ())),
     "nums": (("sum({v})", "num", ()), ("len(set({v}))", "count", ()), ("sorted(set({v}))", "nums", ())),
-    "blob": (("len({v})", "count", (".strip()",)),),
+    "blob": (("len({v})", "count", (".strip()",)), ("len(set({v}))", "count", (".lower()",))),
     "amount": (("round({v}, 1)", "amount", ()), ("int({v})", "num", ())),
     "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
 }
@@ -822,6 +848,7 @@ def _builtin_chain(text: str) -> int:
     return max((chain(n) for n in ast.walk(node)), default=0)
 
 
+@lru_cache(maxsize=65536)
 def _depth(text: str) -> int:
     """The nested-call depth of an expression or of statements (0 when the text does not parse)."""
     for mode in ("eval", "exec"):

@@ -21,6 +21,7 @@ and the innermost block updates the accumulator (:mod:`.accumulators`) with a va
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import Stmt, Val
@@ -120,86 +121,21 @@ class LoopBuilder:
 
     def make_plan(self) -> _Plan:
         """A walk of the chain (or of the chain with one more loop innermost, when the target's use needs a
-        loop the spec does not ask for: deeper nesting still meets the spec)."""
+        loop the spec does not ask for: deeper nesting still meets the spec), drawn among every walk that
+        lets the target be used (:func:`_walks`, computed once per target use and chain)."""
         spec_chain = self.chain
         extra = {"struct": ("while",), "iter": ("for",)}.get(self.mode, ("for",))
         chains = [spec_chain, spec_chain + extra]
         if self.mode in ("acc", "struct") and not any(s in ("for", "while") for s in spec_chain):
             chains = chains[1:]  # an accumulator needs a loop to fill it
         for chain in chains:
-            self.chain = chain
-            sources = list(_SOURCES)
-            self.rng.shuffle(sources)
-            for source in sources:
-                plan = self._search(source, 0, [], [source])
-                if plan is not None:
-                    return plan
+            walks = _walks(self.mode, self.tform, self.target, chain)
+            if walks:
+                self.chain = chain
+                source, hops, grains, placements = self.rng.choice(walks)
+                cond_at, self.indexed, self.pre = self.rng.choice(placements)
+                return _Plan(source, list(hops), list(grains), cond_at)
         self.fail(f"no walk of the chain {spec_chain} reaches the target's use")
-
-    def _search(self, source: str, i: int, hops: list, grains: list) -> _Plan | None:
-        if i == len(self.chain):
-            cond_at = self._fits(hops, grains)
-            return None if cond_at is None else _Plan(source, list(hops), list(grains), cond_at)
-        step = self.chain[i]
-        here = grains[-1]
-        if step in ("if", "if-elif"):
-            return self._search(source, i + 1, hops + [None], grains + [here])
-        options = list((FOR_HOPS if step == "for" else WHILE_HOPS).get(here, []))
-        if step == "for" and self.mode == "iter" and here in self.tform.on:
-            item = _item_of(self.tform, here)
-            if item:
-                options.append((item, "target_parts"))
-        if step == "while" and self.mode == "iter" and here in self.tform.on:
-            item = _item_of(self.tform, here)
-            if item and _gives_of(self.tform, Val("x", here)) not in ("pairs", "items", "keys", "iter"):
-                options.append((item, "target_parts"))
-        if step == "while" and self.mode == "struct" and here in _STRUCT[self.target]:
-            options.append((element_grain(here) if self.target != "op.ifloordiv" else "num", "struct"))
-        self.rng.shuffle(options)
-        for item, how in options:
-            found = self._search(source, i + 1, hops + [(item, how)], grains + [item])
-            if found is not None:
-                return found
-        return None
-
-    def _fits(self, hops: list, grains: list) -> int | None:
-        """Whether the planned walk lets the target be used; for a test, the chain step that holds it
-        (-1: an extra test innermost; -2: not a test). Sets :attr:`indexed` when the use is on the first
-        item of the focus (``word[0].isupper()``) and :attr:`pre` when it is on the input before the loops
-        (``text = text.lower()``)."""
-        last, first = grains[-1], grains[0]
-        on = self.tform.on if self.tform else ()
-        self.indexed = self.pre = False
-        if self.mode in ("value", "pair"):
-            if last in on or (self.mode == "value" and self.tform.y == "elem" and len(grains) > 1
-                              and grains[-2] in on and element_grain(grains[-2]) == last):
-                return -2
-            if element_grain(last) in on and last in _INDEXABLE:
-                self.indexed = True
-                return -2
-            if self.mode == "value" and first in on and _gives_of(self.tform, Val("x", first)) == first and self.rng.random() < 0.7:
-                self.pre = True
-                return -2
-            return None
-        if self.mode == "cond":
-            spots = [i for i, step in enumerate(self.chain) if step in ("if", "if-elif") and grains[i] in on]
-            if spots:
-                return self.rng.choice(spots)
-            if last in on:
-                return -1
-            spots = [i for i, step in enumerate(self.chain) if step in ("if", "if-elif")
-                     and grains[i] in _INDEXABLE and element_grain(grains[i]) in on]
-            if spots:
-                self.indexed = True
-                return self.rng.choice(spots)
-            return None
-        if self.mode == "iter":
-            return -2 if any(h and h[1] == "target_parts" for h in hops) else None
-        if self.mode == "struct":
-            return -2 if any(h and h[1] == "struct" for h in hops) else None
-        if self.mode == "setup":
-            return -2 if first in on else None
-        return -2
 
     # ------------------------------------------------------------------ build
     def build(self) -> list:
@@ -662,6 +598,8 @@ class LoopBuilder:
             kinds = ["choose"]  # no loop: each branch returns its own value (an accumulator needs a loop)
         if self.chain[-1] not in ("if", "if-elif") and not (self.mode == "cond" and self.plan.cond_at == -1):
             kinds = [k for k in kinds if k != "partition"]  # two lists need a test that splits them
+        if any(a == "if" and b in ("if", "if-elif") for a, b in zip(self.chain, self.chain[1:])):
+            kinds = [k for k in kinds if k not in ("first", "any", "index_of")] or kinds  # the outer test needs an else
         rng.shuffle(kinds)
         params = {p.name for p in g.params}
         for kind in kinds:
@@ -741,6 +679,71 @@ _SETUP_NAMES = {"builtin.max": "top", "builtin.min": "low", "builtin.sum": "tota
                 "tuple.count": "ones"}
 
 
+@lru_cache(maxsize=None)
+def _walks(mode: str, tform: Form | None, target: str, chain: tuple[str, ...]) -> tuple:
+    """Every walk of ``chain`` from a parameter grain that lets the target's use be placed:
+    ``(source, hops, grains, placements)`` with placements ``(cond_at, indexed, pre)`` (see ``_places``)."""
+    out = []
+
+    def search(source: str, i: int, hops: tuple, grains: tuple) -> None:
+        if i == len(chain):
+            placements = _places(mode, tform, chain, hops, grains)
+            if placements:
+                out.append((source, hops, grains, tuple(placements)))
+            return
+        step, here = chain[i], grains[-1]
+        if step in ("if", "if-elif"):
+            search(source, i + 1, hops + (None,), grains + (here,))
+            return
+        options = list((FOR_HOPS if step == "for" else WHILE_HOPS).get(here, []))
+        if mode == "iter" and here in tform.on:
+            item = _item_of(tform, here)
+            if item and (step == "for" or _gives_of(tform, Val("x", here)) not in ("pairs", "items", "keys", "iter")):
+                options.append((item, "target_parts"))
+        if step == "while" and mode == "struct" and here in _STRUCT[target]:
+            options.append((element_grain(here) if target != "op.ifloordiv" else "num", "struct"))
+        for item, how in options:
+            search(source, i + 1, hops + ((item, how),), grains + (item,))
+
+    for source in _SOURCES:
+        search(source, 0, (), (source,))
+    return tuple(out)
+
+
+def _places(mode: str, tform: Form | None, chain: tuple, hops: tuple, grains: tuple) -> list:
+    """Where a walk lets the target go: ``[(cond_at, indexed, pre), ...]``; ``cond_at`` is the chain step whose
+    test is the target's (-1: an extra test innermost; -2: not a test), ``indexed`` puts the use on the first
+    item of the focus (``word[0].isupper()``), ``pre`` on the input before the loops (``text = text.lower()``)."""
+    last, first = grains[-1], grains[0]
+    on = tform.on if tform else ()
+    if mode in ("value", "pair"):
+        if last in on or (mode == "value" and tform.y == "elem" and len(grains) > 1 and grains[-2] in on
+                          and element_grain(grains[-2]) == last):
+            return [(-2, False, False)]
+        out = []
+        if element_grain(last) in on and last in _INDEXABLE:
+            out.append((-2, True, False))
+        if mode == "value" and first in on and _gives_of(tform, Val("x", first)) == first:
+            out.append((-2, False, True))
+        return out
+    if mode == "cond":
+        spots = [i for i, step in enumerate(chain) if step in ("if", "if-elif") and grains[i] in on]
+        if spots:
+            return [(i, False, False) for i in spots]
+        if last in on:
+            return [(-1, False, False)]
+        spots = [i for i, step in enumerate(chain) if step in ("if", "if-elif")
+                 and grains[i] in _INDEXABLE and element_grain(grains[i]) in on]
+        return [(i, True, False) for i in spots]
+    if mode == "iter":
+        return [(-2, False, False)] if any(h and h[1] == "target_parts" for h in hops) else []
+    if mode == "struct":
+        return [(-2, False, False)] if any(h and h[1] == "struct" for h in hops) else []
+    if mode == "setup":
+        return [(-2, False, False)] if first in on else []
+    return [(-2, False, False)]
+
+
 def _item_of(form: Form, here: str) -> str | None:
     """The item grain of a loop over ``form`` applied to a value of grain ``here``."""
     from execverify_data.synth.generator import _gives
@@ -814,6 +817,7 @@ def _group(kind: str) -> str:
     return _GROUPS.get(kind, kind)
 
 
+@lru_cache(maxsize=None)
 def _kind_of_form(form: Form) -> str:
     import re
 

@@ -189,7 +189,7 @@ def level_spec(level: int, target: str, rng: random.Random, *, min_size: int = 6
         chain.append(rng.choices(CONTROL_FLOW, weights=[weights[k] for k in CONTROL_FLOW])[0])
     return ConstraintSpec(
         target,
-        nested_depth=1 if rng.random() < 0.7 else 2,
+        nested_depth=1 if rng.random() < 0.8 else 2,
         other_methods=level >= 2,
         control_flow=tuple(chain),
         helper_depth=1 if level == 6 else 0,

@@ -151,10 +151,15 @@ class Form:
 
     @property
     def slots(self) -> tuple[str, ...]:
-        import string
+        return _slots(self.text, self.guard)
 
-        names = [f for _, f, _, _ in string.Formatter().parse(self.text + " " + self.guard) if f and f not in ("x", "y")]
-        return tuple(dict.fromkeys(names))
+
+@lru_cache(maxsize=None)
+def _slots(text: str, guard: str) -> tuple[str, ...]:
+    import string
+
+    names = [f for _, f, _, _ in string.Formatter().parse(text + " " + guard) if f and f not in ("x", "y")]
+    return tuple(dict.fromkeys(names))
 
 
 # head ;; subject grains ;; gives ;; role ;; template [;; guard [;; grain of {y}]]
@@ -201,25 +206,25 @@ builtin.float ;; numstr digits ;; amount ;; measure ;; float({x}) ;; {x}.isdigit
 str.split ;; text line ;; count ;; measure ;; len({x}.split())
 str.split ;; line ;; count ;; measure ;; len({x}.split({sep}))
 # ---- str: values
-str.upper ;; char word text ;; word ;; map ;; {x}.upper()
-str.lower ;; char word text ;; word ;; map ;; {x}.lower()
-str.title ;; word text ;; word ;; map ;; {x}.title()
-str.capitalize ;; word text ;; word ;; map ;; {x}.capitalize()
-str.swapcase ;; word text ;; word ;; map ;; {x}.swapcase()
-str.casefold ;; word text ;; word ;; map ;; {x}.casefold()
-str.strip ;; word text line ;; word ;; map ;; {x}.strip()
-str.strip ;; word line ;; word ;; map ;; {x}.strip({chars})
-str.lstrip ;; word line ;; word ;; map ;; {x}.lstrip({chars})
-str.rstrip ;; word line ;; word ;; map ;; {x}.rstrip({chars})
-str.replace ;; word text line ;; word ;; map ;; {x}.replace({old}, {new})
-str.removeprefix ;; word line ;; word ;; map ;; {x}.removeprefix({prefix})
-str.removesuffix ;; word line ;; word ;; map ;; {x}.removesuffix({suffix})
+str.upper ;; char word text ;; same ;; map ;; {x}.upper()
+str.lower ;; char word text ;; same ;; map ;; {x}.lower()
+str.title ;; word text ;; same ;; map ;; {x}.title()
+str.capitalize ;; word text ;; same ;; map ;; {x}.capitalize()
+str.swapcase ;; word text ;; same ;; map ;; {x}.swapcase()
+str.casefold ;; word text ;; same ;; map ;; {x}.casefold()
+str.strip ;; word text line ;; same ;; map ;; {x}.strip()
+str.strip ;; word line ;; same ;; map ;; {x}.strip({chars})
+str.lstrip ;; word line ;; same ;; map ;; {x}.lstrip({chars})
+str.rstrip ;; word line ;; same ;; map ;; {x}.rstrip({chars})
+str.replace ;; word text line ;; same ;; map ;; {x}.replace({old}, {new})
+str.removeprefix ;; word line ;; same ;; map ;; {x}.removeprefix({prefix})
+str.removesuffix ;; word line ;; same ;; map ;; {x}.removesuffix({suffix})
 str.zfill ;; word numstr digits ;; word ;; map ;; {x}.zfill({w})
 str.center ;; word ;; word ;; map ;; {x}.center({w}, {fill})
 str.ljust ;; word ;; word ;; map ;; {x}.ljust({w}, {fill})
 str.rjust ;; word numstr ;; word ;; map ;; {x}.rjust({w}, {fill})
-str.expandtabs ;; text ;; word ;; map ;; {x}.expandtabs(4)
-str.translate ;; word text ;; word ;; map ;; {x}.translate({{ord('a'): '4', ord('e'): '3'}})
+str.expandtabs ;; text ;; same ;; map ;; {x}.expandtabs(4)
+str.translate ;; word text ;; same ;; map ;; {x}.translate({{ord('a'): '4', ord('e'): '3'}})
 str.encode ;; word text ;; blob ;; map ;; {x}.encode()
 str.format ;; word ;; word ;; map ;; '{{}}-{{}}'.format({x}, len({x}))
 op.fstring ;; word ;; word ;; map ;; f'{{{x}}}:{{len({x})}}'
@@ -468,6 +473,7 @@ def _all() -> tuple[Form, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=None)
 def forms(*, head: str | None = None, on: str | None = None, role: str | None = None) -> tuple[Form, ...]:
     """The forms built around ``head``, applying to subjects of grain ``on``, in role ``role``."""
     return tuple(f for f in _all() if (head is None or f.head == head) and (on is None or on in f.on)
