@@ -329,7 +329,7 @@ def _dedupe(names, rng, g, first, subject):
 def _first(names, rng, g, first, subject):
     default = {"num": "-1", "count": "-1", "index": "-1", "byte": "-1", "number": "-1", "amount": "0.0"}.get(g, "''")
     return Acc("first", "", [], _HASHABLE + ("blob",), g, "", early=True, default=default,
-               _update=lambda v: [f"return {v.text}"], _other=lambda v: [f"return {default}"])
+               _update=lambda v: _returns(names, v), _other=lambda v: [f"return {default}"])
 
 
 def _index_of(names, rng, g, first, subject):
@@ -342,11 +342,21 @@ def _any(names, rng, g, first, subject):
                _other=lambda v: ["return False"])
 
 
+def _returns(names, v: Val) -> list:
+    """``return v``, or ``name = v`` / ``return name`` when ``v`` is a builtin around a builtin's result."""
+    from execverify_data.synth.generator import _builtin_chain
+
+    if _builtin_chain(v.text) >= 2:
+        n = names.fresh("result")
+        return [f"{n} = {v.text}", f"return {n}"]
+    return [f"return {v.text}"]
+
+
 def _choose(names, rng, g, first, subject):
     """No loop: each branch returns its own value of the input, the last line another."""
     return Acc("choose", "", [], _HASHABLE + ("blob", "words", "nums"), g, "", early=True,
                default=subject.text if subject is not None else "None",
-               _update=lambda v: [f"return {v.text}"], _other=lambda v: [f"return {v.text}"])
+               _update=lambda v: _returns(names, v), _other=lambda v: _returns(names, v))
 
 
 def _partition(names, rng, g, first, subject):

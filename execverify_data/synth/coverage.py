@@ -19,7 +19,7 @@ choice.
 >>> probe = Probe(code, "f")
 >>> runs = [probe.run(([1, 2],)), probe.run(([5, 1],)), probe.run(([3, 4],))]
 >>> [r.output for r in runs], choose(runs, probe, k=2)
-(['0', '1', '2'], [0, 1])
+(['0', '1', '2'], [1, 0])
 >>> choose([runs[0], runs[0]], probe, k=2)
 'one_sided_branch'
 """
@@ -192,7 +192,8 @@ def choose(runs: list[Run], probe: Probe, *, k: int, k_max: int | None = None) -
     """Indices (into ``runs``, in order) of the inputs to keep, or the reason no choice exists.
 
     Greedy set cover of :func:`goals` (ties to the earliest run), then, if the outputs are all
-    equal, one run with another output, then runs in order up to ``k`` (preferring new outputs).
+    equal, one run with another output, then runs in order up to ``k`` (preferring new outputs). The
+    run that covers the most comes first (a row's first input then exercises most of its code).
     """
     k_max = k_max if k_max is not None else k + 3
     usable = [i for i, r in enumerate(runs) if r.status == "ok"]
@@ -228,4 +229,4 @@ def choose(runs: list[Run], probe: Probe, *, k: int, k_max: int | None = None) -
         return "too_few_inputs"
     if len(chosen) > k_max:
         return "too_many_inputs"
-    return sorted(chosen)
+    return [chosen[0], *sorted(chosen[1:])]  # the input that reaches the most first, the others in order

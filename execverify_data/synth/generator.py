@@ -446,64 +446,38 @@ class _Gen:
         return (name, SIGNATURE, _annotation(value.grain), body)
 
     def straight_test(self, form: Form) -> tuple[str, str, str, list]:
-        """A test without control flow: the items of an input that pass it, in a comprehension, counted or
-        listed (``len(set(ch for ch in text if ch.isdigit()))``), or a choice between two values of the
-        input (``len(text.split()) if text.istitle() else len(text)``)."""
+        """A test without control flow (levels 1-2 ask for none, so the test decides no branch): the items of an
+        input, prepared in one nested step (``words = sorted(set(text.lower().split()))``), counted or checked
+        with the test (``sum(w.istitle() for w in words)``, ``any(...)``, ``all(...)``)."""
         rng = self.rng
         need = self.spec.nested_depth
-        item_grains = [g for g in form.on if g in ("char", "word", "num", "numstr", "amount", "byte")]
-        whole_grains = [g for g in form.on if g in PARAM_GRAINS and g not in ("char", "limit", "fragment", "sepchar")]
-        if item_grains and (not whole_grains or rng.random() < 0.6):
-            item = rng.choice(item_grains)
-            sources = [src for src in _SOURCES.get(item, ()) if src in PARAM_GRAINS and src not in ("count", "number")]
-            if not sources:
-                raise GenFail("no input holds such items")
-            src = self.param(rng.choice(sources))
-            var = self.names.element(src.text, src.grain)
-            walked = f"{src.text}.split()" if src.grain == "text" and item == "word" else (
-                f"sorted({src.text})" if src.grain in ("tags", "ftags", "ids", "fids") else src.text)
-            test, guard = self.use(form, Val(var, item, frozenset({var})))
-            cond = f"{guard} and {test.text}" if guard else test.text
-            gen = f"{var} for {var} in {walked} if {cond}"
-            texts = item in ("char", "word", "numstr")
-            joiner = "''" if item == "char" else "' '"
-            shapes = ([(f"len(set({gen}))", "count"), (f"{joiner}.join(sorted({gen}))", "word")] if texts else
-                      [(f"len(set({gen}))", "count"), (f"sorted(set({gen}))", "nums")])
-            if need >= 2:
-                shapes = ([(f"{joiner}.join(sorted(set({gen})))", "word")] if texts else
-                          [(f"sorted(set({gen}))", "nums")] if _depth(f"sorted(set({gen}))") >= 2 else [])
-            shapes = [sh for sh in shapes if _depth(sh[0]) >= need]
-            if not shapes:
-                raise GenFail("no comprehension shape is deep enough")
-            text, grain = rng.choice(shapes)
-            value = Val.of(text, grain)
-            name_stem = src.text
-        else:
-            grain = rng.choice(whole_grains)
-            src = self.param(grain)
-            test, guard = self.use(form, src)
-            cond = f"{guard} and {test.text}" if guard else test.text
-            options = [f for f in self.forms_on(grain, "map") + self.forms_on(grain, "measure") if not f.guard and not f.y]
-            if len(options) < 2:
-                raise GenFail("no two values to choose between")
-            a, b = rng.sample(options, 2)
-            va, _ = self.fill(a, src)
-            vb, _ = self.fill(b, src)
-            if va.grain != vb.grain:
-                raise GenFail("the two values differ in kind")
-            va = self.deepen(va, lambda v: _depth(v.text) >= need, lambda g2: g2 == vb.grain or True)
-            vb = self.deepen(vb, lambda v: _depth(v.text) >= need, lambda g2: g2 == va.grain)
-            if va.grain != vb.grain or max(_depth(va.text), _depth(vb.text)) < need or va.text == vb.text:
-                raise GenFail("no deep enough choice")
-            value = Val.of(f"{va.text} if {cond} else {vb.text}", va.grain)
-            name_stem = src.text
+        item_grains = [g for g in form.on if g in ("char", "word", "num", "numstr")]
+        if not item_grains:
+            raise GenFail("the test applies to no item of an input")
+        item = rng.choice(item_grains)
+        sources = [src for src in _SOURCES.get(item, ()) if src in PARAM_GRAINS and src not in ("count", "number", "names", "table")]
+        if not sources:
+            raise GenFail("no input holds such items")
+        src = self.param(rng.choice(sources))
+        prepared = _PREPARED.get((src.grain, item), ())
+        prepared = [(t.format(v=src.text), n) for t, n in prepared if _depth(t.format(v=src.text)) >= need]
+        if not prepared:
+            raise GenFail("no preparation deep enough")
+        text, stem = rng.choice(prepared)
+        items = self.names.fresh(stem)
+        var = self.names.fresh({"char": "ch", "word": "word", "num": "n", "numstr": "token"}[item])
+        test, guard = self.use(form, Val(var, item, frozenset({var})))
+        cond = f"{guard} and {test.text}" if guard else test.text
+        how = rng.choice(("sum", "sum", "any", "all"))
         self.placed = True
-        for p in self.params_unread(value):
-            value = self.combine(value, p)
+        body = [f"{items} = {text}", f"return {how}({cond} for {var} in {items})"]
+        grain = "count" if how == "sum" else "bool"
+        for p in self.params_unread(Val.of(text, "words")):
+            raise GenFail(f"parameter {p.text} unread")
         if self.spare - len(self.markers) > 0:
-            value = self.combine(value, Val(self.liftable("limit", ""), "marker"))
-        name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{name_stem}")
-        return (name, SIGNATURE, _annotation(value.grain), self.returning(value))
+            raise GenFail("no use of a second parameter in a counted test")
+        name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{src.text}")
+        return (name, SIGNATURE, _annotation(grain), body)
 
     def deep_argument(self, form: Form, subject: Val) -> tuple[Val, str] | None:
         """The form with a call as its argument, when it has a slot: a second parameter normalized
@@ -624,9 +598,10 @@ class _Gen:
                 return value
             template, grain, prep = self.rng.choice(options)
             head = template.split("(", 1)[0]
-            if head and head in value.text.split("(", 1)[0]:
+            inner_head = value.text.split("(", 1)[0]
+            if (head and head in inner_head) or (head in ("max", "min", "sum", "len", "set") and inner_head in ("sorted", "reversed")):
                 applied.add(template)
-                continue  # no sorted(sorted(...)), len(len...)
+                continue  # no sorted(sorted(...)), no max(sorted(...)): the inner step would change nothing
             inner = value.text
             if inner.isidentifier() and prep and not deep_enough(Val.of(template.format(v=inner), grain)):
                 inner = inner + self.rng.choice(prep)
@@ -764,7 +739,7 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "numstr": (("len({v})", "count", (".strip()",)),),
     "digits": (("sum(map(int, {v}))", "num", ()), ("len(set({v}))", "count", ())),
     "char": (("ord({v})", "num", (".lower()",)),),
-    "num": (("abs({v})", "count", ()),),
+    "num": (),
     "count": (),
     "words": (("len(set({v}))", "count", ()), ("sorted(set({v}))", "words", ()), ("' '.join({v})", "text", ()),
               ("max({v}, key=len)", "word", ())),
@@ -913,6 +888,25 @@ def _annotation_of_return(text: str, grain: str) -> str:
     return _annotation(grain)
 
 
+#: one nested step that prepares the items an L1/L2 test is counted over: (input grain, item grain) -> templates
+_PREPARED = {
+    ("text", "word"): (("sorted(set({v}.split()))", "words"), ("sorted({v}.lower().split())", "words"),
+                       ("list(set({v}.lower().split()))", "words")),
+    ("text", "char"): (("sorted(set({v}))", "letters"), ("list({v}.strip())", "chars"), ("sorted(set({v}.lower()))", "letters")),
+    ("word", "char"): (("sorted(set({v}))", "letters"), ("list({v}.lower())", "chars"), ("sorted({v}.strip())", "chars")),
+    ("line", "char"): (("sorted(set({v}))", "chars"), ("list({v}.strip())", "chars")),
+    ("line", "word"): (("sorted({v}.split(','))", "fields"), ("sorted(set({v}.split(',')))", "fields")),
+    ("digits", "char"): (("sorted(set({v}))", "digits_seen"), ("list(reversed({v}))", "backwards")),
+    ("words", "word"): (("sorted(set({v}))", "unique"), ("list(map(str.strip, {v}))", "cleaned")),
+    ("twords", "word"): (("sorted(set({v}))", "unique"),),
+    ("tags", "word"): (("sorted(set({v}))", "ordered"),),
+    ("ftags", "word"): (("sorted(set({v}))", "ordered"),),
+    ("numstrs", "numstr"): (("sorted(set({v}))", "unique"), ("list(map(str.strip, {v}))", "cleaned")),
+    ("nums", "num"): (("sorted(set({v}))", "unique"), ("list(map(abs, {v}))", "sizes")),
+    ("tnums", "num"): (("sorted(set({v}))", "unique"),),
+    ("ids", "num"): (("sorted(set({v}))", "ordered"),),
+    ("fids", "num"): (("sorted(set({v}))", "ordered"),),
+}
 _PRED_VERBS = {"isdigit": "digits_in", "isalpha": "letters_in", "isupper": "upper_in", "islower": "lower_in",
                "isspace": "spaces_in", "startswith": "starting", "endswith": "ending", "istitle": "titles_in",
                "isalnum": "alnum_in", "isdecimal": "decimals_in", "isnumeric": "numerals_in", "isascii": "ascii_in",

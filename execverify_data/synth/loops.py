@@ -425,13 +425,16 @@ class LoopBuilder:
         tail = []
         early = self.acc is not None and self.acc.early
         last = i == len(self.chain) - 1
-        wants_else = nested_test or (self.acc is not None and self.acc.kind == "partition" and last)
+        collapsible = len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail
+        wants_else = nested_test or collapsible or (self.acc is not None and self.acc.kind == "partition" and last)
         if (wants_else or (last and rng.random() < 0.35)) and not early:
             arm = self.other_action(focus, context, test)
             if arm != body:
                 tail.append(("else:", arm))
-        elif nested_test and early:
+        elif (nested_test or collapsible) and early:
             self.fail("two bare nested tests around an early return")
+        if collapsible and not tail:
+            self.fail("two bare nested tests")
         return [Stmt(f"if {test}:", body, tail)]
 
     def target_test(self, focus: Val, context) -> str:
@@ -468,7 +471,7 @@ class LoopBuilder:
         if g.wants_marker():
             candidates = [f for f in candidates if _has_param_slot(f) or f.y] or candidates
         operators = [f for f in candidates if f.head.startswith("op.") and "(" not in f.text]
-        if operators and rng.random() < 0.5:
+        if operators and rng.random() < 0.7:
             candidates = operators  # x % 2 == 0, ch in 'aeiou': a test without another call
         for _ in range(10):
             if cmp is not None and (not candidates or rng.random() < 0.35):
@@ -555,7 +558,7 @@ class LoopBuilder:
             options = [f for f in options if self.acc.accepts(_gives_of(f, focus))]
         if g.wants_marker():
             options = [f for f in options if _has_param_slot(f)] or options
-        if not options or (rng.random() < 0.6 and not g.wants_marker()):
+        if not options or (rng.random() < 0.7 and not g.wants_marker()):
             value = focus
         else:
             value, _ = g.use(rng.choice(options), focus, context)
