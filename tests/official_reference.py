@@ -365,7 +365,8 @@ def reval_gold(job: tuple) -> dict | None:
 # --------------------------------------------------------------------------- REval: evaluation.py
 
 
-def _cut_tags(resp: str) -> str:
+def _cut_tags(resp: str, with_idx: bool = False):
+    """The tag handling every REval _postprocess repeats (also its last ``idx``)."""
     idx = resp.find("[ANSWER]")
     if idx != -1:
         resp = resp[idx + 8:].strip()
@@ -375,7 +376,7 @@ def _cut_tags(resp: str) -> str:
     idx = resp.find("[/ANSWER")
     if idx != -1:
         resp = resp[:idx].strip()
-    return resp
+    return (resp, idx) if with_idx else resp
 
 
 def coverage_postprocess(resp: str, cot: bool) -> bool:
@@ -450,16 +451,7 @@ def state_postprocess(resp: str, cot: bool):
         return "ERROR"
     resp = resp.replace("\u2018", "'").replace("\u2019", "'")
     resp = resp.replace("\u201c", '"').replace("\u201d", '"')
-    resp = resp.strip()
-    idx = resp.find("[ANSWER]")
-    if idx != -1:
-        resp = resp[idx + 8:].strip()
-    idx = resp.find("[/ANSWER]")
-    if idx != -1:
-        resp = resp[:idx].strip()
-    idx = resp.find("[/ANSWER")
-    if idx != -1:
-        resp = resp[:idx].strip()
+    resp, idx = _cut_tags(resp.strip(), with_idx=True)
     if resp.capitalize() == "Nil" or resp == "[Nil]":
         return NIL
     semicolon = resp.rfind(";")

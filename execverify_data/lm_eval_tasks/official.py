@@ -385,6 +385,16 @@ def evaluate(items: Sequence[tuple[str, str]], *, pool=None, timeout: float = UP
 # --------------------------------------------------------------------------- upstream's readings
 
 
+def _split(text: str, separator: str, part: int) -> str:
+    """``text.split(separator)[part].strip()`` where ``separator`` occurs (upstream's idiom), else ``text``."""
+    return text.split(separator)[part].strip() if separator in text else text
+
+
+def _after_answer_tag(generation: str, cot: bool) -> str:
+    # CRUXEval's and lcb_runner's CoT reading: the text after the first [ANSWER] (up to the next one)
+    return _split(generation, "[ANSWER]", 1) if cot else generation
+
+
 def cruxeval_output_answer(generation: str, cot: bool = False) -> str:
     """What CRUXEval's output task (``OutputPrediction.postprocess_generation`` at 190faf1)
     keeps of a generation: for CoT the text after the first ``[ANSWER]``; then, when it holds
@@ -395,11 +405,7 @@ def cruxeval_output_answer(generation: str, cot: bool = False) -> str:
     >>> cruxeval_output_answer("The output is 3.")
     'The output is 3.'
     """
-    if cot and "[ANSWER]" in generation:
-        generation = generation.split("[ANSWER]")[1].strip()
-    if "==" in generation:
-        generation = generation.split("==")[1].strip()
-    return generation.strip()
+    return _split(_after_answer_tag(generation, cot), "==", 1).strip()
 
 
 def cruxeval_input_answer(generation: str, cot: bool = False) -> str:
@@ -410,10 +416,7 @@ def cruxeval_input_answer(generation: str, cot: bool = False) -> str:
     >>> cruxeval_input_answer("assert f(1, 'a') == 'wrong'")
     "f(1, 'a')"
     """
-    if cot and "[ANSWER]" in generation:
-        generation = generation.split("[ANSWER]")[1].strip()
-    if "==" in generation:
-        generation = generation.split("==")[0].strip()
+    generation = _split(_after_answer_tag(generation, cot), "==", 0)
     if "assert f" in generation:
         generation = "f" + generation.split("assert f")[1].strip()
     return generation.strip()
@@ -429,15 +432,10 @@ def lcb_answer(generation: str, cot: bool = False) -> str:
     >>> lcb_answer("assert g(x = 1) == [1,\\n 2]")
     '[1,'
     """
-    if cot and "[ANSWER]" in generation:
-        generation = generation.split("[ANSWER]")[1].strip()
-    if "==" in generation:
-        generation = generation.split("==")[1].strip()
+    generation = _split(_after_answer_tag(generation, cot), "==", 1)
     if "[/ANSWER]" in generation:
-        generation = generation.split("[/ANSWER]")[0].strip()
-    else:
-        generation = generation.split("\n")[0].strip()
-    return generation.strip()
+        return _split(generation, "[/ANSWER]", 0).strip()
+    return generation.split("\n")[0].strip()
 
 
 def cruxeval_check(code: str, input: str, output: str, generation: str, *, task: str, cot: bool = False) -> Check | None:
