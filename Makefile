@@ -20,7 +20,13 @@ venv: $(VENV)/.installed
 demo: venv
 	bash scripts/demo.sh $(VENV)
 
+# headless Chromium for the browser tests of `execverify view` (Debian's packages; skipped without them)
+CHROMIUM_APT := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+
 test: venv
+	@command -v chromedriver >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+	  { $(CHROMIUM_APT) || { apt-get update -qq && $(CHROMIUM_APT); }; }; } || \
+	  echo "warning: could not install chromium/chromium-driver; the browser tests of execverify view will be skipped"
 	$(PY) -m pytest
 
 bench: venv
