@@ -299,25 +299,71 @@ def test_bad_arguments_are_refused(release):
         parse(recipe, "--dataset_name", release, "--dataset_config", "io", "--output_dir", "x")
 
 
+@pytest.mark.parametrize("name, change, message", [
+    ("grpo_execution", {"vllm_mode": "bogus"}, "vllm_mode"),
+    ("grpo_execution", {"reward_weights": [1.0, 2.0]}, "2 weight"),
+    ("grpo_codegen", {"log_completions": True, "num_completions_to_print": None}, "num_completions_to_print"),
+    ("grpo_codegen", {"use_vllm": True}, "vLLM"),
+    ("sft_warmup", {"completion_only_loss": False}, "completion tokens only"),
+])
+def test_main_checks_every_argument_before_anything_loads(release, tmp_path, name, change, message, monkeypatch):
+    recipe = load_recipe(name)
+    script_args, training_args, model_args = parse(recipe, "--dataset_name", release, "--output_dir", str(tmp_path),
+                                                   "--model_name_or_path", str(tmp_path / "no-model"), *COMMON)
+    for key, value in change.items():
+        setattr(training_args, key, value)
+    import datasets
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("data was loaded before the arguments were checked")
+
+    monkeypatch.setattr(datasets, "load_dataset", no_loading)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else find_spec(name, *a))
+    with pytest.raises((ValueError, ImportError), match=message):
+        recipe.main(script_args, training_args, model_args)
+
+
+find_spec = importlib.util.find_spec
+
+
 def test_configs_parse():
     """Every YAML config parses with its recipe's parser (dataset and model paths are not opened)."""
     configs = sorted(RECIPES.glob("*/*/config_*.yaml"))
-    assert len(configs) >= 6
+    assert len(configs) >= 7
     for config in configs:
         method = config.parent.name
         recipe = load_recipe({"sft": "sft_warmup"}.get(method, method))
         overrides = ["--bf16", "false"] if "bf16: true" in config.read_text() else []  # no bf16 on this CPU
         script_args, training_args, model_args = parse(recipe, "--config", str(config), *overrides)
         assert model_args.model_name_or_path and training_args.output_dir
-        if "Qwen2.5-Coder-7B-Instruct" in config.parts:  # the paper's settings
-            assert script_args.dataset_revision and training_args.activation_checkpointing
-            if method.startswith("grpo"):
-                assert (training_args.learning_rate, training_args.beta, training_args.num_generations) == (1e-6, 0.0, 8)
-                assert (script_args.max_prompt_length, training_args.max_completion_length) == (2048, 4096)
-                assert training_args.use_vllm and training_args.vllm_mode == "colocate"
-                assert training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8 \
-                    == 128 * training_args.num_generations
-            else:
-                assert (training_args.learning_rate, training_args.lr_scheduler_type.value) == (1e-5, "cosine")
-                assert (training_args.warmup_steps, training_args.num_train_epochs) == (0.1, 2)
-                assert (training_args.max_length, script_args.max_samples) == (4096, 30000)
+        if getattr(training_args, "log_completions", False):
+            assert training_args.num_completions_to_print, config
+        if training_args.save_strategy.value != "no":
+            assert training_args.save_total_limit, config
+        if "Qwen2.5-Coder-7B-Instruct" not in config.parts:
+            continue
+        assert script_args.dataset_revision and training_args.activation_checkpointing
+        if method.startswith("grpo"):
+            assert (training_args.learning_rate, training_args.beta, training_args.num_generations) == (1e-6, 0.0, 8)
+            assert (script_args.max_prompt_length, training_args.max_completion_length) == (2048, 4096)
+            assert training_args.use_vllm and training_args.vllm_mode == "colocate" and training_args.vllm_enable_sleep_mode
+            assert training_args.weight_decay == 0.01
+            # on 8 GPUs: 64 prompts x 8 completions per update, 128 prompts x 8 per rollout (two updates each)
+            per_update = training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8
+            per_rollout = training_args.per_device_train_batch_size * training_args.steps_per_generation * 8
+            assert (per_update, per_rollout) == (64 * 8, 128 * 8)
+        if config.name == "config_paper.yaml" and method == "grpo_execution":
+            assert script_args.reward_funcs == ["paper_reward"] and script_args.prompt_style == "reasoning"
+            assert (script_args.n_path, script_args.n_state) == (5, 5)
+            assert dict(zip(script_args.dataset_configs, script_args.samples_per_config)) == {"trace": 20000, "oi": 12000}
+            assert training_args.num_train_epochs == 4
+        if config.name == "config_project.yaml":
+            assert script_args.reward_funcs == ["whitebox_reward", "io_reward", "oi_reward", "format_reward"]
+        if method == "grpo_codegen":
+            assert training_args.num_train_epochs == 5 and script_args.prompt_style == "reasoning"
+        if method == "sft":
+            assert (training_args.learning_rate, training_args.lr_scheduler_type.value) == (1e-5, "cosine")
+            assert (training_args.warmup_steps, training_args.num_train_epochs) == (0.1, 2)
+            assert (training_args.max_length, script_args.max_samples) == (4096, 30000)
+            assert training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8 == 128
+            assert training_args.save_only_model and script_args.prompt_style == "reasoning"
