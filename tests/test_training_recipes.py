@@ -75,6 +75,7 @@ def question_rows(n: int, **build_kwargs) -> list[dict]:
 
 
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
+PAPER = RECIPES / "Qwen2.5-Coder-7B-Instruct"
 HOSTILE = ["07_os_system_rm", "09_subprocess_rm", "11_write_outside_tmp", "12_remove_canary", "15_kill_parent",
            "21_lying_eq"]
 
@@ -115,10 +116,10 @@ def parse(recipe, *args: str):
     return recipe.make_parser().parse_args_and_config(list(args))
 
 
-def run(name: str, *args: str, seed: int = 0):
+def run(name: str, *args: str, seed: int = 0, common: bool = True):
     recipe = load_recipe(name)
     start = time.perf_counter()
-    trainer = recipe.main(*parse(recipe, *args, *COMMON, "--seed", str(seed)))
+    trainer = recipe.main(*parse(recipe, *args, *(COMMON if common else ()), "--seed", str(seed)))
     steps, out = args[args.index("--max_steps") + 1], Path(args[args.index("--output_dir") + 1]).name
     TIMINGS[f"{name} -> {out} ({steps} steps)"] = round(time.perf_counter() - start, 1)
     return trainer
@@ -367,3 +368,231 @@ def test_configs_parse():
             assert (training_args.max_length, script_args.max_samples) == (4096, 30000)
             assert training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8 == 128
             assert training_args.save_only_model and script_args.prompt_style == "reasoning"
+
+
+# --------------------------------------------------------------------------- paper configs: updates, chain
+
+
+def updates(trainer) -> tuple[int, int]:
+    """(updates per epoch, updates in all) as transformers' Trainer computes them for ``trainer.train()``."""
+    values = trainer.set_initial_training_values(trainer.args, trainer.get_train_dataloader())
+    return values[1], values[-1]
+
+
+def constant_reward(prompts, completions, **kwargs):
+    return [0.0] * len(completions)
+
+
+@pytest.mark.parametrize("stage, rows, expected", [
+    ("grpo_execution", 32000, (500, 2000)),  # the paper's Stage I: 250 rollouts of 128 prompts a epoch, 2 updates each, 4 epochs
+    ("grpo_codegen", 9398, (146, 730)),      # Stage II on release 1.1.0's whole codegen config: 73 full rollouts, 5 epochs
+])
+def test_paper_configs_make_the_papers_updates(tiny_model, tmp_path, stage, rows, expected):
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    recipe = load_recipe(stage)
+    # one process standing for the 8 GPUs: per-device batch 16 = 8 x 2, the configs' accumulation and rollout steps
+    _, training_args, _ = parse(recipe, "--config", str(PAPER / stage / "config_paper.yaml"), "--bf16", "false",
+                                "--use_vllm", "false", "--use_cpu", "--per_device_train_batch_size", "16",
+                                "--output_dir", str(tmp_path), "--report_to", "none")
+    trainer = GRPOTrainer(model=tiny_model, reward_funcs=[constant_reward], args=training_args,
+                          train_dataset=Dataset.from_dict({"prompt": ["x"] * rows}))
+    assert training_args.generation_batch_size == 128 * 8  # one rollout: 128 prompts x 8 completions
+    assert updates(trainer) == expected
+    TIMINGS[f"{stage} paper updates for {rows} rows"] = updates(trainer)[1]
+
+
+def test_paper_sft_config_makes_the_papers_steps(tiny_model, tmp_path):
+    from datasets import Dataset
+    from trl import SFTTrainer
+
+    recipe = load_recipe("sft_warmup")
+    _, training_args, _ = parse(recipe, "--config", str(PAPER / "sft" / "config_paper.yaml"), "--bf16", "false",
+                                "--use_cpu", "--per_device_train_batch_size", "16", "--output_dir", str(tmp_path),
+                                "--report_to", "none", "--dataset_num_proc", "1")
+    rows = Dataset.from_dict({"input_ids": [[1, 2, 3]] * 30000, "completion_mask": [[0, 1, 1]] * 30000})  # tokenized
+    trainer = SFTTrainer(model=tiny_model, args=training_args, train_dataset=rows)
+    assert updates(trainer) == (235, 470)  # 30,000 rows / 128 per step, 2 epochs
+
+
+def reference_generation(monkeypatch, references: dict[str, str], junk: str = "no answer") -> None:
+    """Patched sampling: within each group, even completions are the prompt's reference, odd ones ``junk``."""
+    from trl import GRPOTrainer
+
+    def generate(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        tokenizer = self.processing_class
+        out = []
+        for i, ids in enumerate(prompt_ids):
+            prompt = tokenizer.decode(ids)
+            reference = next((ref for key, ref in references.items() if key in prompt), None)
+            assert reference is not None, "a prompt that no reference belongs to"
+            out.append(tokenizer(reference if i % 2 == 0 else junk, add_special_tokens=False).input_ids
+                       + [tokenizer.eos_token_id])
+        return out, None
+
+    monkeypatch.setattr(GRPOTrainer, "_generate_single_turn", generate)
+
+
+def test_the_three_stages_chain_with_the_paper_configs(tiny_model, release_slice, tmp_path, monkeypatch):
+    """The paper configs, overridden to the tiny model and a release slice: SFT -> Stage I -> Stage II, each from
+    the previous stage's output, each checked by the pre-flight checks of scripts/gpu_smoke.sh."""
+    preflight = load_recipe("preflight")
+    small = ["--bf16", "false", "--dtype", "float32", "--dataset_name", release_slice,
+             "--dataset_revision", "v0.0.1", "--max_steps", "2", "--save_strategy", "steps", "--save_steps", "2",
+             "--save_total_limit", "1", *COMMON[:2], "--use_cpu",
+             "--logging_steps", "1", "--dataloader_num_workers", "0", "--disable_tqdm", "true"]
+    grpo = ["--use_vllm", "false", "--num_completions_to_print", "1",
+            "--num_generations", "4", "--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "1",
+            "--steps_per_generation", "2", "--max_completion_length", "64", "--max_prompt_length", "4096",
+            "--learning_rate", "1e-3"]
+
+    sft = run("sft_warmup", "--config", str(PAPER / "sft" / "config_paper.yaml"), *small, "--model_name_or_path",
+              tiny_model, "--samples_per_config", "4", "4", "--max_samples", "8", "--per_device_train_batch_size", "2",
+              "--gradient_accumulation_steps", "1", "--learning_rate", "1e-3", "--max_length", "2048",
+              "--output_dir", str(tmp_path / "sft"), common=False)
+    assert sft.state.global_step == 2
+    print(preflight.check_stage(tiny_model, tmp_path / "sft"))
+
+    # Stage I: the paper's rows (5 + 5 questions, reasoning style); half of each group answers with the reference
+    from execverify_data.training import load_prompt_rows, restyle_questions
+
+    stage1_rows = load_prompt_rows(
+        release_slice, ["trace", "oi"], columns=["prompt", "verification", "id", "code", "call", "task"],
+        samples_per_config=[4, 4], seed=0,
+        restyle=lambda rows: restyle_questions(rows, style="reasoning", n_path=5, n_state=5, seed=0, workers=1))
+    reference_generation(monkeypatch, {row["prompt"][1]["content"]: row["reference_completion"] for row in stage1_rows})
+    stage1 = run("grpo_execution", "--config", str(PAPER / "grpo_execution" / "config_paper.yaml"), *small, *grpo,
+                 "--model_name_or_path", str(tmp_path / "sft"), "--samples_per_config", "4", "4",
+                 "--output_dir", str(tmp_path / "stage1"), common=False)
+    assert logged(stage1, "rewards/paper_reward/mean") == [pytest.approx(1.0)]  # one rollout: references 2.0, junk 0.0
+    counts = [len(json.loads(v)["questions"]) for v in stage1.train_dataset["verification"]]
+    assert max(counts) > 5 and 1 in counts  # white-box rows with more than the release's 1 + 2 + 2, and oi rows
+    print(preflight.check_stage(tmp_path / "sft", tmp_path / "stage1"))
+
+    # Stage II: the paper's prompt form; half of each group answers with the reference solution
+    from datasets import load_dataset
+
+    codegen = load_dataset(release_slice, "codegen", split="train")
+    reference_generation(monkeypatch, {row["prompt"]: f"<reasoning>\n</reasoning>\n<answer>\n```python\n"
+                                       f"{row['reference_solution']}```\n</answer>" for row in codegen})
+    stage2 = run("grpo_codegen", "--config", str(PAPER / "grpo_codegen" / "config_paper.yaml"), *small, *grpo,
+                 "--model_name_or_path", str(tmp_path / "stage1"), "--sandbox_workers", "2",
+                 "--output_dir", str(tmp_path / "stage2"), common=False)
+    assert logged(stage2, "rewards/unit_test_reward/mean") == [pytest.approx(0.5)]
+    print(preflight.check_stage(tmp_path / "stage1", tmp_path / "stage2"))
+    card = (tmp_path / "stage2" / "README.md").read_text()
+    assert "config_paper.yaml" in card and "--config recipe_args.yaml" in card and "`reasoning` style" in card
+
+
+@pytest.fixture(scope="module")
+def sft_args(tiny_model, release_slice):
+    return ["--model_name_or_path", tiny_model, "--dataset_name", release_slice, "--max_steps", "2",
+            "--per_device_train_batch_size", "2", "--learning_rate", "1e-3", "--max_length", "1024",
+            "--max_samples", "4"]
+
+
+def test_saved_models_have_use_cache_on(sft_args, tmp_path):
+    run("sft_warmup", *sft_args, "--activation_checkpointing", "true", "--output_dir", str(tmp_path / "out"))
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["use_cache"] is True
+
+
+def test_a_peft_stage_leaves_a_full_model_for_the_next(tiny_model, sft_args, release_slice, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    out = tmp_path / "sft-lora"
+    run("sft_warmup", *sft_args, "--use_peft", "--lora_r", "4", "--lora_alpha", "8", "--lora_target_modules",
+        "q_proj", "v_proj", "--output_dir", str(out))
+    assert (out / "adapter" / "adapter_config.json").is_file() and not (out / "adapter_config.json").exists()
+    merged = AutoModelForCausalLM.from_pretrained(out)
+    assert not any("lora" in key for key in merged.state_dict())
+    assert changed(weights(tiny_model), out)  # the trained adapter is in the weights
+    assert json.loads((out / "config.json").read_text())["use_cache"] is True
+    assert "LoRA adapter" in (out / "README.md").read_text()
+    run("grpo_execution", "--model_name_or_path", str(out), "--dataset_name", release_slice, "--output_dir",
+        str(tmp_path / "next"), "--max_steps", "1", "--per_device_train_batch_size", "8", "--max_samples", "4",
+        "--max_prompt_length", "2048", *GRPO)
+
+
+def test_the_card_reproduces_the_run_and_is_pushed_last(sft_args, tmp_path, monkeypatch):
+    """Our card reaches the Hub after the trainer's pushes (which carry TRL's card), and its arguments
+    file parses back into the run's arguments."""
+    from concurrent.futures import Future
+
+    import huggingface_hub
+    import transformers.trainer
+    import yaml
+
+    pushed: list[tuple[str, str]] = []
+
+    def upload(source):
+        def record(*args, folder_path, **kwargs):
+            pushed.append((source, (Path(folder_path) / "README.md").read_text()))
+            future = Future()
+            future.set_result(None)
+            return future
+        return record
+
+    class FakeApi:
+        def create_repo(self, repo_id, **kwargs):
+            return type("Repo", (), {"repo_id": repo_id})()
+
+        upload_folder = staticmethod(upload("trainer"))
+
+    monkeypatch.setattr(transformers.trainer, "hf_api", lambda: FakeApi())
+    monkeypatch.setattr(huggingface_hub, "upload_folder", upload("execverify"))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"learning_rate": 5e-4, "lr_scheduler_type": "constant", "seed": 3}))
+    out = tmp_path / "pushed"
+    recipe = load_recipe("sft_warmup")
+    args = ["--config", str(config), *sft_args, "--output_dir", str(out), "--push_to_hub", "true", "--hub_model_id",
+            "me/tiny-sft", "--save_strategy", "steps", "--save_steps", "1", "--save_total_limit", "1", *COMMON[:2],
+            "--use_cpu", "--logging_steps", "1", "--dataloader_num_workers", "0", "--disable_tqdm", "true"]
+    parsed = parse(recipe, *args)
+    recipe.main(*parsed)
+    assert [source for source, _ in pushed][-1] == "execverify" and "trainer" in [source for source, _ in pushed]
+    assert all("recipe_args.yaml" not in card for source, card in pushed if source == "trainer")  # TRL's card
+    final = pushed[-1][1]
+    assert final == (out / "README.md").read_text()
+    assert str(config) in final and "python training_examples/sft_warmup.py --config recipe_args.yaml" in final
+    assert "| learning_rate | 0.0005 |" in final
+    again = parse(recipe, "--config", str(out / "recipe_args.yaml"))
+    assert [vars(again[0]) | {"recipe_inputs": None}, again[1].to_dict(), vars(again[2])] == \
+        [vars(parsed[0]) | {"recipe_inputs": None}, parsed[1].to_dict(), vars(parsed[2])]
+
+
+def test_sandbox_workers_are_sized_per_rank(monkeypatch, release):
+    import execverify_data.training as training
+
+    monkeypatch.setattr(training, "_local_cpus", lambda: 16)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "8")
+    recipe = load_recipe("grpo_codegen")
+    script_args = parse(recipe, "--dataset_name", release, "--output_dir", "x", "--use_cpu")[0]
+    assert script_args.sandbox_workers == 3  # 1.5 x 16 CPUs shared by 8 ranks (before: 24 on every rank)
+    assert parse(recipe, "--dataset_name", release, "--output_dir", "x", "--use_cpu", "--sandbox_workers", "5")[0] \
+        .sandbox_workers == 5
+
+
+def test_grpo_reads_a_curriculum_in_order(tiny_model, tmp_path):
+    """With shuffle_dataset false, TRL's sampler gives the prompts in the dataset's order (each num_generations times)."""
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from execverify_data.training import curriculum_order
+
+    rows = curriculum_order(Dataset.from_dict({"prompt": [f"p{i}" for i in range(12)], "bucket": [i % 3 for i in range(12)]}), 0)
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, shuffle_dataset=False, num_generations=2,
+                      per_device_train_batch_size=4, report_to="none")
+    trainer = GRPOTrainer(model=tiny_model, reward_funcs=[constant_reward], args=args, train_dataset=rows)
+    order = list(trainer._get_train_sampler())[::2]
+    assert [rows["bucket"][i] for i in order] == sorted(rows["bucket"])
+    assert order == list(range(12))
+
+
+def test_gpu_smoke_dry_run_passes_on_cpu(tmp_path):
+    """scripts/gpu_smoke.sh --cpu-dry-run: the pre-flight commands and checks, on a CPU (minutes: 3 launches)."""
+    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(RECIPES.parent), "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(["bash", str(RECIPES.parent / "scripts" / "gpu_smoke.sh"), "--cpu-dry-run", str(tmp_path)],
+                            capture_output=True, text=True, env=env, timeout=1500)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.stdout.count("preflight: ") == 3 and "gpu_smoke: PASSED (cpu mode" in result.stdout
