@@ -418,7 +418,7 @@ def _is_peft(model: Any) -> bool:
     return isinstance(model, PeftModel)
 
 
-def _merge_adapter(adapter_dir: Path, output_dir: Path, model_args: Any, processing_class: Any) -> None:
+def _merge_adapter(adapter_dir: Path, output_dir: Path, model_args: Any, trust_remote_code: bool, processing_class: Any) -> None:
     """Load the base model, apply the adapter, merge it and save a full model in ``output_dir``."""
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
@@ -426,7 +426,7 @@ def _merge_adapter(adapter_dir: Path, output_dir: Path, model_args: Any, process
     dtype = model_args.dtype if model_args.dtype not in (None, "auto") else None
     base = AutoModelForCausalLM.from_pretrained(
         model_args.model_name_or_path, revision=model_args.model_revision, dtype=dtype,
-        trust_remote_code=model_args.trust_remote_code)
+        trust_remote_code=trust_remote_code)
     merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     merged.config.use_cache = True
     merged.save_pretrained(output_dir)
@@ -473,7 +473,8 @@ def finish_training(trainer: Any, recipe: str, script_args: Any, training_args: 
     trainer.accelerator.wait_for_everyone()
     if trainer.accelerator.is_main_process:
         if peft:
-            _merge_adapter(output_dir / "adapter", output_dir, model_args, trainer.processing_class)
+            _merge_adapter(output_dir / "adapter", output_dir, model_args, getattr(training_args, "trust_remote_code", False),
+                           trainer.processing_class)
         inputs = getattr(script_args, "recipe_inputs", None) or RecipeInputs()
         values = {**inputs.values, "output_dir": inputs.values.get("output_dir", training_args.output_dir)}
         (output_dir / RECIPE_ARGS_FILE).write_text(yaml.safe_dump(values, sort_keys=False), encoding="utf-8")

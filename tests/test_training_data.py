@@ -243,3 +243,18 @@ def test_the_parser_refuses_bad_arguments_at_once(release, args, message):
     recipe = load_recipe("grpo_execution")
     with pytest.raises(ValueError, match=message):
         recipe.make_parser().parse_args_and_config(["--dataset_name", release, "--output_dir", "x", "--use_cpu", *args])
+
+
+def test_the_train_extra_installs_what_the_accelerate_configs_launch():
+    """accelerate_configs/zero{2,3}.yaml launch DeepSpeed: the train extra must install it (it failed at launch)."""
+    import tomllib
+
+    import yaml
+
+    extras = tomllib.loads((RECIPES.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {requirement.split(">")[0].split("=")[0].split("[")[0].strip() for requirement in extras["train"]}
+    for config in sorted((RECIPES / "accelerate_configs").glob("*.yaml")):
+        if yaml.safe_load(config.read_text())["distributed_type"] == "DEEPSPEED":
+            assert "deepspeed" in names, config
+    if importlib.util.find_spec("torch") is not None:  # installed with the train extra here
+        assert importlib.util.find_spec("deepspeed") is not None

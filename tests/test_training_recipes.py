@@ -555,10 +555,9 @@ def test_the_card_reproduces_the_run_and_is_pushed_last(sft_args, tmp_path, monk
     final = pushed[-1][1]
     assert final == (out / "README.md").read_text()
     assert str(config) in final and "python training_examples/sft_warmup.py --config recipe_args.yaml" in final
-    assert "| learning_rate | 0.0005 |" in final
-    again = parse(recipe, "--config", str(out / "recipe_args.yaml"))
-    assert [vars(again[0]) | {"recipe_inputs": None}, again[1].to_dict(), vars(again[2])] == \
-        [vars(parsed[0]) | {"recipe_inputs": None}, parsed[1].to_dict(), vars(parsed[2])]
+    assert "| learning_rate | 0.001 |" in final and "| seed | 3 |" in final  # the command line won, then the config
+    comparable = lambda p: [vars(p[0]) | {"recipe_inputs": None}, p[1].to_dict(), vars(p[2])]  # noqa: E731
+    assert comparable(parse(recipe, "--config", str(out / "recipe_args.yaml"))) == comparable(parse(recipe, *args))
 
 
 def test_sandbox_workers_are_sized_per_rank(monkeypatch, release):
