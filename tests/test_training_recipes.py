@@ -362,6 +362,7 @@ def test_configs_parse():
             assert script_args.reward_funcs == ["whitebox_reward", "io_reward", "oi_reward", "format_reward"]
         if method == "grpo_codegen":
             assert training_args.num_train_epochs == 5 and script_args.prompt_style == "reasoning"
+            assert script_args.reward == "paper"
         if method == "sft":
             assert (training_args.learning_rate, training_args.lr_scheduler_type.value) == (1e-5, "cosine")
             assert (training_args.warmup_steps, training_args.num_train_epochs) == (0.1, 2)
@@ -479,7 +480,7 @@ def test_the_three_stages_chain_with_the_paper_configs(tiny_model, release_slice
     stage2 = run("grpo_codegen", "--config", str(PAPER / "grpo_codegen" / "config_paper.yaml"), *small, *grpo,
                  "--model_name_or_path", str(tmp_path / "stage1"), "--sandbox_workers", "2",
                  "--output_dir", str(tmp_path / "stage2"), common=False)
-    assert logged(stage2, "rewards/unit_test_reward/mean") == [pytest.approx(0.5)]
+    assert logged(stage2, "rewards/paper_codegen_reward/mean") == [pytest.approx((1.05 + 0.0) / 2)]  # + the tag bonus
     print(preflight.check_stage(tmp_path / "stage1", tmp_path / "stage2"))
     card = (tmp_path / "stage2" / "README.md").read_text()
     assert "config_paper.yaml" in card and "--config recipe_args.yaml" in card and "`reasoning` style" in card

@@ -5,7 +5,8 @@ chat messages) and a ``tests`` column (a list of test strings per row: ``assert 
 HumanEval-style ``def check(candidate): ...``) and/or a ``stdio_tests`` column (a list of
 ``{"stdin", "stdout"}`` per row); an optional ``entry_point`` column names the function that
 ``check`` is called with. Every column reaches ``unit_test_reward`` unchanged. It extracts the
-last fenced Python block of each completion and returns the fraction of tests passed; every test
+last fenced Python block of each completion and returns the fraction of tests passed
+(``--reward paper``: plus 0.05 for the ``<answer>`` tags when above 0, the paper's rule); every test
 and completion runs in the untrusted sandbox (``execverify_data.sandbox``, ``--sandbox_workers``
 per rank), and the verdict is decided in this process. ``--prompt_style reasoning`` wraps the
 problems in the paper's Stage II prompt form.
@@ -57,6 +58,9 @@ class GRPOCodegenArguments(ScriptArguments):
     curriculum: bool = field(
         default=False, metadata={"help": "Order the rows by difficulty bucket (shuffled within a bucket); "
                                          "needs --shuffle_dataset false and a `bucket` column."})
+    reward: str = field(
+        default="unit_test", metadata={"help": "`unit_test`: the fraction of tests passed; `paper`: the paper's rule, "
+                                               "that fraction + 0.05 for <answer> tags when it is above 0."})
     test_timeout: float = field(default=5.0, metadata={"help": "Wall-clock seconds per sandboxed execution."})
     test_memory_mb: int = field(default=1024, metadata={"help": "Address-space limit of each sandboxed execution."})
     sandbox_workers: int | None = field(
@@ -78,6 +82,8 @@ class GRPOCodegenArguments(ScriptArguments):
         self.data_version = dataset_version(self.dataset_name, self.dataset_revision)  # checks a local folder's
         if self.test_timeout <= 0 or self.test_memory_mb <= 0:
             raise ValueError("--test_timeout and --test_memory_mb must be positive")
+        if self.reward not in ("unit_test", "paper"):
+            raise ValueError(f"--reward must be unit_test or paper, got {self.reward!r}")
         if self.prompt_style not in (None, "reasoning"):
             raise ValueError(f"--prompt_style for code generation is `reasoning` or unset, got {self.prompt_style!r}")
         self.sandbox_workers = sandbox_workers(self.sandbox_workers)
@@ -113,7 +119,7 @@ def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_arg
     check_environment(training_args)
     from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-    from execverify_data.rewards import UnitTestReward
+    from execverify_data.rewards import PaperCodegenReward, UnitTestReward
 
     training_args.model_init_kwargs = model_init_kwargs(model_args, training_args)
     restyle = partial(restyle_codegen, style=script_args.prompt_style) if script_args.prompt_style else None
@@ -124,8 +130,9 @@ def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_arg
         restyle=restyle, max_prompt_length=script_args.max_prompt_length, tokenizer_path=model_args.model_name_or_path,
         max_samples=script_args.max_samples, curriculum=script_args.curriculum)
     validate_rows(train_rows, script_args.dataset_name)
-    reward = UnitTestReward(timeout=script_args.test_timeout, memory_mb=script_args.test_memory_mb,
-                            workers=script_args.sandbox_workers)
+    unit_tests = UnitTestReward(timeout=script_args.test_timeout, memory_mb=script_args.test_memory_mb,
+                                workers=script_args.sandbox_workers)
+    reward = PaperCodegenReward(unit_tests=unit_tests) if script_args.reward == "paper" else unit_tests
 
     trainer = GRPOTrainer(
         model=model_args.model_name_or_path,
@@ -143,8 +150,9 @@ def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_arg
                                                             if script_args.prompt_style else ""),
         n_rows=len(train_rows), dataset_description="programming problems with unit tests",
         rewards=f"- `{reward.__name__}`: fraction of unit tests passed in the sandbox "
-                f"(timeout {reward.timeout} s, memory {reward.memory_mb} MB per execution, "
-                f"{script_args.sandbox_workers} workers per rank)",
+                f"(timeout {unit_tests.timeout} s, memory {unit_tests.memory_mb} MB per execution, "
+                f"{script_args.sandbox_workers} workers per rank)"
+                + (", + 0.05 for the <answer> tags when above 0 (the paper's rule)" if script_args.reward == "paper" else ""),
     )
     return trainer
 
