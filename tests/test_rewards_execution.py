@@ -155,6 +155,25 @@ def test_format_reward_reads_the_reasoning_style_answer_block():
     assert paper_reward([""], [reasoning_only], verification=[r.verification]) == [0.0]
 
 
+def test_adding_the_reasoning_style_left_the_other_styles_bytes_alone():
+    """The sha256 of ten renders in the execverify, chat and cruxeval styles, taken before the style was added."""
+    import hashlib
+
+    src = "def f(xs):\n    s = 0\n    for x in xs:\n        if x > 1:\n            s += x\n    return s\n"
+    out = []
+    for style in ("execverify", "chat"):
+        for task in ("output", "input"):
+            counts = {"n_path": 2, "n_state": 2} if task == "output" else {"n_path": 0, "n_state": 0}
+            for rationale in (False, True):
+                r = build(src, "f([1, 2, 3])", seed=3, style=style, task=task, rationale=rationale, **counts)
+                out.append(json.dumps(r.to_json(), sort_keys=True))
+    for task in ("output", "input"):
+        r = build(src, "f([1, 2, 3])", n_path=0, n_state=0, style="cruxeval", task=task)
+        out.append(json.dumps(r.to_json(), sort_keys=True))
+    assert hashlib.sha256("\n".join(out).encode()).hexdigest() == \
+        "991243649e6b12c5a6c3343bb1975e74ff53214278a289f243d5e3f8f9b36f9f"
+
+
 def test_paper_reward_follows_the_papers_white_box_rule(row, oi_row):
     """The rule of the paper's ``white_box.py``: one reward per row, no format term."""
     answers = _answers(row)
