@@ -49,6 +49,7 @@ __all__ = [
     "finish_training",
     "load_prompt_rows",
     "model_init_kwargs",
+    "question_counts",
     "recipe_parser",
     "restyle_codegen",
     "restyle_questions",
@@ -155,6 +156,25 @@ def check_grpo_args(training_args: Any, *, reward_count: int, max_prompt_length:
     if curriculum and getattr(training_args, "shuffle_dataset", False):
         raise ValueError("--curriculum orders the rows by difficulty, and GRPO would shuffle them again: "
                          "add --shuffle_dataset false")
+
+
+def question_counts(prompt_style: str | None, n_path: int | None, n_state: int | None) -> tuple[int | None, int | None]:
+    """The path and state question counts a recipe re-renders with: the paper's 5 and 5 unless given.
+
+    Raises:
+        ValueError: counts without a style to re-render in, an unknown style, or a negative count.
+    """
+    if prompt_style is None:
+        if n_path is not None or n_state is not None:
+            raise ValueError("--n_path and --n_state apply when re-rendering: add --prompt_style reasoning "
+                             "(or execverify, chat)")
+        return None, None
+    if prompt_style not in ("reasoning", "execverify", "chat"):
+        raise ValueError(f"--prompt_style must be reasoning, execverify or chat, got {prompt_style!r}")
+    n_path, n_state = (5 if n_path is None else n_path), (5 if n_state is None else n_state)
+    if n_path < 0 or n_state < 0:
+        raise ValueError(f"--n_path and --n_state must be non-negative, got {n_path} and {n_state}")
+    return n_path, n_state
 
 
 def check_sft_args(training_args: Any, *, curriculum: bool = False) -> None:

@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("datasets")
 
+from training_helpers import write_release  # noqa: E402
+
 from execverify_data.model_card import reproduce_command  # noqa: E402
 from execverify_data.questions import Scorer, build  # noqa: E402
 from execverify_data.training import (  # noqa: E402
@@ -29,19 +31,6 @@ RECIPES = Path(__file__).resolve().parents[1] / "training_examples"
 PROGRAM = "def f(xs):\n    s = 0\n    for x in xs:\n        if x > 1:\n            s += x\n    return s\n"
 
 
-def write_release(root: Path, configs: dict[str, list[dict]]) -> str:
-    """A folder in the release's Hub layout: ``<config>/train.jsonl`` + README configs."""
-    lines = ["---", "configs:"]
-    for name, rows in configs.items():
-        (root / name).mkdir(parents=True, exist_ok=True)
-        with (root / name / "train.jsonl").open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
-        lines += [f"- config_name: {name}", "  data_files:", "  - split: train", f"    path: {name}/train.jsonl"]
-    (root / "README.md").write_text("\n".join(lines + ["---", ""]), encoding="utf-8")
-    return str(root)
-
-
 def release_row(config: str, i: int, task: str, bucket: int) -> dict:
     call = f"f({[i, i + 1, i + 2]})"
     style = "cruxeval" if task != "whitebox" else "execverify"
@@ -54,8 +43,8 @@ def release_row(config: str, i: int, task: str, bucket: int) -> dict:
 @pytest.fixture(scope="module")
 def release(tmp_path_factory):
     tasks = {"trace": "whitebox", "io": "output", "oi": "input"}
-    return write_release(tmp_path_factory.mktemp("release"), {
-        config: [release_row(config, i, task, bucket=i % 3) for i in range(9)] for config, task in tasks.items()})
+    return str(write_release(tmp_path_factory.mktemp("release"), {
+        config: [release_row(config, i, task, bucket=i % 3) for i in range(9)] for config, task in tasks.items()}))
 
 
 @pytest.fixture(autouse=True)
@@ -95,7 +84,7 @@ def test_curriculum_orders_by_bucket_and_shuffles_within(release):
 
 
 def test_curriculum_needs_the_bucket_column(tmp_path):
-    data = write_release(tmp_path / "plain", {"codegen": [{"prompt": "Write f.", "tests": ["assert f() == 1"]}]})
+    data = str(write_release(tmp_path / "plain", {"codegen": [{"prompt": "Write f.", "tests": ["assert f() == 1"]}]}))
     with pytest.raises(ValueError, match="bucket"):
         load_prompt_rows(data, ["codegen"], columns=["prompt"], curriculum=True)
 
@@ -137,7 +126,7 @@ def test_restyle_questions_builds_the_papers_rows(release):
 
 
 def test_restyle_questions_refuses_rows_it_cannot_rebuild(tmp_path):
-    data = write_release(tmp_path / "plain", {"trace": [{"prompt": "p", "verification": "{}"}]})
+    data = str(write_release(tmp_path / "plain", {"trace": [{"prompt": "p", "verification": "{}"}]}))
     with pytest.raises(ValueError, match="lack"):
         load_prompt_rows(data, ["trace"], columns=["prompt"],
                          restyle=lambda r: restyle_questions(r, style="reasoning", n_path=5, n_state=5))

@@ -31,6 +31,8 @@ pytest.importorskip("trl")
 pytest.importorskip("datasets")
 torch.set_num_threads(1)
 
+from training_helpers import write_release  # noqa: E402
+
 from execverify_data.data import cruxeval_records  # noqa: E402
 from execverify_data.questions import build  # noqa: E402
 from execverify_data.testing import build_tiny_model  # noqa: E402
@@ -46,19 +48,6 @@ def load_recipe(name: str):
     sys.modules[spec.name] = module  # dataclasses resolve string annotations through sys.modules
     spec.loader.exec_module(module)
     return module
-
-
-def write_release(root: Path, configs: dict[str, list[dict]]) -> Path:
-    """A folder in the release's Hub layout: ``<config>/train.jsonl`` + README configs."""
-    lines = ["---", "configs:"]
-    for name, rows in configs.items():
-        (root / name).mkdir(parents=True, exist_ok=True)
-        with (root / name / "train.jsonl").open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
-        lines += [f"- config_name: {name}", "  data_files:", "  - split: train", f"    path: {name}/train.jsonl"]
-    (root / "README.md").write_text("\n".join(lines + ["---", ""]), encoding="utf-8")
-    return root
 
 
 def question_rows(n: int, **build_kwargs) -> list[dict]:
@@ -589,6 +578,7 @@ def test_grpo_reads_a_curriculum_in_order(tiny_model, tmp_path):
     assert order == list(range(12))
 
 
+@pytest.mark.timeout(1800)
 def test_gpu_smoke_dry_run_passes_on_cpu(tmp_path):
     """scripts/gpu_smoke.sh --cpu-dry-run: the pre-flight commands and checks, on a CPU (minutes: 3 launches)."""
     env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(RECIPES.parent), "OMP_NUM_THREADS": "1"}

@@ -30,6 +30,7 @@ from execverify_data.training import (
     finish_training,
     load_prompt_rows,
     model_init_kwargs,
+    question_counts,
     recipe_parser,
     restyle_questions,
 )
@@ -95,15 +96,7 @@ class GRPOExecutionArguments(ScriptArguments):
                                  f"{len(self.dataset_configs)} --dataset_configs; give one per config")
             if any(n < 1 for n in self.samples_per_config):
                 raise ValueError(f"--samples_per_config counts must be positive, got {self.samples_per_config}")
-        if self.prompt_style is None and (self.n_path is not None or self.n_state is not None):
-            raise ValueError("--n_path and --n_state apply when re-rendering: add --prompt_style reasoning (or execverify, chat)")
-        if self.prompt_style is not None:
-            if self.prompt_style not in ("reasoning", "execverify", "chat"):
-                raise ValueError(f"--prompt_style must be reasoning, execverify or chat, got {self.prompt_style!r}")
-            self.n_path = 5 if self.n_path is None else self.n_path
-            self.n_state = 5 if self.n_state is None else self.n_state
-            if self.n_path < 0 or self.n_state < 0:
-                raise ValueError("--n_path and --n_state must be non-negative")
+        self.n_path, self.n_state = question_counts(self.prompt_style, self.n_path, self.n_state)
         for name in ("max_prompt_length", "max_samples"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"--{name} must be a positive int, got {getattr(self, name)}")

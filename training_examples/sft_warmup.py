@@ -28,6 +28,7 @@ from execverify_data.training import (
     finish_training,
     load_prompt_rows,
     model_init_kwargs,
+    question_counts,
     recipe_parser,
     restyle_questions,
 )
@@ -73,13 +74,7 @@ class SFTScriptArguments(ScriptArguments):
         self.configs = list(self.dataset_configs) if self.dataset_configs else [self.dataset_config]
         if self.samples_per_config is not None and len(self.samples_per_config) != len(self.configs):
             raise ValueError(f"--samples_per_config has {len(self.samples_per_config)} counts for {len(self.configs)} configs")
-        if self.prompt_style is None and (self.n_path is not None or self.n_state is not None):
-            raise ValueError("--n_path and --n_state apply when re-rendering: add --prompt_style reasoning (or execverify, chat)")
-        if self.prompt_style is not None:
-            if self.prompt_style not in ("reasoning", "execverify", "chat"):
-                raise ValueError(f"--prompt_style must be reasoning, execverify or chat, got {self.prompt_style!r}")
-            self.n_path = 5 if self.n_path is None else self.n_path
-            self.n_state = 5 if self.n_state is None else self.n_state
+        self.n_path, self.n_state = question_counts(self.prompt_style, self.n_path, self.n_state)
         if self.max_samples is not None and self.max_samples < 1:
             raise ValueError(f"--max_samples must be a positive int, got {self.max_samples}")
 
