@@ -410,7 +410,7 @@ def test_cli_score_errors_are_one_line(tmp_path):
 
 
 def test_styles_constant():
-    assert STYLES == ("execverify", "cruxeval", "chat")
+    assert STYLES == ("execverify", "cruxeval", "chat", "reasoning")
 
 
 # --------------------------------------------------------------------------- synthesized programs
