@@ -1,20 +1,31 @@
-"""The programmatic generator: checker agreement, determinism, termination, typed entry points."""
+"""The programmatic generator (2.0): checker agreement, determinism, termination, typed entry points, the
+shapes it must never write, and branches that matter on each row's own inputs.
+
+The pattern tests measure generated programs with :mod:`execverify_data.naturalness`, the instrument the
+naturalness benchmark uses; on generator 1.1 every one of them failed (issue #13: finishing wrappers 74 per 100
+programs, literal-container subscripts 14.7, dict-literal membership 9.1, container reprs 7.5, self-argument calls
+2.2, self-nested tests 8.9, countdown loops in 24.5% of programs, loops ignoring their variable 32, ruff SIM102
+10.4 / SIM114 4.3 / SIM300 12.8, pylint R5601 18.8, 63% of if-tests one-sided on the row's own inputs).
+"""
 
 from __future__ import annotations
 
 import ast
+import glob
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from execverify_data import naturalness as nat
 from execverify_data.errors import InvalidArgument
 from execverify_data.inputs import draw_inputs
 from execverify_data.pipeline import row_seed
 from execverify_data.synth import check
-from execverify_data.synth.exprs import GenFail
 from execverify_data.synth.filters import normalized_hash, unused_params
-from execverify_data.synth.generator import LEVELS, generate, level_of, spec_for, targets
+from execverify_data.synth.generator import LEVELS, GenFail, generate, spec_for, targets
+from execverify_data.synth.spec import level_of
 from execverify_data.trace import Status, trace_call
 from execverify_data.values import format_call
 
@@ -32,11 +43,12 @@ def _programs(per_level: int, offset: int = 0):
     return out
 
 
-PROGRAMS = _programs(50)
+PROGRAMS = _programs(60)
 
 
 def test_most_specs_give_a_program():
-    assert len(PROGRAMS) >= 0.85 * 50 * len(LEVELS)
+    # a spec whose target has no use at its level fails fast (NoUse); the pipeline then draws another spec
+    assert len(PROGRAMS) >= 0.55 * 60 * len(LEVELS)
 
 
 def test_checker_accepts_every_generated_program():
@@ -49,54 +61,70 @@ def test_checker_accepts_every_generated_program():
 
 
 def test_every_level_is_represented_and_levels_round_trip():
-    levels = {level_of(spec) for spec, _ in PROGRAMS}
-    assert levels == set(LEVELS)
+    assert {level_of(spec) for spec, _ in PROGRAMS} == set(LEVELS)
     for spec, program in PROGRAMS:
         assert program.level == level_of(spec)
 
 
 def test_generation_is_deterministic():
-    for spec, program in PROGRAMS[::25]:
+    for spec, program in PROGRAMS[::20]:
         assert generate(spec, program.seed) == program
 
 
-def test_entry_point_is_typed_and_uses_every_parameter():
+def test_entry_point_is_typed_and_every_parameter_is_read():
     for spec, program in PROGRAMS:
         tree = ast.parse(program.code)
         fn = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == program.entry_point][0]
         assert [a.arg for a in fn.args.args] == list(program.param_names)
         assert all(a.annotation is not None for a in fn.args.args)
-        assert len(program.param_types) == spec.n_params
+        assert len(program.param_types) == spec.n_params == len(program.param_domains)
         assert unused_params(program.code, program.entry_point) == []
 
 
+def _while_forms(node: ast.While) -> str:
+    """How a generated while loop terminates: an index walk, a digit loop, or a container that empties."""
+    test, body = node.test, node.body
+    if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Lt) and isinstance(test.comparators[0], ast.Call):
+        last = body[-1]
+        assert isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and last.target.id == test.left.id
+        return "index walk"
+    if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Gt):
+        last = body[-1]
+        assert isinstance(last, ast.AugAssign) and isinstance(last.op, ast.FloorDiv) and last.target.id == test.left.id
+        return "digits"
+    assert isinstance(test, ast.Name)
+    first = body[0]
+    assert isinstance(first, ast.Assign) and isinstance(first.value, ast.Call)
+    assert first.value.func.attr in ("pop", "popitem") and first.value.func.value.id == test.id
+    return "empties"
+
+
 def test_loops_are_bounded_by_construction():
+    seen = set()
     for _, program in PROGRAMS:
         for node in ast.walk(ast.parse(program.code)):
             if isinstance(node, ast.While):
-                assert isinstance(node.test, ast.Compare) and isinstance(node.test.ops[0], ast.Gt)
-                first = node.body[0]
-                assert isinstance(first, ast.AugAssign) and isinstance(first.op, ast.Sub)
-                assert first.target.id == node.test.left.id
+                seen.add(_while_forms(node))
+            assert not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant))
+    assert "index walk" in seen
 
 
 def test_target_coverage_over_a_small_sample():
-    targeted = {spec.target for spec, _ in PROGRAMS}
-    assert len(targeted) >= 100  # of ~180 method/function targets, in 300 draws
+    assert len({spec.target for spec, _ in PROGRAMS}) >= 100
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**40), level=st.sampled_from(LEVELS))
 def test_every_synthesized_program_terminates(seed, level):
-    # loops are bounded by construction (for over finite values, while over a decreasing counter):
-    # with inputs of at most 10 elements and ints up to 12, 100,000 line events always suffice;
-    # the pipeline's tighter 5,000-event budget is a filter (step_budget) on top of that.
+    # loops are bounded by construction (for over finite values, while as an index walk, a digit loop or a
+    # container that empties): 100,000 line events always suffice; the pipeline's 5,000 is a filter on top
     spec = spec_for(level, seed)
     try:
         program = generate(spec, seed)
     except GenFail:
         return
-    for args in draw_inputs(program.param_types, seed, 3, min_size=spec.min_size, max_size=spec.max_size):
+    for args in draw_inputs(program.param_types, seed, 3, min_size=spec.min_size, max_size=spec.max_size,
+                            domains=program.param_domains):
         trace = trace_call(program.code, format_call(program.entry_point, args), max_steps=100_000, timeout=20.0)
         assert trace.status not in (Status.STEP_LIMIT, Status.TIMEOUT), program.code
 
@@ -110,6 +138,7 @@ def test_normalized_hash_abstracts_names_and_literals_only():
 
 def test_targets_are_methods_and_functions():
     assert targets() and all(not t.startswith("op.") for t in targets())
+    assert "int.conjugate" not in targets() and "builtin.print" not in targets()
 
 
 def test_bad_arguments():
@@ -119,72 +148,95 @@ def test_bad_arguments():
         spec_for(7, 0)
 
 
-def test_finishing_wrappers_keep_the_information_they_wrap():
-    for _, program in PROGRAMS:
-        for collapsing in ("max(abs(", "range(min(abs(", "len(list(sorted(", "len(list(set("):
-            assert collapsing not in program.code, program.code
-
-
-def test_conditions_avoid_tests_inputs_cannot_make_go_both_ways():
-    from execverify_data.synth.generator import _blind_test
-    from execverify_data.synth.ir import Expr, T
-
-    def e(text, type_text, reads):
-        return Expr(ast.parse(text, mode="eval").body, T(type_text), frozenset(), frozenset(reads))
-
-    word = e("word", "str", {"word"})
-    assert _blind_test(e("word == 'blue'", "bool", {"word"}), word)
-    assert _blind_test(e("word not in ['a', 'b']", "bool", {"word"}), word)
-    assert not _blind_test(e("'a' in word", "bool", {"word"}), word)  # a literal in the input: goes both ways
-    assert not _blind_test(e("word == other", "bool", {"word", "other"}), word)
-    assert not _blind_test(e("word < 'm'", "bool", {"word"}), word)
-    n = e("n", "int", {"n"})
-    assert not _blind_test(e("n in (2, 5)", "bool", {"n"}), n)  # small ints are hit often
-    words = e("words", "list[str]", {"words"})
-    assert _blind_test(e("not words", "bool", {"words"}), words, param=True)  # inputs are never empty
-    assert not _blind_test(e("not words", "bool", {"words"}), words, param=False)  # a derived list may be
-    assert _blind_test(e("any(words)", "bool", {"words"}), words, param=True)
-    assert not _blind_test(e("all(words)", "bool", {"words"}), words, param=True)  # '' is among the elements
-    assert _blind_test(e("all(word)", "bool", {"word"}), word, param=True)
-
-
-def test_a_lambda_for_a_typed_callable_returns_that_type():
-    import random
-
-    from execverify_data.synth.exprs import ExprBuilder
-    from execverify_data.synth.ir import Scope, T
-
-    builder = ExprBuilder(random.Random(0), Scope(), allow_other=True, target="builtin.map")
-    for seed in range(40):
-        builder.rng = random.Random(seed)
-        for arg, result in (("str", "int"), ("str", "str"), ("int", "bool"), ("int", "str")):
-            lam = builder.callable_arg(T(f"Callable[[{arg}], {result}]"), "function")
-            value = eval(compile(ast.Expression(lam.node), "<lambda>", "eval"))("kiwi" if arg == "str" else 7)  # trusted: our own lambda
-            assert type(value).__name__ == result, (ast.unparse(lam.node), result)
-
-
 def test_no_trace_depends_on_the_hash_seed():
-    # sets of strings iterate in an order that changes with PYTHONHASHSEED; the generator never lets
-    # one reach an order-sensitive use (join, unpacking, repr, pop, sorted with a key...)
+    # sets of strings iterate in an order that changes with PYTHONHASHSEED: loops walk them sorted
     from execverify_data.synth.retrace import Retracer
 
     jobs = []
     for spec, program in PROGRAMS:
-        args = draw_inputs(program.param_types, program.seed, 3, min_size=spec.min_size, max_size=spec.max_size)
+        args = draw_inputs(program.param_types, program.seed, 3, min_size=spec.min_size, max_size=spec.max_size,
+                           domains=program.param_domains)
         jobs.append((program.code, [format_call(program.entry_point, a) for a in args]))
     with Retracer(max_steps=5000, timeout=5.0, hash_seed="2") as two, Retracer(max_steps=5000, timeout=5.0, hash_seed="3") as three:
         differ = [code for code, calls in jobs if calls and two.digests(code, calls) != three.digests(code, calls)]
     assert not differ, differ[:2]
 
 
-def test_order_sensitive_uses_of_string_sets_are_refused():
-    from execverify_data.synth.exprs import _hash_ordered, _order_free
-    from execverify_data.synth.ir import T
+# ------------------------------------------------------------------------------------------------ patterns
 
-    assert _hash_ordered(T("set[str]")) and _hash_ordered(T("frozenset[bytes]")) and not _hash_ordered(T("set[int]"))
-    assert not _hash_ordered(T("list[str]"))
-    for entry in ("str.join", "builtin.list", "builtin.repr", "builtin.enumerate", "op.fstring", "op.unpack_list", "set.pop"):
-        assert not _order_free(entry, keyed=False), entry
-    for entry in ("builtin.sorted", "builtin.len", "op.in", "set.union", "frozenset.issubset", "op.bitor"):
-        assert _order_free(entry, keyed=False), entry
-    assert not _order_free("builtin.sorted", keyed=True) and not _order_free("builtin.max", keyed=True)
+_PER_100 = {  # detector -> most per 100 programs (issue #13's targets)
+    nat.finishing_wrappers: 1.0,
+    nat.round_trips: 1.0,
+    nat.literal_subscripts: 1.0,
+    nat.dict_literal_membership: 1.0,
+    nat.self_receiver_calls: 1.0,
+    nat.self_nested_tests: 1.0,
+    nat.loops_ignoring_variable: 1.0,
+    nat.countdown_loops: 0.0,
+    nat.shadowed_builtins: 0.0,
+    nat.underscore_names: 0.0,
+}
+
+
+@pytest.mark.parametrize("detector", list(_PER_100), ids=lambda d: d.__name__)
+def test_generated_programs_avoid_the_noise_patterns(detector):
+    codes = [program.code for _, program in PROGRAMS]
+    rate = 100 * sum(detector(code) > 0 for code in codes) / len(codes)
+    assert rate <= _PER_100[detector], (detector.__name__, rate, [c for c in codes if detector(c)][:2])
+
+
+def test_container_reprs_are_not_written():
+    assert sum(nat.container_reprs(program.code) for _, program in PROGRAMS) == 0
+
+
+@pytest.mark.slow
+def test_linter_rules_stay_at_the_benchmarks_rates():
+    counts = nat.lint_counts([program.code for _, program in PROGRAMS])
+    n = len(PROGRAMS)
+    for rule in ("SIM300", "SIM102", "SIM114", "C413", "R5601"):
+        fired = [program.code for (_, program), c in zip(PROGRAMS, counts) if c.get(rule)]
+        assert 100 * len(fired) / n <= 1.0, (rule, fired[:2])
+
+
+# ------------------------------------------------------------------------------------------------ branches
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    import pyarrow.parquet as pq
+
+    from execverify_data.pipeline import SynthConfig, synthesize
+
+    out = tmp_path_factory.mktemp("gen") / "run"
+    synthesize(SynthConfig(n=300, seed=7), out, workers=2)
+    return [r for p in sorted(Path(out).glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
+
+
+def test_every_branch_goes_both_ways_on_the_rows_own_inputs(rows):
+    """Every if/elif/while test and conditional expression takes both ways over a row's inputs, no statement is
+    dead on all of them, the output is not constant (measured by the naturalness probe, not by the generator's
+    own coverage: the two are written independently)."""
+    bad = []
+    tests = 0
+    for r in rows:
+        observation = nat.observe(r["code"], r["entry_point"], r["inputs"])
+        one_sided, dead = nat.one_sided_tests(observation), nat.dead_statements(observation)
+        tests += one_sided.total
+        if one_sided.hits or dead.hits:
+            bad.append((r["id"], one_sided, dead))
+        assert len(set(r["outputs"])) >= 2 and len(r["inputs"]) >= 3
+    assert tests > len(rows)  # the rule is exercised: most rows have tests
+    assert not bad, bad[:3]
+
+
+def test_the_first_input_reaches_the_most(rows):
+    from execverify_data.synth.coverage import Probe, goals
+    from execverify_data.values import parse_arguments
+
+    worse = 0
+    for r in rows[:60]:
+        probe = Probe(r["code"], r["entry_point"])
+        runs = [probe.run(parse_arguments(text)[0]) for text in r["inputs"]]
+        covered = [len((run.outcomes | {("line", n) for n in run.lines}) & goals(probe)) for run in runs]
+        worse += covered[0] < max(covered)
+    assert worse == 0

@@ -45,13 +45,13 @@ from execverify_data.synth.spec import CONTROL_FLOW, ConstraintSpec, level_of, l
 from execverify_data.synth.typing_ import usable_entries
 from execverify_data.synth.vocab import SLOTS, Form, element_grain, forms, grain_type
 
-__all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "Program", "generate", "level_of", "spec_for", "targets"]
+__all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program.
 GENERATOR_VERSION = "2.0.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
-_ATTEMPTS = 24
+_ATTEMPTS = 8
 
 #: Targets no natural program uses (they would only appear as noise): left to other levels' vocabulary.
 UNNATURAL_TARGETS = frozenset({
@@ -62,6 +62,10 @@ UNNATURAL_TARGETS = frozenset({
 
 class GenFail(Exception):
     """This attempt cannot be completed; the caller retries with fresh choices."""
+
+
+class NoUse(GenFail):
+    """No attempt can succeed: the spec's target has no use that fits its level (retrying is pointless)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
     for _ in range(_ATTEMPTS):
         try:
             return _Gen(random.Random(rng.getrandbits(64)), spec, seed).run()
+        except NoUse:
+            raise
         except (GenFail, KeyError, IndexError) as exc:
             last = exc
     raise GenFail(f"could not build a program for {spec.target} (control flow {spec.control_flow}) from seed {seed}: {last}")
@@ -410,7 +416,7 @@ class _Gen:
         if self.target in accs.KINDS_FOR_TARGET:
             return self.straight_mutation()
         if not tforms:
-            raise GenFail(f"{self.target} has no straight-line use")
+            raise NoUse(f"{self.target} has no straight-line use")
         form = self.pick(tforms)
         if form.role == "pred":
             return self.straight_test(form)
@@ -451,9 +457,9 @@ class _Gen:
         with the test (``sum(w.istitle() for w in words)``, ``any(...)``, ``all(...)``)."""
         rng = self.rng
         need = self.spec.nested_depth
-        item_grains = [g for g in form.on if g in ("char", "word", "num", "numstr")]
+        item_grains = [g for g in form.on if g in ("char", "word", "num", "numstr", "blob")]
         if not item_grains:
-            raise GenFail("the test applies to no item of an input")
+            raise NoUse("the test applies to no item of an input")
         item = rng.choice(item_grains)
         sources = [src for src in _SOURCES.get(item, ()) if src in PARAM_GRAINS and src not in ("count", "number", "names", "table")]
         if not sources:
@@ -465,7 +471,7 @@ class _Gen:
             raise GenFail("no preparation deep enough")
         text, stem = rng.choice(prepared)
         items = self.names.fresh(stem)
-        var = self.names.fresh({"char": "ch", "word": "word", "num": "n", "numstr": "token"}[item])
+        var = self.names.fresh({"char": "ch", "word": "word", "num": "n", "numstr": "token", "blob": "chunk"}[item])
         test, guard = self.use(form, Val(var, item, frozenset({var})))
         cond = f"{guard} and {test.text}" if guard else test.text
         how = rng.choice(("sum", "sum", "any", "all"))
@@ -474,8 +480,13 @@ class _Gen:
         grain = "count" if how == "sum" else "bool"
         for p in self.params_unread(Val.of(text, "words")):
             raise GenFail(f"parameter {p.text} unread")
-        if self.spare - len(self.markers) > 0:
-            raise GenFail("no use of a second parameter in a counted test")
+        if self.spare - len(self.markers) > 0 and how == "sum":
+            key = self.liftable("limit", "")
+            self.markers[key] = ("limit", "", False)
+            body[-1] = f"return {how}({cond} for {var} in {items}) > {key}"
+            grain = "bool"
+        elif self.spare - len(self.markers) > 0:
+            raise GenFail("no use of a second parameter in a checked test")
         name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{src.text}")
         return (name, SIGNATURE, _annotation(grain), body)
 
@@ -738,8 +749,9 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "line": (("len({v}.split(','))", "count", ()), ("len({v})", "count", (".strip()",))),
     "numstr": (("len({v})", "count", (".strip()",)),),
     "digits": (("sum(map(int, {v}))", "num", ()), ("len(set({v}))", "count", ())),
+    "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
     "char": (("ord({v})", "num", (".lower()",)),),
-    "num": (),
+    "num": (("len(str({v}))", "count", ()),),
     "count": (),
     "words": (("len(set({v}))", "count", ()), ("sorted(set({v}))", "words", ()), ("' '.join({v})", "text", ()),
               ("max({v}, key=len)", "word", ())),
@@ -891,7 +903,7 @@ def _annotation_of_return(text: str, grain: str) -> str:
 #: one nested step that prepares the items an L1/L2 test is counted over: (input grain, item grain) -> templates
 _PREPARED = {
     ("text", "word"): (("sorted(set({v}.split()))", "words"), ("sorted({v}.lower().split())", "words"),
-                       ("list(set({v}.lower().split()))", "words")),
+                       ("sorted(set({v}.lower().split()))", "words")),
     ("text", "char"): (("sorted(set({v}))", "letters"), ("list({v}.strip())", "chars"), ("sorted(set({v}.lower()))", "letters")),
     ("word", "char"): (("sorted(set({v}))", "letters"), ("list({v}.lower())", "chars"), ("sorted({v}.strip())", "chars")),
     ("line", "char"): (("sorted(set({v}))", "chars"), ("list({v}.strip())", "chars")),
@@ -906,6 +918,7 @@ _PREPARED = {
     ("tnums", "num"): (("sorted(set({v}))", "unique"),),
     ("ids", "num"): (("sorted(set({v}))", "ordered"),),
     ("fids", "num"): (("sorted(set({v}))", "ordered"),),
+    ("blob", "blob"): (("sorted({v}.split())", "chunks"), ("sorted(set({v}.split()))", "chunks")),
 }
 _PRED_VERBS = {"isdigit": "digits_in", "isalpha": "letters_in", "isupper": "upper_in", "islower": "lower_in",
                "isspace": "spaces_in", "startswith": "starting", "endswith": "ending", "istitle": "titles_in",

@@ -94,6 +94,7 @@ class LoopBuilder:
         self.indexed = False  # the target's use is on the focus's first item
         self.value_grain: str | None = None
         self.scope: list[tuple[str, str]] = []  # (value, kind of test) of the tests around the block being built
+        self.scope_texts: list[str] = []  # the texts of those tests (never asked again inside them)
         self.pre = False  # the target's use transforms the input before the loops
 
     def fail(self, why: str):
@@ -108,7 +109,9 @@ class LoopBuilder:
         else:
             options = [f for f in forms(head=self.target) if f.role in ("pred", "measure", "map", "parts", "agg", "pair")]
             if not options:
-                self.fail(f"{self.target} has no use in a loop")
+                from execverify_data.synth.generator import NoUse
+
+                raise NoUse(f"{self.target} has no use in a loop")
             self.tform = self.rng.choice(options)
             self.mode = {"pred": "cond", "measure": "value", "map": "value", "parts": "iter", "agg": "result",
                          "pair": "pair"}[self.tform.role]
@@ -135,6 +138,10 @@ class LoopBuilder:
                 source, hops, grains, placements = self.rng.choice(walks)
                 cond_at, self.indexed, self.pre = self.rng.choice(placements)
                 return _Plan(source, list(hops), list(grains), cond_at)
+        if self.mode in ("struct", "acc", "setup", "iter"):
+            from execverify_data.synth.generator import NoUse
+
+            raise NoUse(f"no walk of the chain {spec_chain} reaches the target's use")
         self.fail(f"no walk of the chain {spec_chain} reaches the target's use")
 
     # ------------------------------------------------------------------ build
@@ -181,7 +188,7 @@ class LoopBuilder:
         name = self.names.fresh(_name_for(acc, top))
         functions = []
         if self.helper is not None:
-            if not self.helper.defined:
+            if not self.helper.defined or f"{self.helper.name}(" not in "\n".join(_flat(body)):
                 self.fail("the helper was never called")
             functions.append(self.helper.function())
         functions.append((name, SIGNATURE, _annotation(acc, self.secondary, self.value_grain), init + body + tail))
@@ -248,7 +255,15 @@ class LoopBuilder:
     def block(self, i: int, focus: Val, context: tuple[Val, ...]) -> list:
         if i == len(self.chain):
             if self.mode == "cond" and self.plan.cond_at == -1 and not self.g.placed:
-                return [Stmt(f"if {self.target_test(focus, context)}:", self.action(focus, context))]
+                test = self.target_test(focus, context)
+                body = self.action(focus, context)
+                tail = []
+                under_test = bool(self.chain) and self.chain[-1] in ("if", "if-elif")
+                if under_test or (len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail):
+                    if self.acc.early:
+                        self.fail("two bare nested tests around an early return")
+                    tail = [("else:", self.other_action(focus, context, test))]  # no collapsible pair of tests
+                return [Stmt(f"if {test}:", body, tail)]
             return self.action(focus, context)
         step = self.chain[i]
         if step == "for":
@@ -409,8 +424,12 @@ class LoopBuilder:
             other = self.test(focus, context, avoid={test})
             self.g.note(other)
             self.scope += [mark, _test_mark(other, focus)]
+            self.scope_texts += [test, other]
             cont = self.block(i + 1, focus, context)
+            if len(cont) == 1 and isinstance(cont[0], Stmt) and cont[0].head.startswith("if ") and not cont[0].tail:
+                self.fail("an elif whose body is one bare test")  # elif a: if b: collapses into elif a and b
             self.scope = self.scope[:-2]
+            self.scope_texts = self.scope_texts[:-2]
             early = self.acc is not None and self.acc.early
             first = self.other_action(focus, context, test)
             tail = [(f"elif {other}:", cont)]
@@ -420,18 +439,21 @@ class LoopBuilder:
                     tail.append(("else:", arm))
             return [Stmt(f"if {test}:", first, tail)]
         self.scope.append(mark)
+        self.scope_texts.append(test)
         body = self.block(i + 1, focus, context)
         self.scope.pop()
+        self.scope_texts.pop()
         tail = []
         early = self.acc is not None and self.acc.early
         last = i == len(self.chain) - 1
         collapsible = len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail
-        wants_else = nested_test or collapsible or (self.acc is not None and self.acc.kind == "partition" and last)
+        under_test = i > 0 and self.chain[i - 1] in ("if", "if-elif")  # alone in an if or elif branch: needs an else
+        wants_else = nested_test or collapsible or under_test or (self.acc is not None and self.acc.kind == "partition" and last)
         if (wants_else or (last and rng.random() < 0.35)) and not early:
             arm = self.other_action(focus, context, test)
             if arm != body:
                 tail.append(("else:", arm))
-        elif (nested_test or collapsible) and early:
+        elif (nested_test or collapsible or under_test) and early:
             self.fail("two bare nested tests around an early return")
         if collapsible and not tail:
             self.fail("two bare nested tests")
@@ -445,6 +467,8 @@ class LoopBuilder:
             if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
                 value, guard = g.use(self.tform, v, context)
                 text = value.text if not guard else f"{guard} and {value.text}"
+                if text in self.scope_texts:
+                    self.fail("the target's test repeats an enclosing one")
                 return self.maybe_helper_test(text, v)
         self.fail("the target's test finds no subject")
 
@@ -455,6 +479,7 @@ class LoopBuilder:
         rng, g = self.rng, self.g
         candidates: list = []
         blocked = set(self.scope)
+        avoid = set(avoid) | set(self.scope_texts)
         if self.mode == "cond" and self.tform is not None:
             blocked |= {(focus.text, _group(_kind_of_form(self.tform)))}
         for f in g.forms_on(focus.grain, "pred"):
@@ -829,6 +854,8 @@ def _kind_of_form(form: Form) -> str:
         return m.group(1)
     if form.text.startswith("len({x})"):
         return "len"
+    if re.fullmatch(r"\{x\} (==|!=|in|not in) (['\"].*|\{char\})", form.text):
+        return "literal"
     return form.head.split(".")[-1]
 
 
@@ -841,6 +868,8 @@ def _test_mark(test: str, focus: Val) -> tuple[str, str]:
         return (focus.text, _group(m.group(1)))
     if f"len({focus.text})" in test:
         return (focus.text, "len")
+    if re.fullmatch(re.escape(focus.text) + r" (==|!=|in|not in) ['\"].*", test):
+        return (focus.text, "literal")  # ch == 'a' and ch in 'aeiou' decide each other
     return (focus.text, test)
 
 
