@@ -36,7 +36,7 @@ def runs(tmp_path_factory):
 def test_shards_are_byte_identical_whatever_the_workers(runs):
     _, one, two, _, _ = runs
     d1, d2 = _digests(one), _digests(two)
-    assert len(d1) == 3 and d1 == d2
+    assert len(d1) >= 3 and d1 == d2
 
 
 def test_records_have_the_documented_fields(runs):
@@ -56,17 +56,18 @@ def test_records_have_the_documented_fields(runs):
 def test_resume_after_a_lost_shard_gives_the_same_bytes(runs):
     config, one, _, _, _ = runs
     before = _digests(one)
-    (one / "shard-00002.parquet").unlink()
-    (one / "shard-00002.stats.json").unlink()
-    (one / ".shard-00002.parquet.tmp-123").write_bytes(b"partial")  # a leftover of a killed writer
+    last = len(before) - 1
+    (one / f"shard-{last:05d}.parquet").unlink()
+    (one / f"shard-{last:05d}.stats.json").unlink()
+    (one / f".shard-{last:05d}.parquet.tmp-123").write_bytes(b"partial")  # a leftover of a killed writer
     summary = synthesize(config, one, workers=1)
     assert _digests(one) == before
-    assert summary["throughput"]["shards_run"] == 1 and summary["throughput"]["shards_resumed"] == 2
+    assert summary["throughput"]["shards_run"] == 1 and summary["throughput"]["shards_resumed"] == last
     # a shard lost in the middle: the later ones depend on it (duplicates), so they are made again, the same
     (one / "shard-00001.stats.json").unlink()
     summary = synthesize(config, one, workers=2)
     assert _digests(one) == before
-    assert summary["throughput"]["shards_run"] == 2 and summary["throughput"]["shards_resumed"] == 1
+    assert summary["throughput"]["shards_run"] == last and summary["throughput"]["shards_resumed"] == 1
 
 
 def test_a_run_keeps_n_distinct_programs_across_shards(tmp_path):
@@ -102,7 +103,7 @@ def test_outputs_equal_a_plain_run_in_a_fresh_interpreter(runs):
     _, one, _, _, _ = runs
     rows = [r for p in sorted(one.glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
     report = check_rows(rows, hash_seed=0, states=True)
-    assert report.calls == 3 * len(rows) and report.mismatches == []
+    assert report.calls == sum(len(r["inputs"]) for r in rows) and report.mismatches == []
 
 
 def test_row_seeds_depend_on_seed_and_row_only():

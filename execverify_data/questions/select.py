@@ -20,6 +20,8 @@ unexecuted lines when the program has them. Answers come from the trace only.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import ast
 import random
 from dataclasses import dataclass, field
@@ -104,11 +106,17 @@ def _stored_names(node: ast.AST) -> list[str]:
 
 
 def analyze_program(source: str) -> ProgramLines:
-    """Classify the lines of ``source`` (see :class:`ProgramLines`).
+    """Classify the lines of ``source`` (see :class:`ProgramLines`); the last few results are kept (one
+    program's questions are built for several inputs and styles). Treat the result as read-only.
 
     Raises:
         ProgramError: the program does not parse.
     """
+    return _analyze(source)
+
+
+@lru_cache(maxsize=64)
+def _analyze(source: str) -> ProgramLines:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:

@@ -2,10 +2,10 @@
 functions a consumer calls, must get full marks.
 
 * ``io``, ``oi``, ``trace``, ``sft``: the :class:`~execverify_data.questions.Scorer` (every question
-  right, the answer block well formed; ``oi`` answers are run), and the TRL rewards a trainer
-  would use on the row (``whitebox_reward`` at its maximum ``final_weight + step_weight`` on
-  white-box rows, ``io_reward`` / ``oi_reward`` 1.0 on CRUXEval-style rows, ``format_reward`` 1.0
-  on all);
+  right, the answer block well formed; ``oi`` answers are run, once), and the TRL rewards a trainer
+  would use on the row, each with its own formula on that scoring (``whitebox_reward`` at its
+  maximum ``final_weight + step_weight`` on white-box rows, ``io_reward`` / ``oi_reward`` 1.0 on
+  CRUXEval-style rows, ``paper_reward`` at its maximum, ``format_reward`` 1.0 on all);
 * ``codegen``: ``unit_test_reward`` (in the untrusted sandbox) gives the reference solution,
   written as a model writes it (a fenced ``python`` block), 1.0 on the examples and the hidden
   tests.
@@ -25,6 +25,7 @@ and names it (:class:`VerificationError`), nothing is dropped silently.
 from __future__ import annotations
 
 from execverify_data.errors import ExecVerifyError
+from execverify_data.questions.kinds import Kind
 
 __all__ = ["VerificationError", "Verifier"]
 
@@ -43,7 +44,7 @@ class Verifier:
 
     def __init__(self, *, sandbox_workers: int = 1, oi_workers: int = 1):
         from execverify_data.questions import OiExecutor, Scorer
-        from execverify_data.rewards import FormatReward, IOReward, OIReward, UnitTestReward, WhiteboxReward
+        from execverify_data.rewards import FormatReward, IOReward, OIReward, PaperReward, UnitTestReward, WhiteboxReward
 
         self.scorer = Scorer(OiExecutor(workers=oi_workers))
         self.whitebox = WhiteboxReward(scorer=self.scorer)
@@ -51,6 +52,7 @@ class Verifier:
         self.io = IOReward(scorer=self.scorer)
         self.oi = OIReward(scorer=self.scorer)
         self.format = FormatReward(scorer=self.scorer)
+        self.paper = PaperReward(scorer=self.scorer)
         self.unit = UnitTestReward(workers=sandbox_workers)
 
     def check(self, rows: dict[str, list[dict]]) -> list[dict]:
@@ -69,14 +71,24 @@ class Verifier:
         answer = "completion" if config == "sft" else "reference_completion"
         verification = [r["verification"] for r in items]
         completions = [r[answer] for r in items]
+        # one scoring (oi answers run once), then each reward's own formula on it: a TRL reward is exactly
+        # [reward.reward(r) for r in scorer.score_batch(verification, completions)]
         results = self.scorer.score_batch(verification, completions)
-        checks = [("format_reward", self.format(completions=completions, verification=verification), 1.0)]
+
+        def marks(reward):
+            return [None if r is None else reward.reward(r) for r in results]
+
+        # format_reward also reads the completion's answer block: its public call (it runs nothing)
+        checks = [("format_reward", self.format(completions=completions, verification=verification), [1.0] * len(items))]
+        paper_full = [None if r is None else (self.paper.oi_correct if r.kinds[r.final_index] is Kind.OI
+                                              else 2.0 if r.step_correct else self.paper.mismatch) for r in results]
+        checks.append(("paper_reward", marks(self.paper), paper_full))
         if config in ("trace", "sft"):
-            checks.append(("whitebox_reward", self.whitebox(completions=completions, verification=verification), self.whitebox_full))
+            checks.append(("whitebox_reward", marks(self.whitebox), [self.whitebox_full] * len(items)))
         elif config == "io":
-            checks.append(("io_reward", self.io(completions=completions, verification=verification), 1.0))
+            checks.append(("io_reward", marks(self.io), [1.0] * len(items)))
         elif config == "oi":
-            checks.append(("oi_reward", self.oi(completions=completions, verification=verification), 1.0))
+            checks.append(("oi_reward", marks(self.oi), [1.0] * len(items)))
         failures = []
         for i, row in enumerate(items):
             why = []
@@ -84,8 +96,8 @@ class Verifier:
             if result is None or not all(result.correct) or not result.well_formed:
                 why.append("the Scorer does not give every question right" if result is not None else "the Scorer cannot read the row")
             for name, scores, full in checks:
-                if scores[i] != full:
-                    why.append(f"{name} {scores[i]} (full marks {full})")
+                if scores[i] != full[i]:
+                    why.append(f"{name} {scores[i]} (full marks {full[i]})")
             if why:
                 failures.append({"id": row["id"], "config": config, "why": "; ".join(why)})
         return failures

@@ -31,7 +31,9 @@ import signal
 import sys
 from dataclasses import dataclass
 
-__all__ = ["Probe", "Run", "choose", "instrument"]
+from execverify_data.values import format_arguments
+
+__all__ = ["Probe", "Run", "TracedProbe", "choose", "instrument"]
 
 FILENAME = "<synth-probe>"
 _RECORD = "_probe_record_"
@@ -83,17 +85,10 @@ def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset
     ``def`` lines, not docstrings); a line event on one means the statement ran.
     """
     tree = ast.parse(code)
-    lines: set[int] = set()
-    for fn in tree.body:
-        if isinstance(fn, ast.FunctionDef):
-            for node in ast.walk(fn):
-                if isinstance(node, ast.stmt) and node is not fn and not isinstance(node, ast.FunctionDef):
-                    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                        continue
-                    lines.add(node.lineno)
+    lines = _statement_lines(tree)
     wrap = _Wrap()
     tree = ast.fix_missing_locations(wrap.visit(tree))
-    return compile(tree, FILENAME, "exec", dont_inherit=True), wrap.tests, frozenset(lines)
+    return compile(tree, FILENAME, "exec", dont_inherit=True), wrap.tests, lines
 
 
 @dataclass(frozen=True)
@@ -165,7 +160,77 @@ class Probe:
         return Run("ok", value.text, askable, frozenset(self._outcomes), frozenset(lines), steps[0])
 
 
-def goals(probe: Probe) -> frozenset:
+_PRELUDE = """
+
+_probe_seen_ = []
+
+
+def _probe_record_(i, value):
+    _probe_seen_.append((i, bool(value)))
+    return value
+
+
+def _probe_entry_(*args):
+    _probe_seen_.clear()
+    result = {entry}(*args)
+    return [result, sorted(set(_probe_seen_))]
+"""
+
+
+class TracedProbe:
+    """The same runs as :class:`Probe`, made through a tracer (the trusted runner: a fork per call, for
+    code that must not run in this process): the instrumented program, with a recorder and an entry that
+    returns ``[result, outcomes]`` written after it (so its line numbers are the program's), is traced."""
+
+    def __init__(self, code: str, entry: str, tracer):
+        tree = ast.parse(code)
+        wrap = _Wrap()
+        tree = ast.fix_missing_locations(wrap.visit(tree))
+        text = ast.unparse(tree)
+        self.tests = wrap.tests
+        self.statements = _statement_lines(ast.parse(text))
+        self.program_lines = text.count("\n") + 1
+        self.source = text + _PRELUDE.format(entry=entry)
+        self.tracer = tracer
+
+    def run_many(self, batch: list[tuple], *, max_steps: int, timeout: float) -> list[Run]:
+        from execverify_data.trace import Status
+        from execverify_data.values import encode, parse, self_equal
+
+        calls = [f"_probe_entry_({format_arguments(args)})" for args in batch]
+        runs = []
+        for trace in self.tracer.trace_many(self.source, calls):
+            steps = sum(1 for e in trace.events if e.line <= self.program_lines)
+            if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED) or steps > max_steps:
+                runs.append(Run("step_budget", None, False, frozenset(), frozenset(), steps))
+                continue
+            if trace.status is not Status.OK:
+                runs.append(Run("raised", None, False, frozenset(), frozenset(), steps))
+                continue
+            result, outcomes = parse(trace.output.text) if trace.output.askable else (None, None)
+            if outcomes is None:
+                runs.append(Run("ok", None, False, frozenset(), frozenset(), steps))
+                continue
+            value = encode(result)
+            lines = frozenset(e.line for e in trace.events if e.line <= self.program_lines)
+            runs.append(Run("ok", value.text, value.askable and self_equal(value.text),
+                            frozenset((i, b) for i, b in outcomes), lines, steps))
+        return runs
+
+
+def _statement_lines(tree: ast.Module) -> frozenset[int]:
+    lines: set[int] = set()
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.stmt) and node is not fn and not isinstance(node, ast.FunctionDef):
+                    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                        continue
+                    lines.add(node.lineno)
+    return frozenset(lines)
+
+
+def goals(probe) -> frozenset:
     """What a chosen set of inputs must cover: both outcomes of every decision, every statement line."""
     return frozenset({(i, b) for i in probe.tests for b in (True, False)} | {("line", n) for n in probe.statements})
 
@@ -174,7 +239,7 @@ def _covers(run: Run) -> frozenset:
     return run.outcomes | frozenset(("line", n) for n in run.lines)
 
 
-def missing(runs: list[Run], probe: Probe) -> str | None:
+def missing(runs: list[Run], probe) -> str | None:
     """Why ``runs`` (the usable ones) cannot cover the goals, or None when they can."""
     usable = [r for r in runs if r.status == "ok"]
     covered = frozenset().union(*(_covers(r) for r in usable)) if usable else frozenset()
@@ -188,7 +253,7 @@ def missing(runs: list[Run], probe: Probe) -> str | None:
     return None
 
 
-def choose(runs: list[Run], probe: Probe, *, k: int, k_max: int | None = None) -> list[int] | str:
+def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None) -> list[int] | str:
     """Indices (into ``runs``, in order) of the inputs to keep, or the reason no choice exists.
 
     Greedy set cover of :func:`goals` (ties to the earliest run), then, if the outputs are all

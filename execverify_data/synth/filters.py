@@ -197,7 +197,8 @@ def unused_params(source: str, entry: str) -> list[str]:
     return []
 
 
-def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None):
+def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None,
+               tracer=None):
     """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
     until their runs cover every decision both ways and every statement with at least two outputs,
     then choose the inputs to keep (:func:`~execverify_data.synth.coverage.choose`).
@@ -209,25 +210,33 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     inputs whose trace would be too long cost no trace. A call past the step budget is stopped
     there and rejects the program (``step_budget``). Each call gets fresh argument objects.
     """
-    from execverify_data.synth.coverage import Probe, choose, missing
+    from execverify_data.synth.coverage import Probe, TracedProbe, choose, missing
     from execverify_data.values import parse_call
 
-    probe = Probe(program.code, program.entry_point)
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     runs: list = []
     tried: list[tuple] = []
+    if tracer is not None:  # untrusted generators: the runs are traced in the trusted runner, a few at a time
+        probe = TracedProbe(program.code, program.entry_point, tracer)
 
-    def call(args: tuple):
-        # fresh objects for every call (a program may change its arguments). A pickle round trip builds
-        # them as the literal text would, except a set's hash table (and with it the order of colliding
-        # elements), so arguments with a set are built from the call's text as Python compiles it
-        fresh = (parse_call(f"{program.entry_point}({format_arguments(args)})")[1] if with_sets
-                 else pickle.loads(pickle.dumps(args, -1)))
-        return probe.run(fresh, max_steps=config.max_steps, timeout=config.timeout)
+        def results(batch):
+            for start in range(0, len(batch), 4):
+                part = batch[start:start + 4]
+                yield from zip(part, probe.run_many(part, max_steps=config.max_steps, timeout=config.timeout))
+    else:
+        probe = Probe(program.code, program.entry_point)
+
+        def results(batch):
+            for args in batch:
+                # fresh objects for every call (a program may change its arguments). A pickle round trip
+                # builds them as the literal text would, except a set's hash table (and with it the order of
+                # colliding elements), so arguments with a set are built from the call's text as Python compiles it
+                fresh = (parse_call(f"{program.entry_point}({format_arguments(args)})")[1] if with_sets
+                         else pickle.loads(pickle.dumps(args, -1)))
+                yield args, probe.run(fresh, max_steps=config.max_steps, timeout=config.timeout)
 
     def feed(batch) -> str | None:
-        for args in batch:
-            run = call(args)
+        for args, run in results(batch):
             if run.status == "step_budget":
                 return "step_budget"
             if run.status == "raised" and counts is not None:
@@ -257,45 +266,6 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     return [(tried[i], runs[i].output) for i in chosen]
 
 
-def _select_traced(program: Program, candidates: list[tuple], config: FilterConfig, tracer: Tracer, counts: dict | None):
-    """The same choice as :func:`_prescreen`, made on traces (for the trusted runner)."""
-    kept_inputs: list[str] = []
-    kept: list[Trace] = []
-    calls = [format_call(program.entry_point, args) for args in candidates]
-    position, extra = 0, 0
-    while position < len(calls):
-        if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.extra):
-            break
-        size = (config.k - len(kept)) + 1 if len(kept) < config.k else 2
-        batch = calls[position: position + size]
-        args_batch = candidates[position: position + size]
-        position += len(batch)
-        for args, trace in zip(args_batch, tracer.trace_many(program.code, batch)):
-            if len(kept) >= config.k and (len({t.output.text for t in kept}) >= 2 or extra >= config.extra):
-                break  # the same stopping rule as _prescreen, checked before each candidate
-            if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
-                return "step_budget"
-            if trace.status is not Status.OK:
-                if counts is not None:
-                    counts["input_raised"] = counts.get("input_raised", 0) + 1
-                continue
-            if not trace.output.askable or not self_equal(trace.output.text):
-                return "unaskable_output"
-            if len(kept) < config.k:
-                kept.append(trace)
-                kept_inputs.append(format_arguments(args))
-            else:
-                extra += 1
-                if trace.output.text != kept[0].output.text:
-                    kept[-1], kept_inputs[-1] = trace, format_arguments(args)
-                    break
-    if len(kept) < config.k:
-        return "too_few_inputs"
-    if len({t.output.text for t in kept}) < 2:
-        return "constant_output"
-    return kept_inputs, kept
-
-
 def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: Tracer,
              seen: set[str] | None = None, counts: dict[str, int] | None = None) -> tuple[Accepted | None, str | None]:
     """Run every filter on ``program``; returns ``(accepted, None)`` or ``(None, reason)``.
@@ -316,30 +286,28 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         seen = {format_arguments(a) for a in candidates}
         return [a for a in extra if format_arguments(a) not in seen][:n]
 
-    picked = None
-    if tracer.kind == "inprocess":
-        picked = _prescreen(program, candidates, config, counts, more)
-        if isinstance(picked, str):
-            return None, picked
-    report = check(program.code, spec, entry=program.entry_point)
-    if not report.ok:
-        return None, "checker"
+    trusted = tracer.kind == "trusted"
+    if trusted:  # code we did not write: the checker first, and every run in the trusted runner
+        report = check(program.code, spec, entry=program.entry_point)
+        if not report.ok:
+            return None, "checker"
+    picked = _prescreen(program, candidates, config, counts, more, tracer if trusted else None)
+    if isinstance(picked, str):
+        return None, picked
+    if not trusted:
+        report = check(program.code, spec, entry=program.entry_point)
+        if not report.ok:
+            return None, "checker"
     digest = normalized_hash(program.code)
     if seen is not None and digest in seen:
         return None, "duplicate"
-    if picked is not None:
-        kept_inputs = [format_arguments(args) for args, _ in picked]
-        kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
-        for trace, (_, text) in zip(kept, picked):
-            if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
-                return None, "step_budget"
-            if trace.status is not Status.OK or trace.output.text != text:
-                return None, "nondeterministic"
-    else:
-        found = _select_traced(program, candidates, config, tracer, counts)
-        if isinstance(found, str):
-            return None, found
-        kept_inputs, kept = found
+    kept_inputs = [format_arguments(args) for args, _ in picked]
+    kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
+    for trace, (_, text) in zip(kept, picked):
+        if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+            return None, "step_budget"
+        if trace.status is not Status.OK or trace.output.text != text:
+            return None, "nondeterministic"
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
     if not tracer.reproduces(program.code, [f"{program.entry_point}({text})" for text in kept_inputs], kept):
