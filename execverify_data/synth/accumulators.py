@@ -13,7 +13,7 @@ accumulator updates (``list.append``, ``set.add``, ``dict.setdefault``, ``op.iad
 >>> from execverify_data.synth.names import Names
 >>> acc = make("tally", Names(random.Random(0)), random.Random(0))
 >>> acc.init, acc.update(Val.of("len(word)", "count")), acc.returns
-(['counts = {}'], ['counts[len(word)] = counts.get(len(word), 0) + 1'], 'counts')
+(['freq = {}'], ['freq[len(word)] = freq.get(len(word), 0) + 1'], 'freq')
 """
 
 from __future__ import annotations

@@ -239,6 +239,33 @@ def _covers(run: Run) -> frozenset:
     return run.outcomes | frozenset(("line", n) for n in run.lines)
 
 
+class Cover:
+    """What a growing list of runs covers, kept up to date as runs are added (``missing()`` without
+    recomputing the union every time)."""
+
+    def __init__(self, probe) -> None:
+        self.goals = goals(probe)
+        self.covered: set = set()
+        self.outputs: set = set()
+        self.usable = 0
+
+    def add(self, run: Run) -> None:
+        if run.status == "ok":
+            self.usable += 1
+            self.covered |= _covers(run)
+            self.outputs.add(run.output)
+
+    def missing(self) -> str | None:
+        left = self.goals - self.covered
+        if any(isinstance(g[0], int) for g in left):
+            return "one_sided_branch"
+        if left:
+            return "dead_code"
+        if len(self.outputs) < 2:
+            return "constant_output"
+        return None
+
+
 def missing(runs: list[Run], probe) -> str | None:
     """Why ``runs`` (the usable ones) cannot cover the goals, or None when they can."""
     usable = [r for r in runs if r.status == "ok"]

@@ -210,7 +210,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     inputs whose trace would be too long cost no trace. A call past the step budget is stopped
     there and rejects the program (``step_budget``). Each call gets fresh argument objects.
     """
-    from execverify_data.synth.coverage import Probe, TracedProbe, choose, missing
+    from execverify_data.synth.coverage import Cover, Probe, TracedProbe, choose
     from execverify_data.values import parse_call
 
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
@@ -245,18 +245,20 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
                 return "unaskable_output"
             runs.append(run)
             tried.append(args)
-            if sum(r.status == "ok" for r in runs) >= config.k and missing(runs, probe) is None:
+            cover.add(run)
+            if cover.usable >= config.k and cover.missing() is None:
                 return None
         return None
 
+    cover = Cover(probe)
     stop = feed(candidates)
     if stop:
         return stop
-    if missing(runs, probe) is not None and more is not None:
+    if cover.missing() is not None and more is not None:
         stop = feed(more(config.k * config.draws))
         if stop:
             return stop
-        if missing(runs, probe) is None and counts is not None:
+        if cover.missing() is None and counts is not None:
             counts["repaired"] = counts.get("repaired", 0) + 1
     chosen = choose(runs, probe, k=config.k)
     if isinstance(chosen, str):
