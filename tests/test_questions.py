@@ -237,6 +237,17 @@ def test_cruxeval_extraction():
     ]
     assert answer_lines("The answer is\n```python\nassert f(3) == 8\n```", "cruxeval") == ["assert f(3) == 8"]
     assert answer_lines([{"role": "assistant", "content": "[ANSWER]\n8\n[/ANSWER]"}], "cruxeval") == ["8"]
+    # a literal spread over lines is one statement (only its first line was read before)
+    assert answer_lines("[ANSWER]\nassert f(3) == [\n    1,\n    2,\n]\n[/ANSWER]", "cruxeval") == ["assert f(3) == [\n1,\n2,\n]"]
+    assert answer_lines("[ANSWER]\nassert f('(') == 1\n[/ANSWER]", "cruxeval") == ["assert f('(') == 1"]
+    assert answer_lines("[ANSWER]\nassert f(3) == [1,\nnever closed\n[/ANSWER]", "cruxeval") == ["assert f(3) == [1,"]
+
+
+def test_cruxeval_multiline_literal_scores(scorer):
+    r = build("def f(n):\n    return {'a': list(range(n)), 'b': n}\n", "f(3)", n_path=0, n_state=0, style="cruxeval")
+    spread = "[ANSWER]\nassert f(3) == {\n    'a': [0, 1, 2],\n    'b': 3,\n}\n[/ANSWER]"
+    wrong = "[ANSWER]\nassert f(3) == {\n    'a': [0, 1, 2],\n    'b': 4,\n}\n[/ANSWER]"
+    assert [s.correct[0] for s in scorer.score_batch([r.verification] * 2, [spread, wrong])] == [True, False]
 
 
 def test_final_parts_and_state_split():

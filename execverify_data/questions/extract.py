@@ -15,7 +15,9 @@ Rules (``docs/questions.md`` has the full list):
   line is one answer, matched to the questions by position. List markers
   (``1.``, ``2)``, ``-``, ``Answer 3:``) and wrapping backticks are removed.
 * ``cruxeval`` style: the last ``[ANSWER]`` ... ``[/ANSWER]`` block (or, without
-  one, the whole text); its last ``assert`` line, else its last non-empty line.
+  one, the whole text); its last ``assert`` statement, else its last non-empty line. A
+  bracketed literal spread over several lines is one statement (``assert f(1) == [1,``
+  then ``2]``), as Python reads it.
 * Per kind: ``assert f(x) == y`` and ``f(x) == y`` give ``y`` (``io``) or the call
   and ``y`` (``oi``); ``line 7`` gives ``7`` (``path``); ``yes``/``no`` give
   ``True``/``False`` (``coverage``); ``value; type`` is split at the last ``;``
@@ -32,7 +34,9 @@ Rules (``docs/questions.md`` has the full list):
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import warnings
 from typing import Any
 
@@ -141,6 +145,61 @@ def _lines(block: str) -> list[str]:
     return out
 
 
+#: most physical lines joined into one statement
+_MAX_JOINED = 200
+
+
+def _open_brackets(line: str) -> int:
+    """Brackets opened minus closed, outside string literals (a cheap first look; a join is kept
+    only when Python parses the result)."""
+    depth = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+            if tok.type == tokenize.OP:
+                depth += (tok.string in "([{") - (tok.string in ")]}")
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass  # the unclosed bracket ends the tokens; depth counts what was read
+    return depth
+
+
+def _statements(lines: list[str]) -> list[str]:
+    """Physical answer lines joined where a bracket opened on one closes on a later one (and the
+    joined text parses); every other line stays as it is.
+
+    >>> _statements(["assert f(1) == [1,", "2, 3]", "x"])
+    ['assert f(1) == [1,\\n2, 3]', 'x']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "(" in line or "[" in line or "{" in line:
+            depth = _open_brackets(line)
+            j = i + 1
+            joined = line
+            while depth > 0 and j < len(lines) and j - i < _MAX_JOINED:
+                joined += "\n" + lines[j]
+                depth = _open_brackets(joined)
+                j += 1
+            if j > i + 1 and depth == 0 and _parses(joined):
+                out.append(joined)
+                i = j
+                continue
+        out.append(line)
+        i += 1
+    return out
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def answer_lines(completion: Any, style: str) -> list[str] | None:
     """The answer texts of a completion, in order, or None when it has no answer block.
 
@@ -152,7 +211,7 @@ def answer_lines(completion: Any, style: str) -> list[str] | None:
     if text is None or len(text) > MAX_COMPLETION_CHARS:
         return None
     if style == "cruxeval":
-        lines = _lines(_crux_block(text))
+        lines = _statements(_lines(_crux_block(text)))
         if not lines:
             return None
         asserts = [line for line in lines if line.startswith("assert")]
