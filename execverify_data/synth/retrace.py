@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import pickle
@@ -37,10 +38,11 @@ import tempfile
 import time
 from operator import itemgetter
 
+from execverify_data.astwalk import walk
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 from execverify_data.trace import Trace
 
-__all__ = ["Retracer", "trace_digest"]
+__all__ = ["Retracer", "may_depend_on_hash_seed", "trace_digest"]
 
 _HEADER = struct.Struct("!I")
 _READY = "ready"
@@ -66,6 +68,35 @@ def trace_digest(trace: Trace) -> str:
             text = rendered[id(state)] = f"{join(state)}\x1f{join(map(_TEXT, values))}\x1f{join(map(_TYPE, values))}"
         append(f"{function}\x1d{frame}\x1d{depth}\x1d{line}\x1d{occurrence}\x1d{text}")
     return hashlib.sha1("\x1c".join(parts).encode("utf-8", "backslashreplace")).hexdigest()
+
+
+_VIEW_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Sub)
+_HASHED = frozenset({"set", "frozenset", "hash", "id"})
+
+
+def may_depend_on_hash_seed(code: str, param_types) -> bool:
+    """Whether a trusted program's trace could change with ``PYTHONHASHSEED``: only a set's
+    iteration order can (dicts keep insertion order; ints, floats and ``None`` hash the same in
+    every process), so a program that never holds a set cannot. Conservative: a set parameter,
+    a set display or comprehension, the names ``set``, ``frozenset``, ``hash``, ``id``, or a set
+    operator where a dict view appears (``d.keys() & other`` is a set) all say yes.
+
+    >>> may_depend_on_hash_seed("def f(xs):\\n    return sorted(xs)\\n", ("list[str]",))
+    False
+    >>> may_depend_on_hash_seed("def f(xs):\\n    return list(set(xs))\\n", ("list[str]",))
+    True
+    """
+    if any("set" in t for t in param_types):
+        return True
+    views = operators = False
+    for node in walk(ast.parse(code)):
+        if isinstance(node, (ast.Set, ast.SetComp)) or (isinstance(node, ast.Name) and node.id in _HASHED):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("keys", "items"):
+            views = True
+        elif isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, _VIEW_OPS):
+            operators = True
+    return views and operators
 
 
 def _write(stream, obj) -> None:
