@@ -204,8 +204,9 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     then choose the inputs to keep (:func:`~execverify_data.synth.coverage.choose`).
 
     Returns ``[(args, output text), ...]`` or a rejection reason. When the first candidates do not
-    cover everything, ``more(n)`` (if given) supplies ``n`` further ones, drawn around them
-    (``counts["repaired"]`` counts the programs this saved). Counted calls are ~10x cheaper than
+    cover everything and the gap is one mutations can close (:meth:`Cover.repairable`), ``more(n)`` (if
+    given) supplies ``n`` further ones, drawn around them (``counts["repaired"]`` counts the programs this
+    saved). Counted calls are ~10x cheaper than
     traced ones, so inputs that raise, programs whose branches cannot all be reached and picked
     inputs whose trace would be too long cost no trace. A call past the step budget is stopped
     there and rejects the program (``step_budget``). Each call gets fresh argument objects.
@@ -254,7 +255,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     stop = feed(candidates)
     if stop:
         return stop
-    if cover.missing() is not None and more is not None:
+    if cover.missing() is not None and more is not None and cover.repairable():
         stop = feed(more(config.k * config.draws))
         if stop:
             return stop
