@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import platform
 import statistics
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from execverify_data.errors import InvalidArgument
+from execverify_data.sandbox.warm import hash_seeded_pool
 from execverify_data.workdir import claim_folder, write_atomic
 
 __all__ = ["SynthConfig", "row_seed", "level_for", "synthesize_rows", "run_shard", "synthesize", "summarize", "SCHEMA_FIELDS"]
@@ -268,23 +268,14 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
     t0 = time.perf_counter()
     accepted_now = 0
     if todo:
-        saved = os.environ.get("PYTHONHASHSEED")
-        os.environ["PYTHONHASHSEED"] = "0"
-        try:
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(min(workers, len(todo)), initializer=_init_worker,
-                          # the trusted runner applies its own per-job limit; its children must be free to set it
-                          initargs=(memory_mb if config.tracer == "inprocess" else None,)) as pool:
-                for stats in pool.imap_unordered(_run_shard_job, [(config, str(out), s) for s in todo]):
-                    done_rows += stats["rows"]
-                    accepted_now += stats["accepted"]
-                    if progress:
-                        progress(done_rows, config.n)
-        finally:
-            if saved is None:
-                os.environ.pop("PYTHONHASHSEED", None)
-            else:
-                os.environ["PYTHONHASHSEED"] = saved
+        with hash_seeded_pool(min(workers, len(todo)), initializer=_init_worker,
+                              # the trusted runner applies its own per-job limit; its children must be free to set it
+                              initargs=(memory_mb if config.tracer == "inprocess" else None,)) as pool:
+            for stats in pool.imap_unordered(_run_shard_job, [(config, str(out), s) for s in todo]):
+                done_rows += stats["rows"]
+                accepted_now += stats["accepted"]
+                if progress:
+                    progress(done_rows, config.n)
     wall = time.perf_counter() - t0
     summary = summarize(out, config)
     summary["throughput"] = {

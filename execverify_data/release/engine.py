@@ -9,7 +9,6 @@ the build's work folder. It depends on ``(config, shard)`` only, and runs with
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import sys
 from functools import lru_cache
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from execverify_data.errors import InvalidArgument
+from execverify_data.sandbox.warm import hash_seeded_pool
 from execverify_data.workdir import write_atomic
 
 __all__ = ["ENGINES", "process_shard", "rows_path", "shard_done", "run_local", "run_ray", "is_ray_available"]
@@ -88,19 +88,10 @@ def run_local(cfg, work: Path, shards: Iterable[int], *, workers: int = 1, on_do
     shards = list(shards)
     if not shards:
         return
-    saved = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = "0"
-    try:
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(min(workers, len(shards))) as pool:
-            for result in pool.imap_unordered(_job, [(cfg, str(work), s) for s in shards]):
-                if on_done:
-                    on_done(result)
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONHASHSEED", None)
-        else:
-            os.environ["PYTHONHASHSEED"] = saved
+    with hash_seeded_pool(min(workers, len(shards))) as pool:
+        for result in pool.imap_unordered(_job, [(cfg, str(work), s) for s in shards]):
+            if on_done:
+                on_done(result)
 
 
 def is_ray_available() -> bool:
