@@ -7,10 +7,14 @@ wherever ``libseccomp.so.2`` can be loaded (Debian package ``libseccomp2``).
 The filter allows everything except what untrusted code has no business doing:
 creating processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``;
 ``clone3`` answers ``ENOSYS`` so that glibc falls back to ``clone`` for threads),
-``execve``, sockets, signalling any process but itself, ``ptrace`` and the
+``execve``, sockets, signalling any process but itself (``kill``, ``tgkill``, queued
+signals, and the signal-ownership calls ``fcntl(F_SETOWN/F_SETOWN_EX/F_SETSIG)`` and
+``ioctl(FIOSETOWN/SIOCSPGRP)`` that make the kernel signal another process), the limits
+and priorities of other processes (``prlimit64``, ``setpriority``, ``sched_set*``,
+``ioprio_set`` on any pid but 0), SysV and POSIX IPC, ``ptrace``, file handles, and the
 namespace, mount, BPF, keyring, io_uring and module calls. Denied calls fail with
-``EPERM`` (Python raises ``PermissionError``), so the verdict stays "error"
-rather than a crash.
+``EPERM`` (Python raises ``PermissionError``), so the verdict stays "error" rather than
+a crash.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+
+from execverify_data.sandbox import _linux
 
 __all__ = ["available", "compile_filter", "install_compiled", "install_filter", "load_library"]
 
@@ -57,7 +63,19 @@ _DENY = (
     "setfsuid", "setfsgid", "capset",
     "settimeofday", "clock_settime", "adjtimex", "clock_adjtime",
     "sethostname", "setdomainname", "vhangup", "migrate_pages", "move_pages", "mbind",
+    # IPC objects outlive the call (SysV) or cross between calls of a worker
+    "ipc", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semtimedop", "semctl",
+    "shmget", "shmat", "shmdt", "shmctl",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    "ioprio_set", "name_to_handle_at", "open_by_handle_at", "process_madvise", "process_mrelease",
 )
+# Calls that act on another process when their ``pid`` argument (index) is not 0 (the caller).
+_OTHERS_BY_ARG = (("prlimit64", 0), ("setpriority", 1), ("sched_setaffinity", 0), ("sched_setparam", 0),
+                  ("sched_setscheduler", 0), ("sched_setattr", 0))
+# fcntl / ioctl commands that name a process to be signalled (signal ownership).
+_F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
+_FIOSETOWN, _SIOCSPGRP = 0x8901, 0x8902
+_CMP_EQ = 4
 
 _lib = None
 _lib_error: str | None = None
@@ -117,7 +135,6 @@ def _rule(lib, ctx, action: int, name: str, *cmps: tuple[int, int, int, int]) ->
 # Placeholder for the child's pid in a compiled filter: patched into the BPF at install time,
 # so the filter is compiled once per zygote and each child only copies and loads it.
 PID_PLACEHOLDER = 0x3EC0C0DE
-_PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
@@ -136,6 +153,13 @@ def _build(lib, pid: int):
         # signals only to itself (glibc passes pid sign-extended to a long)
         for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
             _rule(lib, ctx, eperm, name, (0, _CMP_NE, pid, 0))
+        for name, index in _OTHERS_BY_ARG:
+            _rule(lib, ctx, eperm, name, (index, _CMP_NE, 0, 0))
+        for name in ("fcntl", "fcntl64"):
+            for command in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX):
+                _rule(lib, ctx, eperm, name, (1, _CMP_EQ, command, 0))
+        for command in (_FIOSETOWN, _SIOCSPGRP):
+            _rule(lib, ctx, eperm, "ioctl", (1, _CMP_EQ, command, 0))
     except BaseException:
         lib.seccomp_release(ctx)
         raise
@@ -182,19 +206,6 @@ def compile_filter() -> bytes:
     return program
 
 
-_libc_handle = None
-
-
-def _libc():
-    """libc with a typed ``prctl`` (cached: a zygote loads it once, its children inherit it)."""
-    global _libc_handle
-    if _libc_handle is None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-        _libc_handle = libc
-    return _libc_handle
-
-
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -209,8 +220,8 @@ def install_compiled(program: bytes, pid: int) -> None:
             struct.pack_into("<I", patched, offset + 4, pid)
     buffer = ctypes.create_string_buffer(bytes(patched), len(patched))
     prog = _SockFprog(len(patched) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    libc = _libc()
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+    libc = _linux.libc()
+    if libc.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
