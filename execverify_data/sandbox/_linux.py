@@ -15,7 +15,8 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["all_rights", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects", "restrict"]
+__all__ = ["all_rights", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects", "restrict",
+           "restrict_self", "ruleset"]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -97,31 +98,48 @@ def read_rights(abi: int) -> int:
     return EXECUTE | READ_FILE | READ_DIR
 
 
-def restrict(rules: list[tuple[int, int]], abi: int) -> None:
-    """Confine the calling process (for good) to ``rules``, pairs of an open ``O_PATH``
-    descriptor and the rights under it; everything else on the filesystem is denied, and
-    so are TCP and (ABI >= 6) signals and abstract sockets that leave the domain.
-    The caller must have set ``no_new_privs``. ``OSError`` when the kernel refuses."""
+def ruleset(rules: list[tuple[int, int]], abi: int) -> int:
+    """A Landlock ruleset (a descriptor) that allows ``rules``, pairs of an open ``O_PATH``
+    descriptor and the rights under it, and nothing else on the filesystem; it also
+    handles TCP (ABI >= 4: none allowed) and scopes signals and abstract sockets (ABI >= 6)."""
     handle = libc()
     size = 8 if abi < 4 else 16 if abi < 6 else 24
     attr = _RulesetAttr(all_rights(abi), (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0,
                         (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0)
-    ruleset = handle.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
-    if ruleset < 0:
+    fd = handle.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if fd < 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"landlock_create_ruleset failed: {os.strerror(errno)}")
     try:
-        for fd, rights in rules:
-            rule = _PathBeneath(rights, fd)
-            if handle.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
+        for parent, rights in rules:
+            rule = _PathBeneath(rights, parent)
+            if handle.syscall(_SYS_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
                               ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
                 errno = ctypes.get_errno()
                 raise OSError(errno, f"landlock_add_rule failed: {os.strerror(errno)}")
-        if handle.syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"landlock_restrict_self failed: {os.strerror(errno)}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def restrict_self(ruleset_fd: int) -> None:
+    """Confine the calling process, for good, to a :func:`ruleset` (``no_new_privs`` must be set)."""
+    if libc().syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset_fd), ctypes.c_uint32(0)) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"landlock_restrict_self failed: {os.strerror(errno)}")
+
+
+def restrict(rules: list[tuple[int, int]], abi: int) -> None:
+    """Confine the calling process (for good) to ``rules`` (see :func:`ruleset`): everything
+    else on the filesystem is denied, and so are TCP and (ABI >= 6) signals and abstract
+    sockets that leave the domain. The caller must have set ``no_new_privs``.
+    ``OSError`` when the kernel refuses."""
+    fd = ruleset(rules, abi)
+    try:
+        restrict_self(fd)
     finally:
-        os.close(ruleset)
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- SysV IPC

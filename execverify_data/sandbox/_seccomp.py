@@ -25,7 +25,7 @@ import os
 
 from execverify_data.sandbox import _linux
 
-__all__ = ["available", "compile_filter", "install_compiled", "install_filter", "load_library"]
+__all__ = ["available", "compile_filter", "install_compiled", "install_filter", "load_library", "placeholder_offsets"]
 
 _ACT_ALLOW = 0x7FFF0000
 _CMP_NE = 1
@@ -210,14 +210,22 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_compiled(program: bytes, pid: int) -> None:
-    """Install a program from :func:`compile_filter` for process ``pid`` (the caller)."""
+def placeholder_offsets(program: bytes) -> tuple[int, ...]:
+    """Where the pid goes in a program from :func:`compile_filter` (computed once per zygote)."""
+    import struct
+
+    return tuple(offset + 4 for offset in range(0, len(program), 8)
+                 if struct.unpack_from("<I", program, offset + 4)[0] == PID_PLACEHOLDER)
+
+
+def install_compiled(program: bytes, pid: int, offsets: tuple[int, ...] | None = None) -> None:
+    """Install a program from :func:`compile_filter` for process ``pid`` (the caller);
+    ``offsets`` from :func:`placeholder_offsets` spare the search for the pid's places."""
     import struct
 
     patched = bytearray(program)
-    for offset in range(0, len(patched), 8):
-        if struct.unpack_from("<I", patched, offset + 4)[0] == PID_PLACEHOLDER:
-            struct.pack_into("<I", patched, offset + 4, pid)
+    for offset in placeholder_offsets(program) if offsets is None else offsets:
+        struct.pack_into("<I", patched, offset, pid)
     buffer = ctypes.create_string_buffer(bytes(patched), len(patched))
     prog = _SockFprog(len(patched) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     libc = _linux.libc()

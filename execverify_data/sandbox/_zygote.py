@@ -44,8 +44,9 @@ import signal
 import socket
 import sys
 import time
+from collections import deque
 
-from execverify_data.sandbox import _fs, _linux, _seccomp, _wire
+from execverify_data.sandbox import _fs, _linux, _prefetch, _seccomp, _wire
 
 # Modules a completion commonly imports; pre-importing them keeps the per-call cost a fork.
 # Kept small on purpose: every pre-imported module makes each fork (and each child's exit) a
@@ -71,6 +72,7 @@ TESTER_NAME = b"ev-tester"  # the persistent test child's process name (``/proc/
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
 _TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gone
 _RESULT_FD, _SECRET_FD, _REQUEST_FD = 3, 4, 5
+_PRISTINE_BUILTINS = dict(builtins.__dict__)  # taken in the zygote: a child restores it after the completion ran
 _CALLS_IN_FD, _REPLIES_OUT_FD = 3, 4
 _HEADER_FIELDS, _CALL_FIELDS = 4, 5
 
@@ -90,15 +92,17 @@ def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids
     """Set up a freshly forked child: session, uid, Landlock, fds ``0..n-1`` = ``fd_list``, rlimits, seccomp."""
     cfg = zygote.cfg
     os.setsid()
-    _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if not cfg.get("bwrap"):  # inside bwrap the pid namespace ends with the zygote
+        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     os.chdir(workdir)
     if ids is not None:
         os.setgroups([])
         os.setgid(ids[1])
         os.setuid(ids[0])
     _linux.prctl(_linux.PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
-    if zygote.landlock_rules is not None:
-        _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
+    if zygote.landlock_fd is not None:  # no_new_privs: set in the zygote, inherited
+        _linux.restrict_self(zygote.landlock_fd)
+    elif zygote.landlock_rules is not None:
         abi = cfg["landlock"]
         here = os.open(".", os.O_PATH | os.O_CLOEXEC)
         own = os.open("/proc/self", os.O_PATH | os.O_CLOEXEC)  # /proc/<this pid>, nothing of other processes
@@ -128,11 +132,9 @@ def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids
             soft, hard = min(soft, current), min(hard, current)
         resource.setrlimit(which, (soft, hard))
     if cfg.get("seccomp"):
-        _seccomp.install_compiled(zygote.seccomp_program, os.getpid())
+        _seccomp.install_compiled(zygote.seccomp_program, os.getpid(), zygote.seccomp_offsets)
     os.environ.clear()
-    sys.stdin = open(0, "r", closefd=False)  # noqa: SIM115 - the child's own stdin, for its life
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    sys.stdin, sys.stdout, sys.stderr = zygote.streams  # made before the fork: fds 0-2 are the child's own now
     sys.argv = [""]
 
 
@@ -175,7 +177,6 @@ def _run_calls() -> None:
     from execverify_data.values import encode
 
     request = _read_request()
-    pristine = dict(builtins.__dict__)
     namespace, error, memory = _exec_completion(request["code"], bool(request.get("script")))
     returned = []
     if error is None:
@@ -189,9 +190,10 @@ def _run_calls() -> None:
     sys.settrace(None)
     sys.setprofile(None)
     current = builtins.__dict__
-    for key in [k for k in current if k not in pristine]:
-        del current[key]
-    current.update(pristine)
+    if len(current) != len(_PRISTINE_BUILTINS):
+        for key in [k for k in current if k not in _PRISTINE_BUILTINS]:
+            del current[key]
+    current.update(_PRISTINE_BUILTINS)
     fields = ["", "1" if error else "0", error or "", "1" if memory else "0"]
     for ok, item in returned:
         if ok:
@@ -212,8 +214,9 @@ def _serve_candidate() -> None:
     """Role of the candidate child in test mode (fds: 0 null, 1 out, 2 err, 3 calls in, 4 replies out,
     5 request).
 
-    Runs the untrusted code, then answers calls from the tester: arguments arrive pickled
-    (the tester is trusted), results leave as canonical text in record frames."""
+    Runs the untrusted code, then answers calls from the tester, one at a time or a batch
+    of them in order: arguments arrive pickled (the tester is trusted), results leave as
+    canonical text in record frames."""
     from execverify_data.values import encode
 
     namespace, error, memory = _exec_completion(_read_request()["code"])
@@ -221,22 +224,31 @@ def _serve_candidate() -> None:
     _flush_std()
     _wire.write_all(_REPLIES_OUT_FD, _wire.pack_record(["error" if error else "ok", error or "",
                                                         "1" if memory else "0", *names]))
+    calls = _wire.Reader(_CALLS_IN_FD)
     while True:
         try:
-            call = _wire.read_frame(_CALLS_IN_FD, kinds=(_wire.PICKLE,), max_bytes=_RPC_MAX_BYTES,
-                                    pickle_loads=pickle.loads)
+            message = calls.frame(kinds=(_wire.PICKLE,), max_bytes=_RPC_MAX_BYTES, pickle_loads=pickle.loads)
         except _wire.FrameError:
             os._exit(74)
-        if call is None:
+        if message is None:
             os._exit(0)
-        try:
-            name, args, kwargs = call
-            value = encode(namespace[name](*args, **kwargs), max_chars=RPC_MAX_CHARS)
-            reply = ["v", value.text, value.type, "1" if value.askable else "0"]
-        except BaseException as exc:  # noqa: BLE001
-            reply = ["e", type(exc).__name__, _describe(exc), "1" if isinstance(exc, MemoryError) else "0"]
+        # ("call", name, args, kwargs), or ("batch", [(name, args, kwargs), ...]): answered in order, the
+        # answers of a batch written together (at least every 20 ms, so a slow call does not hold the others)
+        pending: list[bytes] = []
+        since = time.monotonic()
+        for name, args, kwargs in ([message[1:]] if message[0] == "call" else message[1]):
+            try:
+                value = encode(namespace[name](*args, **kwargs), max_chars=RPC_MAX_CHARS)
+                reply = ["v", value.text, value.type, "1" if value.askable else "0"]
+            except BaseException as exc:  # noqa: BLE001
+                reply = ["e", type(exc).__name__, _describe(exc), "1" if isinstance(exc, MemoryError) else "0"]
+            pending.append(_wire.pack_record(reply))
+            if time.monotonic() - since > 0.02:
+                _flush_std()
+                _wire.write_all(_REPLIES_OUT_FD, b"".join(pending))
+                pending, since = [], time.monotonic()
         _flush_std()
-        _wire.write_all(_REPLIES_OUT_FD, _wire.pack_record(reply))
+        _wire.write_all(_REPLIES_OUT_FD, b"".join(pending))
 
 
 class _CandidateDied(Exception):
@@ -281,24 +293,51 @@ def _test_once(test: str, replies: int, calls: int) -> dict:
 
     Runs in the test child, which never executes untrusted code: the test's names for the
     candidate's functions are proxies that send pickled arguments to the candidate child
-    and parse its answers (canonical text) with the restricted parser."""
+    and parse its answers (canonical text) with the restricted parser. The calls the test
+    is sure to make first (:func:`~execverify_data.sandbox._prefetch.plan`) go out as one
+    batch; a proxy call that matches the next of them takes its answer from the batch."""
+    from execverify_data.values import encode
+
     verdict: dict = {"test_passed": False, "detail": "", "candidate_error": None, "memory": False,
                      "candidate_died": False}
-    state = {"memory": False}
+    state: dict = {"memory": False, "owed": deque()}  # owed: (pickled call, call) of the batch, in order
+    answers = _wire.Reader(replies)
+
+    def receive(name: str):
+        try:
+            reply = answers.frame(kinds=(_wire.RECORD,), max_bytes=_RPC_MAX_BYTES, max_fields=4)
+        except (OSError, _wire.FrameError):
+            reply = None
+        if not (isinstance(reply, list) and len(reply) == 4 and reply[0] in ("v", "e")):
+            raise _CandidateDied(f"the candidate process died during {name}()")
+        return reply
+
+    def canonical(call: tuple) -> str | None:
+        try:
+            value = encode(call, max_chars=RPC_MAX_CHARS)
+        except Exception:  # noqa: BLE001
+            return None
+        return value.text if value.askable else None
 
     def remote(name: str):
         def call(*args, **kwargs):
+            owed = state["owed"]
             try:
-                request = _wire.pack_pickle((name, args, kwargs))
+                request = _wire.pack_pickle(("call", name, args, kwargs))
             except Exception:  # noqa: BLE001 - a lambda, an object of a class the test defines...
                 raise TypeError(f"arguments of {name}() cannot cross the sandbox boundary") from None
-            try:
-                _wire.write_all(calls, request)
-                reply = _wire.read_frame(replies, kinds=(_wire.RECORD,), max_bytes=_RPC_MAX_BYTES, max_fields=4)
-            except (OSError, _wire.FrameError):
-                reply = None
-            if not (isinstance(reply, list) and len(reply) == 4 and reply[0] in ("v", "e")):
-                raise _CandidateDied(f"the candidate process died during {name}()")
+            if owed and (request == owed[0][0] or canonical((name, args, kwargs)) == canonical(owed[0][1])):
+                owed.popleft()
+                reply = receive(name)
+            else:
+                while owed:  # the test left the batch's order: take the answers still owed, then ask
+                    owed.popleft()
+                    receive(name)
+                try:
+                    _wire.write_all(calls, request)
+                except OSError:
+                    raise _CandidateDied(f"the candidate process died during {name}()") from None
+                reply = receive(name)
             if reply[0] == "v":
                 _, text, type_name, askable = reply
                 if askable != "1":
@@ -315,7 +354,7 @@ def _test_once(test: str, replies: int, calls: int) -> dict:
         return call
 
     try:
-        hello = _wire.read_frame(replies, kinds=(_wire.RECORD,), max_bytes=1 << 20, max_fields=_MAX_NAMES + 3)
+        hello = answers.frame(kinds=(_wire.RECORD,), max_bytes=1 << 20, max_fields=_MAX_NAMES + 3)
     except (OSError, _wire.FrameError):
         hello = None
     if not (isinstance(hello, list) and len(hello) >= 3 and hello[0] in ("ok", "error")):
@@ -328,6 +367,13 @@ def _test_once(test: str, replies: int, calls: int) -> dict:
             # never let the candidate shadow a builtin the test relies on (abs, isinstance, len...)
             if name.isidentifier() and name not in builtins.__dict__:
                 namespace[name] = remote(name)
+        batch = _prefetch.plan(test, set(namespace) - {"__name__", "__builtins__"})
+        if batch:
+            try:
+                _wire.write_all(calls, _wire.pack_pickle(("batch", batch)))
+                state["owed"].extend((_wire.pack_pickle(("call", *entry)), entry) for entry in batch)
+            except OSError:
+                pass  # the candidate is gone: the first call says so
         try:
             exec(_compile_test(test), namespace)  # trusted: test text, in the tester process that runs no model code
             verdict["test_passed"] = True
@@ -407,7 +453,25 @@ class Zygote:
         os.mkdir(self.trash, 0o700)
         self.trash_count = 0
         self.landlock_rules = self._landlock_rules(cfg)
-        self.seccomp_program = None
+        self.landlock_fd = None
+        if self.landlock_rules is not None:
+            _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)  # inherited by every child; Landlock needs it
+            if cfg.get("bwrap") and self.candidate_ids is not None:
+                # one ruleset for every child: inside bwrap /proc shows only the sandbox's processes, and
+                # /tmp is a private tmpfs where the children's uids can write only their own directories
+                abi = int(cfg["landlock"])
+                extra = []
+                for path, rights in (("/proc", _linux.read_rights(abi)), (self.base, _linux.all_rights(abi))):
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                    extra.append((_dup_high(fd), rights))
+                    os.close(fd)
+                ruleset = _linux.ruleset([*self.landlock_rules, *extra], abi)
+                self.landlock_fd = _dup_high(ruleset)
+                os.close(ruleset)
+        self.seccomp_program = self.seccomp_offsets = None
+        self.streams = (open(0, "r", closefd=False),  # noqa: SIM115 - the children's streams, for their life
+                        io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"),
+                        io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace"))
 
     @staticmethod
     def _landlock_rules(cfg: dict):
@@ -748,6 +812,7 @@ def main() -> None:
     if cfg.get("seccomp"):
         try:  # compiled once here; each child only patches in its pid and loads it
             zygote.seccomp_program = _seccomp.compile_filter()
+            zygote.seccomp_offsets = _seccomp.placeholder_offsets(zygote.seccomp_program)
         except OSError:
             cfg["seccomp"] = False
     imports = zygote.probe()

@@ -187,7 +187,7 @@ class _Worker:
         self.uids: list[int] = []
         self.tmpdir = None
         self.proc = None
-        cfg: dict = {"seccomp": config.seccomp, "landlock": config.landlock,
+        cfg: dict = {"seccomp": config.seccomp, "landlock": config.landlock, "bwrap": bool(config.bwrap),
                      "read_paths": list(_layers.sandbox_paths(config.python)), "devices": list(_layers.DEVICES),
                      "site_dirs": list(_layers.site_dirs(config.python))}
         package_fd = None
