@@ -90,7 +90,9 @@ def load_library():
         try:
             lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
         except OSError:
-            from ctypes import util  # runs ldconfig: only when the usual soname is missing
+            from ctypes import (
+                util,  # runs ldconfig: only when the usual soname is missing
+            )
 
             lib = ctypes.CDLL(util.find_library("seccomp") or "libseccomp.so", use_errno=True)
         lib.seccomp_init.restype = ctypes.c_void_p

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from execverify_data.sandbox._zygote import TESTER_NAME
+from execverify_data.sandbox._tester import TESTER_NAME
 
 __all__ = ["stray_processes"]
 

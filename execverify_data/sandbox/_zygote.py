@@ -32,21 +32,20 @@ for the candidate's functions and writes the verdict straight to the host.
 
 from __future__ import annotations
 
-import builtins
 import fcntl
 import io
 import math
 import os
-import pickle
 import resource
 import select
 import signal
 import socket
 import sys
 import time
-from collections import deque
 
-from execverify_data.sandbox import _fs, _linux, _prefetch, _seccomp, _wire
+from execverify_data.sandbox import _fs, _linux, _seccomp, _wire
+from execverify_data.sandbox._candidate import describe, probe_imports, run_calls, serve_candidate
+from execverify_data.sandbox._tester import serve_tests
 
 # Modules a completion commonly imports; pre-importing them keeps the per-call cost a fork.
 # Kept small on purpose: every pre-imported module makes each fork (and each child's exit) a
@@ -57,35 +56,12 @@ PREIMPORTS = (
     "heapq", "io", "itertools", "json", "math", "operator", "re", "string", "time", "typing",
     "ctypes", "execverify_data.values",
 )
-#: Modules the start-up probe imports in a confined child (none is pre-imported): standard
-#: library, pure Python and C extensions.
-PROBE_MODULES = ("random", "email.mime.text", "decimal")
 
-# Values crossing between the test child and the candidate child may be large (tests with big inputs).
-RPC_MAX_CHARS = 16 * 1024 * 1024
-RPC_MAX_ITEMS = 2_000_000
-_RPC_MAX_BYTES = 4 * RPC_MAX_CHARS + 4096
-_MAX_NAMES = 10_000
-_MAX_REQUEST_BYTES = 64 * 1024 * 1024
-_MAX_TEST_BYTES = 16 * 1024 * 1024
-TESTER_NAME = b"ev-tester"  # the persistent test child's process name (``/proc/<pid>/comm``)
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
 _TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gone
-_RESULT_FD, _SECRET_FD, _REQUEST_FD = 3, 4, 5
-_PRISTINE_BUILTINS = dict(builtins.__dict__)  # taken in the zygote: a child restores it after the completion ran
-_CALLS_IN_FD, _REPLIES_OUT_FD = 3, 4
-_HEADER_FIELDS, _CALL_FIELDS = 4, 5
 
 
 # --------------------------------------------------------------------------- child side
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        message = str(exc)
-    except BaseException:  # noqa: BLE001 - a hostile __str__
-        message = "<unprintable>"
-    return f"{type(exc).__name__}: {message[:500]}" if message else type(exc).__name__
 
 
 def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids, *, cpu_limit: bool) -> None:
@@ -140,295 +116,6 @@ def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids
 
 def _dup_high(fd: int) -> int:
     return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 256)
-
-
-def _flush_std() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:  # noqa: BLE001
-            pass
-
-
-def _read_request() -> dict:
-    """The job's request (``{"code", "calls"}``), from the memfd on fd 5, which is then closed."""
-    request = _wire.decode(_wire.read_file(_REQUEST_FD, _MAX_REQUEST_BYTES), max_bytes=_MAX_REQUEST_BYTES)
-    os.close(_REQUEST_FD)
-    return request
-
-
-def _exec_completion(code: str, script: bool = False):
-    """Run the untrusted code; return its namespace and ``"Type: message"`` of its failure, if any.
-
-    As a ``script`` it runs as ``__main__``, and ``sys.exit()`` / ``sys.exit(0)`` end it without error."""
-    namespace = {"__name__": "__main__" if script else "__sandbox__", "__builtins__": builtins}
-    try:
-        exec(compile(code, "<completion>", "exec"), namespace)  # trusted: inside the sandboxed child, its purpose
-    except SystemExit as exc:
-        if not (script and exc.code in (None, 0)):
-            return namespace, _describe(exc), False
-    except BaseException as exc:  # noqa: BLE001 - the completion's own failure
-        return namespace, _describe(exc), isinstance(exc, MemoryError)
-    return namespace, None, False
-
-
-def _run_calls() -> None:
-    """Role of the child in call mode (fds: 0 stdin or null, 1 out, 2 err, 3 result, 4 secret, 5 request)."""
-    from execverify_data.values import encode
-
-    request = _read_request()
-    namespace, error, memory = _exec_completion(request["code"], bool(request.get("script")))
-    returned = []
-    if error is None:
-        for expr in request["calls"]:
-            try:
-                returned.append((True, eval(compile(expr, "<call>", "eval"), namespace)))  # trusted: sandboxed child
-            except BaseException as exc:  # noqa: BLE001
-                memory = memory or isinstance(exc, MemoryError)
-                returned.append((False, exc))
-    # the harness's own work runs with the builtins and hooks the completion may have replaced restored
-    sys.settrace(None)
-    sys.setprofile(None)
-    current = builtins.__dict__
-    if len(current) != len(_PRISTINE_BUILTINS):
-        for key in [k for k in current if k not in _PRISTINE_BUILTINS]:
-            del current[key]
-    current.update(_PRISTINE_BUILTINS)
-    fields = ["", "1" if error else "0", error or "", "1" if memory else "0"]
-    for ok, item in returned:
-        if ok:
-            value = encode(item)
-            fields += ["v", value.text, value.type, "1" if value.askable else "0", value.reason or ""]
-        else:
-            fields += ["e", type(item).__name__, _describe(item), "", ""]
-    _flush_std()
-    try:
-        fields[0] = os.read(_SECRET_FD, 64).decode("ascii")
-        _wire.write_all(_RESULT_FD, _wire.pack_record(fields))
-    except BaseException:  # noqa: BLE001
-        os._exit(72)
-    os._exit(0)
-
-
-def _serve_candidate() -> None:
-    """Role of the candidate child in test mode (fds: 0 null, 1 out, 2 err, 3 calls in, 4 replies out,
-    5 request).
-
-    Runs the untrusted code, then answers calls from the tester, one at a time or a batch
-    of them in order: arguments arrive pickled (the tester is trusted), results leave as
-    canonical text in record frames."""
-    from execverify_data.values import encode
-
-    namespace, error, memory = _exec_completion(_read_request()["code"])
-    names = sorted(k for k, v in namespace.items() if not k.startswith("__") and callable(v))[:_MAX_NAMES]
-    _flush_std()
-    _wire.write_all(_REPLIES_OUT_FD, _wire.pack_record(["error" if error else "ok", error or "",
-                                                        "1" if memory else "0", *names]))
-    calls = _wire.Reader(_CALLS_IN_FD)
-    while True:
-        try:
-            message = calls.frame(kinds=(_wire.PICKLE,), max_bytes=_RPC_MAX_BYTES, pickle_loads=pickle.loads)
-        except _wire.FrameError:
-            os._exit(74)
-        if message is None:
-            os._exit(0)
-        # ("call", name, args, kwargs), or ("batch", [(name, args, kwargs), ...]): answered in order, the
-        # answers of a batch written together (at least every 20 ms, so a slow call does not hold the others)
-        pending: list[bytes] = []
-        since = time.monotonic()
-        for name, args, kwargs in ([message[1:]] if message[0] == "call" else message[1]):
-            try:
-                value = encode(namespace[name](*args, **kwargs), max_chars=RPC_MAX_CHARS)
-                reply = ["v", value.text, value.type, "1" if value.askable else "0"]
-            except BaseException as exc:  # noqa: BLE001
-                reply = ["e", type(exc).__name__, _describe(exc), "1" if isinstance(exc, MemoryError) else "0"]
-            pending.append(_wire.pack_record(reply))
-            if time.monotonic() - since > 0.02:
-                _flush_std()
-                _wire.write_all(_REPLIES_OUT_FD, b"".join(pending))
-                pending, since = [], time.monotonic()
-        _flush_std()
-        _wire.write_all(_REPLIES_OUT_FD, b"".join(pending))
-
-
-class _CandidateDied(Exception):
-    pass
-
-
-_compiled_tests: dict[str, object] = {}
-
-
-def _compile_test(test: str):
-    """Compile a test's text, cached in the persistent test child: under GRPO every test is run
-    against many completions of the same prompt."""
-    code = _compiled_tests.get(test)
-    if code is None:
-        code = compile(test, "<test>", "exec")
-        if len(_compiled_tests) >= 512:
-            _compiled_tests.clear()
-        _compiled_tests[test] = code
-    return code
-
-
-def _from_canonical(text: str, type_name: str):
-    """The value of a candidate's canonical text, read with the restricted parser (with exact
-    shortcuts for the commonest scalars, which give what ``values.parse`` gives)."""
-    from execverify_data.values import parse
-
-    if type_name == "int" and text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())) \
-            and len(text) < 4000:
-        return int(text)
-    if type_name == "bool" and text in ("True", "False"):
-        return text == "True"
-    if type_name == "NoneType" and text == "None":
-        return None
-    if type_name == "str" and len(text) >= 2 and text[0] == text[-1] == "'" and text.isprintable() \
-            and "\\" not in text and "'" not in text[1:-1]:
-        return text[1:-1]
-    return parse(text, max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
-
-
-def _test_once(test: str, replies: int, calls: int) -> dict:
-    """Run one test against the candidate behind ``replies``/``calls``; return the verdict.
-
-    Runs in the test child, which never executes untrusted code: the test's names for the
-    candidate's functions are proxies that send pickled arguments to the candidate child
-    and parse its answers (canonical text) with the restricted parser. The calls the test
-    is sure to make first (:func:`~execverify_data.sandbox._prefetch.plan`) go out as one
-    batch; a proxy call that matches the next of them takes its answer from the batch."""
-    from execverify_data.values import encode
-
-    verdict: dict = {"test_passed": False, "detail": "", "candidate_error": None, "memory": False,
-                     "candidate_died": False}
-    state: dict = {"memory": False, "owed": deque()}  # owed: (pickled call, call) of the batch, in order
-    answers = _wire.Reader(replies)
-
-    def receive(name: str):
-        try:
-            reply = answers.frame(kinds=(_wire.RECORD,), max_bytes=_RPC_MAX_BYTES, max_fields=4)
-        except (OSError, _wire.FrameError):
-            reply = None
-        if not (isinstance(reply, list) and len(reply) == 4 and reply[0] in ("v", "e")):
-            raise _CandidateDied(f"the candidate process died during {name}()")
-        return reply
-
-    def canonical(call: tuple) -> str | None:
-        try:
-            value = encode(call, max_chars=RPC_MAX_CHARS)
-        except Exception:  # noqa: BLE001
-            return None
-        return value.text if value.askable else None
-
-    def remote(name: str):
-        def call(*args, **kwargs):
-            owed = state["owed"]
-            try:
-                request = _wire.pack_pickle(("call", name, args, kwargs))
-            except Exception:  # noqa: BLE001 - a lambda, an object of a class the test defines...
-                raise TypeError(f"arguments of {name}() cannot cross the sandbox boundary") from None
-            if owed and (request == owed[0][0] or canonical((name, args, kwargs)) == canonical(owed[0][1])):
-                owed.popleft()
-                reply = receive(name)
-            else:
-                while owed:  # the test left the batch's order: take the answers still owed, then ask
-                    owed.popleft()
-                    receive(name)
-                try:
-                    _wire.write_all(calls, request)
-                except OSError:
-                    raise _CandidateDied(f"the candidate process died during {name}()") from None
-                reply = receive(name)
-            if reply[0] == "v":
-                _, text, type_name, askable = reply
-                if askable != "1":
-                    raise TypeError(f"{name}() returned a {type_name}, which has no canonical value")
-                return _from_canonical(text, type_name)
-            _, error, message, memory = reply
-            state["memory"] = state["memory"] or memory == "1"
-            exc_type = getattr(builtins, error, None)
-            if not (isinstance(exc_type, type) and issubclass(exc_type, Exception)):
-                exc_type = RuntimeError
-            raise exc_type(message)
-
-        call.__name__ = call.__qualname__ = name
-        return call
-
-    try:
-        hello = answers.frame(kinds=(_wire.RECORD,), max_bytes=1 << 20, max_fields=_MAX_NAMES + 3)
-    except (OSError, _wire.FrameError):
-        hello = None
-    if not (isinstance(hello, list) and len(hello) >= 3 and hello[0] in ("ok", "error")):
-        verdict.update(candidate_died=True, detail="the candidate process died before answering")
-    elif hello[0] == "error":
-        verdict.update(candidate_error=hello[1], memory=hello[2] == "1", detail=hello[1])
-    else:
-        namespace = {"__name__": "__test__", "__builtins__": builtins}
-        for name in hello[3:]:
-            # never let the candidate shadow a builtin the test relies on (abs, isinstance, len...)
-            if name.isidentifier() and name not in builtins.__dict__:
-                namespace[name] = remote(name)
-        batch = _prefetch.plan(test, set(namespace) - {"__name__", "__builtins__"})
-        if batch:
-            try:
-                _wire.write_all(calls, _wire.pack_pickle(("batch", batch)))
-                state["owed"].extend((_wire.pack_pickle(("call", *entry)), entry) for entry in batch)
-            except OSError:
-                pass  # the candidate is gone: the first call says so
-        try:
-            exec(_compile_test(test), namespace)  # trusted: test text, in the tester process that runs no model code
-            verdict["test_passed"] = True
-        except _CandidateDied as exc:
-            verdict.update(candidate_died=True, detail=str(exc))
-        except BaseException as exc:  # noqa: BLE001
-            verdict["detail"] = _describe(exc)
-        verdict["memory"] = state["memory"]
-    return verdict
-
-
-def _serve_tests() -> None:
-    """Role of the persistent test child (fds: 0-2 null, 3 control socket to the zygote).
-
-    Each job is a message ``{"id"}`` carrying, as ``SCM_RIGHTS``, the candidate's reply and
-    call pipes, the test's memfd and the host's verdict pipe. Started once per zygote (and
-    again after a time-out), so a test costs one fork (the candidate's), not two."""
-    _linux.prctl(_linux.PR_SET_NAME, TESTER_NAME)
-    control = socket.socket(fileno=3)
-    while True:
-        try:
-            job, fds = _wire.recv_message(control)
-        except _wire.FrameError:
-            os._exit(74)
-        if job is None:
-            os._exit(0)
-        if len(fds) != 4:
-            os._exit(74)
-        replies, calls, test_fd, verdict_fd = fds
-        try:
-            test = _wire.read_file(test_fd, _MAX_TEST_BYTES).decode("utf-8", "replace")
-            verdict = _test_once(test, replies, calls)
-            _wire.write_all(verdict_fd, _wire.pack_json(verdict))
-        except OSError:
-            pass
-        finally:
-            for fd in fds:
-                os.close(fd)
-        _wire.send_message(control, _wire.pack_json({"id": job.get("id")}))
-
-
-def _probe_imports(sites: list[str]) -> None:
-    """Role of the start-up probe (fds: 0 null, 1 null, 2 null, 3 report): import modules the
-    zygote did not pre-import and list the site directories, as a candidate would."""
-    import importlib
-
-    try:
-        for name in PROBE_MODULES:
-            importlib.import_module(name)
-        for site in sites:
-            os.listdir(site)
-    except BaseException as exc:  # noqa: BLE001 - reported to the host
-        _wire.write_all(3, _describe(exc).encode("utf-8", "replace"))
-        os._exit(1)
-    os._exit(0)
 
 
 # --------------------------------------------------------------------------- zygote side
@@ -504,7 +191,7 @@ class Zygote:
                     _confine(self, limits, fd_list, workdir, ids, cpu_limit=cpu_limit)
                 except BaseException as exc:  # noqa: BLE001 - set-up failed: report and die
                     try:
-                        os.write(2, f"sandbox set-up failed: {_describe(exc)}\n".encode())
+                        os.write(2, f"sandbox set-up failed: {describe(exc)}\n".encode())
                     finally:
                         os._exit(71)
                 role(*args)
@@ -517,7 +204,7 @@ class Zygote:
         report_r, report_w = os.pipe2(os.O_CLOEXEC)
         workdir = self._workdir()
         limits = {"timeout": 30.0, "memory_mb": 1024, "output_limit": 1 << 20, "max_threads": 4}
-        pid = self._fork(_probe_imports, limits, [self.null, self.null, self.null, report_w], workdir,
+        pid = self._fork(probe_imports, limits, [self.null, self.null, self.null, report_w], workdir,
                          self.candidate_ids, list(self.cfg.get("site_dirs", [])))
         os.close(report_w)
         try:
@@ -565,7 +252,7 @@ class Zygote:
         request, result_w, secret_r, stdout, stderr = fds[:5]
         stdin = fds[5] if len(fds) > 5 else self.null
         start = time.monotonic()
-        pid = self._fork(_run_calls, job, [stdin, stdout, stderr, result_w, secret_r, request], workdir,
+        pid = self._fork(run_calls, job, [stdin, stdout, stderr, result_w, secret_r, request], workdir,
                          self.candidate_ids)
         pids.append(pid)
         for fd in (result_w, secret_r):  # the host sees end of file on them once the child is gone
@@ -580,7 +267,7 @@ class Zygote:
         if self.tester is None:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             limits = {**limits, "memory_mb": max(1024, int(limits["memory_mb"])), "output_limit": 1 << 20}
-            pid = self._fork(_serve_tests, limits, [self.null, self.null, self.null, theirs.fileno()],
+            pid = self._fork(serve_tests, limits, [self.null, self.null, self.null, theirs.fileno()],
                              self.tester_dir, self.tester_ids, cpu_limit=False)
             theirs.close()
             self.tester = {"pid": pid, "socket": ours, "pidfd": os.pidfd_open(pid), "jobs": 0}
@@ -603,7 +290,7 @@ class Zygote:
         replies_r, replies_w = os.pipe2(os.O_CLOEXEC)
         start = time.monotonic()
         deadline = start + float(job["timeout"])
-        candidate = self._fork(_serve_candidate, job, [self.null, stdout, stderr, calls_r, replies_w, request],
+        candidate = self._fork(serve_candidate, job, [self.null, stdout, stderr, calls_r, replies_w, request],
                                workdir, self.candidate_ids)
         pids.append(candidate)
         for fd in (calls_r, replies_w):  # the tester sees end of file on replies once the candidate is gone
@@ -841,7 +528,7 @@ def main() -> None:
         try:
             response = zygote.handle(job, fds)
         except Exception as exc:  # noqa: BLE001 - report, keep serving
-            response = {"error": f"zygote error: {_describe(exc)}"}
+            response = {"error": f"zygote error: {describe(exc)}"}
         _wire.send_message(channel, _wire.pack_json(response))
         clean = clean and not os.listdir(zygote.trash)
     zygote._drop_tester()

@@ -57,7 +57,13 @@ from typing import Iterable, NamedTuple, Sequence
 from execverify_data.errors import InvalidArgument, ProgramError
 from execverify_data.sandbox import _wire
 from execverify_data.sandbox.warm import Boot, WarmProcess, minimal_env
-from execverify_data.trace import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, ExceptionInfo, Status, Trace
+from execverify_data.trace import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIMEOUT,
+    ExceptionInfo,
+    Status,
+    Trace,
+)
 
 __all__ = ["DEFAULT_MEMORY_MB", "Job", "TrustedRunner", "run_traced"]
 
