@@ -13,7 +13,7 @@ name              default instance                 what it scores
 ``io``            :data:`io_reward`                the output question (``verification`` column)
 ``oi``            :data:`oi_reward`                the input question, re-executed in the trusted runner
 ``format``        :data:`format_reward`            one readable answer per question in the answer block
-``unit_test``     :data:`unit_test_reward`         fraction of unit tests passed, in the sandbox
+``unit_test``     :data:`unit_test_reward`         share of asserts and stdio cases passed
 ================  ===============================  ============================================
 
 The formulas are in :mod:`execverify_data.rewards.execution` and ``docs/questions.md``;
@@ -44,7 +44,14 @@ from execverify_data.rewards.execution import (
     oi_reward,
     whitebox_reward,
 )
-from execverify_data.rewards.unit_tests import UnitTestReward, extract_code, split_assertion, unit_test_reward
+from execverify_data.rewards.unit_tests import (
+    UnitTestReward,
+    extract_code,
+    split_assertion,
+    stdout_matches,
+    unit_test_reward,
+    validate_tests,
+)
 
 __all__ = [
     "REWARDS",
@@ -60,7 +67,9 @@ __all__ = [
     "io_reward",
     "oi_reward",
     "split_assertion",
+    "stdout_matches",
     "unit_test_reward",
+    "validate_tests",
     "whitebox_reward",
 ]
 
