@@ -147,9 +147,10 @@ def restrict(rules: list[tuple[int, int]], abi: int) -> None:
 _IPC_RMID = 0
 
 
-def remove_ipc_objects(uid: int) -> int:
+def remove_ipc_objects(uid: int | None) -> int:
     """Remove every SysV message queue, semaphore set and shared-memory segment that ``uid``
-    owns or created (run as that uid, or as root); returns how many were removed."""
+    owns or created (run as that uid, or as root), or every one visible when ``uid`` is
+    ``None`` (only inside an IPC namespace of the sandbox's own); returns how many were removed."""
     handle = libc()
     removers = {
         "msg": lambda ident: handle.msgctl(ident, _IPC_RMID, None),
@@ -173,6 +174,7 @@ def remove_ipc_objects(uid: int) -> int:
             continue
         for line in lines[1:]:
             fields = line.split()
-            if len(fields) > max(id_col, uid_col, cuid_col) and uid in (int(fields[uid_col]), int(fields[cuid_col])):
+            if len(fields) > max(id_col, uid_col, cuid_col) and (
+                    uid is None or uid in (int(fields[uid_col]), int(fields[cuid_col]))):
                 removed += remove(int(fields[id_col])) == 0
     return removed

@@ -411,8 +411,8 @@ class Zygote:
                 finally:
                     os._exit(0)
             os.waitpid(helper, 0)
-        elif ids is None and not self.cfg.get("seccomp"):
-            _linux.remove_ipc_objects(os.getuid())
+        elif ids is None and not self.cfg.get("seccomp") and self.cfg.get("bwrap"):
+            _linux.remove_ipc_objects(None)  # bwrap's IPC namespace holds only what the children made
         _reap_all()
         self._remove(workdir)
 
