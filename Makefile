@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: venv demo test bench clean
+.PHONY: venv demo test bench clean sandbox-deps
 
 $(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,18 @@ venv: $(VENV)/.installed
 demo: venv
 	bash scripts/demo.sh $(VENV)
 
-test: venv
+# the sandbox's bubblewrap layer (and libseccomp for its seccomp layer), installed where this can be done
+# (root or password-less sudo with apt-get, as .ci/run does); elsewhere the tests that need them are skipped
+sandbox-deps:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO=none; fi; \
+	  if [ "$$SUDO" != none ] && command -v apt-get >/dev/null 2>&1; then \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1; \
+	    $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap libseccomp2 >/dev/null 2>&1; \
+	  fi; \
+	  command -v bwrap >/dev/null 2>&1 || echo "note: bubblewrap is not installed (Debian package bubblewrap); the sandbox tests that need it are skipped"; }
+
+test: venv sandbox-deps
 	$(PY) -m pytest
 
 bench: venv

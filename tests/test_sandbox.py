@@ -327,3 +327,22 @@ def test_the_package_and_its_checkout_are_never_in_a_childs_view(monkeypatch, tm
         (site / name).mkdir(parents=True) if "." not in name else (site / name).write_text("")
     monkeypatch.setattr(layers, "_holes", lambda: [str(site / "execverify_data")])
     assert layers._punch(str(site), layers._holes()) == [str(site / "numpy"), str(site / "six.py")]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.one_of(st.integers(), st.floats(allow_nan=False), st.text(max_size=8), st.booleans(), st.none(),
+                    st.lists(st.integers(), max_size=6), st.lists(st.integers(), max_size=6).map(tuple),
+                    st.tuples(st.integers()), st.lists(st.text(max_size=3), max_size=3), st.floats())
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES)
+def test_the_testers_shortcuts_read_canonical_text_as_the_restricted_parser_does(value):
+    from execverify_data.sandbox._tester import _from_canonical
+    from execverify_data.values import encode, parse
+
+    canonical = encode(value)
+    fast, slow = _from_canonical(canonical.text, canonical.type), parse(canonical.text)
+    assert type(fast) is type(slow) and repr(fast) == repr(slow)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import socket
 from collections import deque
 
@@ -42,9 +43,14 @@ def _compile_test(test: str):
     return code
 
 
+_FLOAT = re.compile(r"-?(?:\d+\.\d+(?:e[+-]\d+)?|\d+e[+-]\d+)")
+_INTS = re.compile(r"-?\d{1,100}(?:, -?\d{1,100})*")
+
+
 def _from_canonical(text: str, type_name: str):
-    """The value of a candidate's canonical text, read with the restricted parser (with exact
-    shortcuts for the commonest scalars, which give what ``values.parse`` gives)."""
+    """The value of a candidate's canonical text, read with the restricted parser, with exact
+    shortcuts for the commonest shapes (ints, floats, plain strings, lists and tuples of ints),
+    which give what ``values.parse`` gives (``tests/test_sandbox.py`` checks that they do)."""
     from execverify_data.values import parse
 
     if type_name == "int" and text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())) \
@@ -54,9 +60,19 @@ def _from_canonical(text: str, type_name: str):
         return text == "True"
     if type_name == "NoneType" and text == "None":
         return None
+    if type_name == "float" and _FLOAT.fullmatch(text):
+        return float(text)
     if type_name == "str" and len(text) >= 2 and text[0] == text[-1] == "'" and text.isprintable() \
             and "\\" not in text and "'" not in text[1:-1]:
         return text[1:-1]
+    if type_name in ("list", "tuple") and len(text) < 1 << 16:
+        inner = text[1:-1]
+        if type_name == "tuple" and inner.endswith(","):
+            inner = inner[:-1]
+        if (text[:1], text[-1:]) == (("[", "]") if type_name == "list" else ("(", ")")) \
+                and (inner == "" or _INTS.fullmatch(inner)) and (type_name == "list" or inner or text == "()"):
+            values = [int(item) for item in inner.split(", ")] if inner else []
+            return values if type_name == "list" else tuple(values)
     return parse(text, max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
 
 

@@ -33,6 +33,7 @@ for the candidate's functions and writes the verdict straight to the host.
 from __future__ import annotations
 
 import fcntl
+import gc
 import io
 import math
 import os
@@ -110,6 +111,7 @@ def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids
     if cfg.get("seccomp"):
         _seccomp.install_compiled(zygote.seccomp_program, os.getpid(), zygote.seccomp_offsets)
     os.environ.clear()
+    gc.enable()  # off in the zygote only
     sys.stdin, sys.stdout, sys.stderr = zygote.streams  # made before the fork: fds 0-2 are the child's own now
     sys.argv = [""]
 
@@ -503,10 +505,9 @@ def main() -> None:
         except OSError:
             cfg["seccomp"] = False
     imports = zygote.probe()
-    import gc
-
     gc.collect()
     gc.freeze()  # children's collections then skip (and do not copy-on-write) the zygote's objects
+    gc.disable()  # the zygote's own loop makes no cycles to speak of; a collection would touch its pages
     _wire.send_message(channel, _wire.pack_json({
         "ready": True, "pid": os.getpid(), "uid": os.getuid(), "seccomp": bool(cfg.get("seccomp")),
         "landlock": int(cfg.get("landlock") or 0) if zygote.landlock_rules is not None else 0, "imports": imports}))

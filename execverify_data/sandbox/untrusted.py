@@ -59,7 +59,7 @@ __all__ = [
 #: Largest accepted code text, in UTF-8 bytes (longer code gives ``Status.REJECTED``).
 MAX_CODE_BYTES = 1 << 20
 #: Seconds a call may take beyond its timeout before its worker is killed and replaced.
-HOST_GRACE = 1.0
+HOST_GRACE = 0.8
 #: Largest result frame of a call (the canonical values of all its calls).
 MAX_RESULT_BYTES = 16 * 1024 * 1024
 _MAX_VERDICT_BYTES = 1 << 20
