@@ -58,6 +58,7 @@ PREIMPORTS = (
     "ctypes", "execverify_data.values",
 )
 
+_CHILD_NAME = b"ev-child"
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
 _TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gone
 
@@ -77,6 +78,7 @@ def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids
         os.setgid(ids[1])
         os.setuid(ids[0])
     _linux.prctl(_linux.PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
+    _linux.prctl(_linux.PR_SET_NAME, _CHILD_NAME)  # "ev-child" in ps and /proc/<pid>/comm (the tester renames itself)
     if zygote.landlock_fd is not None:  # no_new_privs: set in the zygote, inherited
         _linux.restrict_self(zygote.landlock_fd)
     elif zygote.landlock_rules is not None:
