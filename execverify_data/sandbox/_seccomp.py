@@ -46,11 +46,12 @@ class _ArgCmp(ctypes.Structure):
     ]
 
 
-# Denied outright (EPERM). Names unknown on this architecture are skipped.
-_DENY = (
-    "fork", "vfork", "execve", "execveat",
-    "socket", "socketpair",
-    "tkill", "pidfd_send_signal", "pidfd_open", "pidfd_getfd",
+# Denied outright (EPERM). Names unknown on this architecture are skipped. The *shared* part
+# is installed once in the zygote itself (its children inherit it without a new compilation);
+# the *child* part, which a zygote needs for itself (processes, uids, its tester's socket
+# pair), is loaded by each child on top of it, with its own pid in the signal rules.
+_DENY_SHARED = (
+    "execve", "execveat", "socket",
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
     "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
@@ -59,8 +60,6 @@ _DENY = (
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
     "reboot", "swapon", "swapoff", "acct", "syslog", "quotactl",
-    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
-    "setfsuid", "setfsgid", "capset",
     "settimeofday", "clock_settime", "adjtimex", "clock_adjtime",
     "sethostname", "setdomainname", "vhangup", "migrate_pages", "move_pages", "mbind",
     # IPC objects outlive the call (SysV) or cross between calls of a worker
@@ -69,6 +68,13 @@ _DENY = (
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
     "ioprio_set", "name_to_handle_at", "open_by_handle_at", "process_madvise", "process_mrelease",
 )
+_DENY_CHILD = (
+    "fork", "vfork", "socketpair",
+    "tkill", "pidfd_send_signal", "pidfd_open", "pidfd_getfd",
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
+    "setfsuid", "setfsgid", "capset",
+)
+PARTS = ("all", "shared", "child")
 # Calls that act on another process when their ``pid`` argument (index) is not 0 (the caller).
 _OTHERS_BY_ARG = (("prlimit64", 0), ("setpriority", 1), ("sched_setaffinity", 0), ("sched_setparam", 0),
                   ("sched_setscheduler", 0), ("sched_setattr", 0))
@@ -141,27 +147,31 @@ _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
 
-def _build(lib, pid: int):
+def _build(lib, pid: int, part: str = "all"):
     ctx = lib.seccomp_init(_ACT_ALLOW)
     if not ctx:
         raise OSError(errno.ENOMEM, "seccomp_init failed")
     try:
         eperm = _act_errno(errno.EPERM)
-        for name in _DENY:
-            _rule(lib, ctx, eperm, name)
-        # new processes: clone without CLONE_THREAD; clone3 cannot be inspected (pointer argument)
-        _rule(lib, ctx, eperm, "clone", (0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
-        _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
-        # signals only to itself (glibc passes pid sign-extended to a long)
-        for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
-            _rule(lib, ctx, eperm, name, (0, _CMP_NE, pid, 0))
-        for name, index in _OTHERS_BY_ARG:
-            _rule(lib, ctx, eperm, name, (index, _CMP_NE, 0, 0))
-        for name in ("fcntl", "fcntl64"):
-            for command in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX):
-                _rule(lib, ctx, eperm, name, (1, _CMP_EQ, command, 0))
-        for command in (_FIOSETOWN, _SIOCSPGRP):
-            _rule(lib, ctx, eperm, "ioctl", (1, _CMP_EQ, command, 0))
+        if part in ("all", "shared"):
+            for name in _DENY_SHARED:
+                _rule(lib, ctx, eperm, name)
+            for name, index in _OTHERS_BY_ARG:
+                _rule(lib, ctx, eperm, name, (index, _CMP_NE, 0, 0))
+            for name in ("fcntl", "fcntl64"):
+                for command in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX):
+                    _rule(lib, ctx, eperm, name, (1, _CMP_EQ, command, 0))
+            for command in (_FIOSETOWN, _SIOCSPGRP):
+                _rule(lib, ctx, eperm, "ioctl", (1, _CMP_EQ, command, 0))
+        if part in ("all", "child"):
+            for name in _DENY_CHILD:
+                _rule(lib, ctx, eperm, name)
+            # new processes: clone without CLONE_THREAD; clone3 cannot be inspected (pointer argument)
+            _rule(lib, ctx, eperm, "clone", (0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
+            _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
+            # signals only to itself (glibc passes pid sign-extended to a long)
+            for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+                _rule(lib, ctx, eperm, name, (0, _CMP_NE, pid, 0))
     except BaseException:
         lib.seccomp_release(ctx)
         raise
@@ -185,12 +195,15 @@ def install_filter() -> None:
         lib.seccomp_release(ctx)
 
 
-def compile_filter() -> bytes:
-    """The filter as classic BPF, with :data:`PID_PLACEHOLDER` where the pid goes."""
+def compile_filter(part: str = "all") -> bytes:
+    """The filter (or its ``"shared"`` or ``"child"`` part) as classic BPF, with
+    :data:`PID_PLACEHOLDER` where the pid goes."""
+    if part not in PARTS:
+        raise ValueError(f"unknown filter part {part!r}; valid names: {', '.join(PARTS)}")
     lib = load_library()
     if lib is None:
         raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
-    ctx = _build(lib, PID_PLACEHOLDER)
+    ctx = _build(lib, PID_PLACEHOLDER, part)
     fd = os.memfd_create("execverify-seccomp", os.MFD_CLOEXEC)
     try:
         rc = lib.seccomp_export_bpf(ctx, fd)

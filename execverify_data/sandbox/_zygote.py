@@ -501,9 +501,10 @@ def main() -> None:
     _forget_package(cfg.get("package_fd"))
     zygote = Zygote(cfg, channel)
     if cfg.get("seccomp"):
-        try:  # compiled once here; each child only patches in its pid and loads it
-            zygote.seccomp_program = _seccomp.compile_filter()
+        try:  # compiled once here; each child only patches in its pid and loads the small child part
+            zygote.seccomp_program = _seccomp.compile_filter("child")
             zygote.seccomp_offsets = _seccomp.placeholder_offsets(zygote.seccomp_program)
+            _seccomp.install_compiled(_seccomp.compile_filter("shared"), os.getpid())  # the zygote's own, inherited
         except OSError:
             cfg["seccomp"] = False
     imports = zygote.probe()
