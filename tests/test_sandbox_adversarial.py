@@ -285,6 +285,13 @@ def test_a_deep_tree_neither_survives_into_the_next_sample_nor_breaks_close(worl
         reward = _reward_for(single)
         assert reward(prompts=[""] * 3, completions=[attack] * 3, tests=[TESTS[:1]] * 3) == [0.0] * 3
         tmpdirs = [worker.tmpdir for worker in single._workers if worker.tmpdir]
+        for tmpdir in tmpdirs:  # on the host's disk (no bwrap): the trees left go, while the worker is idle
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and any(
+                    os.listdir(os.path.join(tmpdir, d)) for d in os.listdir(tmpdir) if d.startswith("trash-")):
+                time.sleep(0.1)
+            assert sorted(d.split("-")[0] for d in os.listdir(tmpdir)) == ["tester", "trash"]
+            assert not any(os.listdir(os.path.join(tmpdir, d)) for d in os.listdir(tmpdir) if d.startswith("trash-"))
         single.close()  # before: RecursionError from shutil.rmtree on 3.11
         assert not any(os.path.exists(path) for path in tmpdirs)
 

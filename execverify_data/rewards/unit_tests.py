@@ -17,6 +17,7 @@ tell a right program from a wrong one.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import threading
 import warnings
@@ -61,6 +62,7 @@ def extract_code(completion: Any) -> str:
 # --------------------------------------------------------------------------- tests
 
 
+@functools.lru_cache(maxsize=8192)  # a GRPO group runs every test against each of its completions
 def split_assertion(test: str) -> tuple[str, CanonicalValue] | None:
     """Split ``assert CALL == EXPECTED`` into ``CALL`` (to run in the sandbox) and the canonical
     ``EXPECTED`` (parsed here with :func:`values.parse`, never evaluated); ``None`` for any other form.
@@ -116,6 +118,7 @@ def _with_check_call(test: str, entry_point: str | None) -> str:
 # --------------------------------------------------------------------------- validating tests
 
 
+@functools.lru_cache(maxsize=8192)
 def _asserts_something(test: str) -> bool:
     """Whether a test can fail: it parses and has an ``assert`` (or an ``assert*`` call, or a
     ``raise``) that mentions a name, so that its outcome may depend on the program."""

@@ -143,6 +143,7 @@ class Zygote:
         self.trash = os.path.join(self.base, f"trash-{os.getpid()}")
         os.mkdir(self.trash, 0o700)
         self.trash_count = 0
+        self.trashed = False
         self.landlock_rules = self._landlock_rules(cfg)
         self.landlock_fd = None
         if self.landlock_rules is not None:
@@ -426,6 +427,7 @@ class Zygote:
         except OSError:
             # whatever tree it left is moved where no child can reach it, and removed while the zygote is idle
             self.trash_count += 1
+            self.trashed = True
             try:
                 os.rename(workdir, os.path.join(self.trash, str(self.trash_count)))
             except OSError:
@@ -534,7 +536,8 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             response = {"error": f"zygote error: {describe(exc)}"}
         _wire.send_message(channel, _wire.pack_json(response))
-        clean = clean and not os.listdir(zygote.trash)
+        if zygote.trashed:  # this job left a tree behind: remove it while idle
+            zygote.trashed, clean = False, False
     zygote._drop_tester()
     for path in (zygote.tester_dir, zygote.trash):
         try:
