@@ -232,40 +232,51 @@ class _Worker:
     def run(self, job: dict, fds: list[int], reader: int, cap: int, deadline: float):
         """Send ``job`` with ``fds``; read ``reader`` (up to ``cap`` bytes) until the zygote answers.
 
+        ``reader`` is this method's to close: it is closed as soon as more than ``cap`` bytes
+        came, so that the child's next write fails at once instead of blocking until its timeout.
         Returns ``(response, data, overflow)``; ``response`` is ``None`` when the zygote died,
         broke the protocol or missed ``deadline``."""
         data = bytearray()
         overflow = False
         try:
-            self.proc.send(_wire.pack_json(job), fds)
-        except OSError:
-            return None, b"", False
-        poller = select.poll()
-        poller.register(self.proc.sock, select.POLLIN)
-        poller.register(reader, select.POLLIN)
-        response = None
-        while response is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None, bytes(data), overflow
-            for fd, _ in poller.poll(left * 1000):
-                if fd == reader:
-                    chunk = _read_some(reader, cap + 1 - len(data))
-                    if chunk:
+            try:
+                self.proc.send(_wire.pack_json(job), fds)
+            except OSError:
+                return None, b"", False
+            poller = select.poll()
+            poller.register(self.proc.sock, select.POLLIN)
+            poller.register(reader, select.POLLIN)
+            response = None
+            while response is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None, bytes(data[:cap]), overflow
+                for fd, _ in poller.poll(left * 1000):
+                    if fd == reader:
+                        chunk = _read_some(reader, cap + 1 - len(data))
+                        if chunk is None:  # nothing after all
+                            continue
                         data += chunk
-                    if not chunk or len(data) > cap:
-                        poller.unregister(reader)
-                        overflow = overflow or len(data) > cap
-                elif fd == self.proc.sock.fileno():
-                    response = self.proc.recv(deadline)
-                    if not isinstance(response, dict):
-                        return None, bytes(data), overflow
-        while len(data) <= cap:  # what the child wrote before it ended (nobody can still be writing)
-            chunk = _read_some(reader, cap + 1 - len(data))
-            if not chunk:
-                break
-            data += chunk
-        return response, bytes(data[:cap]), overflow or len(data) > cap
+                        if not chunk or len(data) > cap:  # end of file, or more than anything valid
+                            poller.unregister(reader)
+                            overflow = len(data) > cap
+                            if overflow:
+                                os.close(reader)
+                                reader = -1
+                    elif fd == self.proc.sock.fileno():
+                        response = self.proc.recv(deadline)
+                        if not isinstance(response, dict):
+                            return None, bytes(data[:cap]), overflow
+            while reader >= 0 and not overflow:  # what the child wrote before it ended (nobody still writes)
+                chunk = _read_some(reader, cap + 1 - len(data))
+                if not chunk:
+                    break
+                data += chunk
+                overflow = len(data) > cap
+            return response, bytes(data[:cap]), overflow
+        finally:
+            if reader >= 0:
+                _close(reader)
 
     def close(self) -> None:
         """Stop the zygote and remove what it leaves (idempotent; never raises)."""
@@ -288,11 +299,12 @@ class _Worker:
         self.close()
 
 
-def _read_some(fd: int, n: int) -> bytes:
+def _read_some(fd: int, n: int) -> bytes | None:
+    """Up to ``n`` bytes of a non-blocking pipe: ``b""`` at end of file, ``None`` when nothing is there yet."""
     try:
         return os.read(fd, max(1, min(n, 1 << 20)))
     except (BlockingIOError, InterruptedError):
-        return b""
+        return None
     except OSError:
         return b""
 
@@ -624,7 +636,7 @@ def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdi
     try:
         response, data, overflow = worker.run(job, fds, result_r, MAX_RESULT_BYTES, deadline)
     finally:
-        _close(*(fd for fd in fds if fd not in (out, err)), result_r)
+        _close(*(fd for fd in fds if fd not in (out, err)))
     try:
         if not _valid_response(response):
             return _KILLED, False
@@ -664,7 +676,7 @@ def _run_test(worker: _Worker, limits: dict, request: bytes, test: bytes, deadli
     try:
         response, data, overflow = worker.run({"mode": "test", **limits}, fds, verdict_r, _MAX_VERDICT_BYTES, deadline)
     finally:
-        _close(fds[0], fds[3], verdict_w, verdict_r)
+        _close(fds[0], fds[3], verdict_w)
     try:
         if not _valid_response(response):
             return _KILLED, False
