@@ -340,9 +340,9 @@ _VALUES = st.one_of(st.integers(), st.floats(allow_nan=False), st.text(max_size=
 @settings(max_examples=400, deadline=None)
 @given(_VALUES)
 def test_the_testers_shortcuts_read_canonical_text_as_the_restricted_parser_does(value):
-    from execverify_data.sandbox._tester import _from_canonical
+    from execverify_data.sandbox._tester import read_canonical
     from execverify_data.values import encode, parse
 
     canonical = encode(value)
-    fast, slow = _from_canonical(canonical.text, canonical.type), parse(canonical.text)
+    fast, slow = read_canonical(canonical.text, canonical.type), parse(canonical.text)
     assert type(fast) is type(slow) and repr(fast) == repr(slow)

@@ -260,3 +260,43 @@ def test_the_reward_never_passes_a_program_on_a_test_that_cannot_fail(reward):
                      tests=[["", "x = 1", "assert True", "assert add(1, 2) == 3"], []],
                      stdio_tests=[[], [{"stdin": "", "stdout": ""}, {"stdin": "", "stdout": None}]])
     assert out == [0.25, 0.0]
+
+
+# --------------------------------------------------------------------------- tests decided here
+
+
+@pytest.mark.slow
+def test_tests_decided_here_agree_with_the_tester_on_humaneval():
+    """A test whose outcome follows from its calls' answers is decided in this process; on every
+    HumanEval problem and three kinds of programs (right, a stub, a wrong constant) that verdict
+    is the tester's."""
+    from execverify_data.rewards.unit_tests import _decidable, _with_check_call
+    from execverify_data.sandbox import UntrustedPool
+
+    problems = humaneval_records()
+    decided = [p for p in problems if _decidable(_with_check_call(p["test"], p["entry_point"]), p["entry_point"])]
+    assert len(decided) >= 140
+    variants = {"right": lambda p: p["prompt"] + p["canonical_solution"], "stub": lambda p: p["prompt"] + "    pass\n",
+                "constant": lambda p: p["prompt"] + "    return 0\n"}
+    with UntrustedPool(2) as pool:
+        here = UnitTestReward(timeout=3.0)
+        here._get_pool = lambda: pool
+        for name, make in variants.items():
+            jobs = [{"code": make(p), "test": _with_check_call(p["test"], p["entry_point"]), "timeout": 3.0} for p in decided]
+            tester = [r.test_passed is True and r.ok for r in pool.run_many(jobs)]
+            out = here(prompts=[""] * len(decided), completions=[make(p) for p in decided],
+                       tests=[[p["test"]] for p in decided], entry_point=[p["entry_point"] for p in decided])
+            assert [score == 1.0 for score in out] == tester, name
+            if name == "right":
+                assert all(tester)
+
+
+def test_a_test_decided_here_falls_back_to_the_tester_when_an_answer_is_too_large(reward):
+    code = "def big(n):\n    return list(range(n))\n"
+    test = "def check(candidate):\n    assert len(candidate(20000)) == 20000\n    assert candidate(3) == [0, 1, 2]\n"
+    from execverify_data.rewards.unit_tests import _decidable, _with_check_call
+
+    assert _decidable(_with_check_call(test, "big"), "big") is not None
+    assert reward(prompts=[""], completions=[code], tests=[[test]], entry_point=["big"]) == [1.0]
+    wrong = "def big(n):\n    return list(range(n + 1))\n"
+    assert reward(prompts=[""], completions=[wrong], tests=[[test]], entry_point=["big"]) == [0.0]

@@ -266,6 +266,7 @@ class UnitTestReward:
         self._pool = None
         self._lock = threading.Lock()
         self._warned = False
+        self._costs: dict[tuple, float] = {}  # seconds a job took, by its test, calls and stdin
 
     def _get_pool(self):
         from execverify_data.sandbox import UntrustedPool, default_pool
@@ -307,43 +308,83 @@ class UnitTestReward:
                 raise InvalidArgument("each row of stdio_tests must be a list of {'stdin', 'stdout'} dicts, "
                                       f"got {[type(c).__name__ for c in row_stdio]}")
             code = extract_code(completion)
-            checks: list = []  # (kind, job index or None, call index or None, expected or None)
-            usable = [t for t in row_tests if _asserts_something(t)]
-            equality = [(t, split_assertion(t)) for t in usable]
-            calls = [split[0] for _, split in equality if split is not None]
-            eq_job = None
-            if calls:
-                eq_job = len(jobs)
-                jobs.append(self._job(code, calls=calls))
-            call_index = 0
-            for test, split in equality:
+            checks: list = []  # (kind, job index, detail): detail = (call index, expected) | (call index, Decidable) | ...
+            calls: list[str] = []  # the row's call-mode execution: equality splits and tests decided here
+            pending = []
+            for test in row_tests:
+                if not _asserts_something(test):
+                    continue
+                split = split_assertion(test)
                 if split is not None:
-                    checks.append(("eq", eq_job, call_index, split[1]))
-                    call_index += 1
+                    pending.append(("eq", (len(calls), split[1])))
+                    calls.append(split[0])
+                    continue
+                full = _with_check_call(test, row_entry)
+                decided = _decidable(full, row_entry)
+                if decided is not None:
+                    pending.append(("host", (len(calls), decided, code, full)))
+                    calls.extend(decided.calls)
                 else:
-                    checks.append(("test", len(jobs), None, None))
-                    jobs.append(self._job(code, test=_with_check_call(test, row_entry)))
+                    pending.append(("test", None))
+                    jobs.append(self._job(code, test=full))
+                    pending[-1] = ("test", len(jobs) - 1)
+            call_job = None
+            if calls:
+                call_job = len(jobs)
+                jobs.append(self._job(code, calls=calls))
+            for kind, detail in pending:
+                checks.append((kind, detail, None) if kind == "test" else (kind, call_job, detail))
             for case in row_stdio:
                 expected = case.get("stdout")
                 if isinstance(case.get("stdin"), str) and isinstance(expected, str) and expected.strip():
-                    checks.append(("stdio", len(jobs), None, expected))
+                    checks.append(("stdio", len(jobs), expected))
                     jobs.append(self._job(code, stdin=case["stdin"], output_limit=max(1 << 16, 2 * len(expected) + 4096)))
-            unusable = len(row_tests) - len(usable) + len(row_stdio) - sum(kind == "stdio" for kind, *_ in checks)
-            if unusable and not self._warned:
+            usable = len(checks)
+            if usable < len(row_tests) + len(row_stdio) and not self._warned:
                 self._warned = True
                 warnings.warn("unit_test_reward: some tests assert nothing or give no expected output; they count as "
                               "failed (validate_tests says which)", stacklevel=2)
             plans.append((len(row_tests) + len(row_stdio), checks))
-        results = self._get_pool().run_many(jobs) if jobs else []
+        pool = self._get_pool()
+        results = self._run(pool, jobs)
+        # a test decided here whose answers were too large to cross in call mode runs again with the tester
+        retry = [(i, j) for i, plan in enumerate(plans) if plan for j, (kind, job, detail) in enumerate(plan[1])
+                 if kind == "host" and _needs_tester(results[job], detail)]
+        if retry:
+            extra = self._run(pool, [self._job(plans[i][1][j][2][2], test=plans[i][1][j][2][3]) for i, j in retry])
+            for (i, j), result in zip(retry, extra):
+                plans[i][1][j] = ("test", len(results), None)
+                results.append(result)
         rewards: list[float | None] = []
         for plan in plans:
             if plan is None:
                 rewards.append(None)
                 continue
             total, checks = plan
-            passed = sum(_passed(results[job], kind, index, expected) for kind, job, index, expected in checks)
+            passed = sum(_passed(results[job], kind, detail) for kind, job, detail in checks)
             rewards.append(passed / total)
         return rewards
+
+    def _run(self, pool, jobs: list[dict]) -> list:
+        """Run ``jobs`` on ``pool``, those whose test took longest before first (a GRPO batch runs every
+        test once per completion, and epochs run them again): a slow test started last would keep
+        the whole call waiting while the other workers idle. Results come back in the jobs' order."""
+        if not jobs:
+            return []
+        keys = [(job["test"], tuple(job["calls"]), job["stdin"]) for job in jobs]
+        with self._lock:
+            expected = [self._costs.get(key, float("inf")) for key in keys]
+        order = sorted(range(len(jobs)), key=lambda i: -expected[i])
+        ran = pool.run_many([jobs[i] for i in order])
+        results: list = [None] * len(jobs)
+        with self._lock:
+            if len(self._costs) > 65536:
+                self._costs.clear()
+            for i, result in zip(order, ran):
+                results[i] = result
+                previous = self._costs.get(keys[i])
+                self._costs[keys[i]] = result.duration_s if previous is None else (previous + result.duration_s) / 2
+        return results
 
     def _job(self, code: str, *, calls: Sequence[str] = (), test: str | None = None, stdin: str | None = None,
              output_limit: int = 1 << 16) -> dict:
@@ -360,7 +401,43 @@ class UnitTestReward:
         return f"UnitTestReward(timeout={self.timeout}, memory_mb={self.memory_mb}, workers={self.workers})"
 
 
-def _passed(result, kind: str, index: int | None, expected) -> bool:
+def _answers(result, start: int, count: int) -> list | None:
+    """The values of calls ``start .. start + count`` of a call-mode result, read with the restricted
+    parser (an exception instance for a call that raised or gave no canonical value), or ``None``
+    when one was too large to cross in call mode."""
+    from execverify_data.sandbox._tester import read_canonical
+
+    answers: list = []
+    for call in result.calls[start:start + count]:
+        if call.error is not None:
+            answers.append(RuntimeError(call.error))
+        elif call.value.askable:
+            try:
+                answers.append(read_canonical(call.value.text, call.value.type))
+            except (AnswerError, ValueError, TypeError, RecursionError):
+                answers.append(TypeError("unreadable answer"))
+        elif call.value.reason == "too large":
+            return None
+        else:
+            answers.append(TypeError(f"a {call.value.type} has no canonical value"))
+    return answers if len(answers) == count else [RuntimeError("missing answers")] * count
+
+
+def _needs_tester(result, detail) -> bool:
+    from execverify_data.sandbox import Status
+
+    start, decided, _, _ = detail
+    return result.status is Status.OK and _answers(result, start, len(decided.calls)) is None
+
+
+@functools.lru_cache(maxsize=8192)
+def _decidable(test: str, entry_point: str | None):
+    from execverify_data.sandbox._prefetch import decidable
+
+    return decidable(test, entry_point)
+
+
+def _passed(result, kind: str, detail) -> bool:
     from execverify_data.sandbox import Status
 
     if result.status is not Status.OK:
@@ -368,8 +445,13 @@ def _passed(result, kind: str, index: int | None, expected) -> bool:
     if kind == "test":
         return result.test_passed is True
     if kind == "stdio":
-        return stdout_matches(result.stdout, expected)
-    if index is None or index >= len(result.calls):
+        return stdout_matches(result.stdout, detail)
+    if kind == "host":
+        start, decided, _, _ = detail
+        answers = _answers(result, start, len(decided.calls))
+        return answers is not None and decided.verdict(answers)
+    index, expected = detail
+    if index >= len(result.calls):
         return False
     call = result.calls[index]
     return call.ok and call.value.askable and same(expected, call.value.text)

@@ -47,7 +47,7 @@ _FLOAT = re.compile(r"-?(?:\d+\.\d+(?:e[+-]\d+)?|\d+e[+-]\d+)")
 _INTS = re.compile(r"-?\d{1,100}(?:, -?\d{1,100})*")
 
 
-def _from_canonical(text: str, type_name: str):
+def read_canonical(text: str, type_name: str):
     """The value of a candidate's canonical text, read with the restricted parser, with exact
     shortcuts for the commonest shapes (ints, floats, plain strings, lists and tuples of ints),
     which give what ``values.parse`` gives (``tests/test_sandbox.py`` checks that they do)."""
@@ -130,7 +130,7 @@ def _test_once(test: str, replies: int, calls: int) -> dict:
                 _, text, type_name, askable = reply
                 if askable != "1":
                     raise TypeError(f"{name}() returned a {type_name}, which has no canonical value")
-                return _from_canonical(text, type_name)
+                return read_canonical(text, type_name)
             _, error, message, memory = reply
             state["memory"] = state["memory"] or memory == "1"
             exc_type = getattr(builtins, error, None)
