@@ -31,7 +31,13 @@ sandbox-deps:
 	  fi; \
 	  command -v bwrap >/dev/null 2>&1 || echo "note: bubblewrap is not installed (Debian package bubblewrap); the sandbox tests that need it are skipped"; }
 
+# headless Chromium for the browser tests of `execverify view` (Debian's packages; skipped without them)
+CHROMIUM_APT := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+
 test: venv sandbox-deps
+	@command -v chromedriver >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+	  { $(CHROMIUM_APT) || { apt-get update -qq && $(CHROMIUM_APT); }; }; } || \
+	  echo "warning: could not install chromium/chromium-driver; the browser tests of execverify view will be skipped"
 	$(PY) -m pytest
 
 bench: venv

@@ -63,26 +63,6 @@ def bench_inputs(n: int = 300) -> dict[str, float]:
     return out
 
 
-_REEXECUTE = """
-import sys, glob, pyarrow.parquet as pq
-from execverify_data.values import encode, parse_arguments
-calls = same = 0
-bad = []
-for path in sorted(glob.glob(sys.argv[1] + "/shard-*.parquet")):
-    for row in pq.read_table(path, columns=["id", "code", "entry_point", "inputs", "outputs"]).to_pylist():
-        namespace = {"__name__": "__reexecute__"}
-        exec(compile(row["code"], "<program>", "exec"), namespace)  # trusted: our own synthesized programs
-        for text, expected in zip(row["inputs"], row["outputs"]):
-            calls += 1
-            args, _ = parse_arguments(text)
-            got = encode(namespace[row["entry_point"]](*args)).text
-            same += got == expected
-            if got != expected and len(bad) < 5:
-                bad.append((row["id"], text, expected, got))
-print(calls, same, repr(bad))
-"""
-
-
 _RETRACE = """
 import sys, glob, warnings, pyarrow.parquet as pq
 from execverify_data.synth.retrace import trace_digest
@@ -109,16 +89,16 @@ def retrace_under_seeds(out: Path, seeds: list[int]) -> tuple[int, list[str]]:
     return len(runs[0]) - 1, differ
 
 
-def reexecute(out: Path) -> tuple[int, int, list]:
-    """Call every recorded input plainly in a fresh interpreter with another hash seed; (calls, equal outputs, examples)."""
-    import os
-    import subprocess
-    import sys
+def reexecute(out: Path, states: bool) -> tuple[int, int, list]:
+    """Run every recorded pair as source in fresh interpreters (``execverify_data.reexecute``);
+    (calls, events compared, mismatches)."""
+    import pyarrow.parquet as pq
 
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    done = subprocess.run([sys.executable, "-c", _REEXECUTE, str(out)], env=env, capture_output=True, text=True, check=True)
-    calls, same, bad = done.stdout.split(" ", 2)
-    return int(calls), int(same), eval(bad)  # trusted: our own child's repr of a list of strings
+    from execverify_data.reexecute import check_rows
+
+    rows = [r for p in sorted(out.glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
+    report = check_rows(rows, states=states, workers=2)
+    return report.calls, report.events, report.mismatches
 
 
 def _cpu(who: int) -> float:
@@ -158,6 +138,8 @@ def main() -> None:
                         help="instead, synthesize ROWS rows in this process and print accepted programs per CPU-second")
     parser.add_argument("--check-seeds", type=int, default=0, metavar="N",
                         help="also trace every recorded call under hash seeds 0..N and compare (slow: ~1 min per 20k programs and seed)")
+    parser.add_argument("--check-states", action="store_true",
+                        help="also compare every traced event with an independent tracer in the fresh interpreters")
     args = parser.parse_args()
     if args.one_process:
         import os
@@ -199,9 +181,11 @@ def main() -> None:
     print("  median trace length by level: " + ", ".join(
         f"L{lv}={v['median_trace_length']}" for lv, v in sorted(summary["levels"].items())))
     print("  rejections: " + json.dumps(summary["rejected"]))
-    calls, same, bad = reexecute(out)
-    print(f"  plain re-execution in a fresh interpreter (PYTHONHASHSEED=12345): {same}/{calls} outputs equal"
-          + (f"; first differences: {bad}" if bad else ""))
+    calls, events, bad = reexecute(out, args.check_states)
+    print(f"  re-execution of the rows' text in fresh interpreters (PYTHONHASHSEED=12345): {calls - len({(m.id, m.input) for m in bad})}"
+          f"/{calls} calls give the recorded output and pass `assert f(INPUT) == OUTPUT`"
+          + (f"; {events} traced events equal to an independent tracer's" if args.check_states else "")
+          + (f"; first differences: {bad[:5]}" if bad else ""))
     if args.check_seeds:
         seeds = list(range(args.check_seeds + 1))
         calls, differ = retrace_under_seeds(out, seeds)

@@ -31,6 +31,7 @@ from execverify_data.errors import InvalidArgument
 __all__ = [
     "dataset_version",
     "hyperparameter_rows",
+    "reproduce_command",
     "render_model_card",
     "stack_versions",
     "write_model_card",
@@ -114,6 +115,30 @@ def write_model_card(output_dir: str | os.PathLike[str], template_path: str | os
     return out
 
 
+def reproduce_command(recipe: str, *, world_size: int | None = None, zero_stage: str | None = None,
+                      args_file: str = "recipe_args.yaml") -> str:
+    """The command that re-runs a recipe from the arguments file written beside its model.
+
+    ``world_size`` and ``zero_stage`` default to what ``accelerate launch`` put in the
+    environment (``WORLD_SIZE``, ``ACCELERATE_DEEPSPEED_ZERO_STAGE``).
+
+    >>> reproduce_command("sft_warmup.py", world_size=1, zero_stage="")
+    'python training_examples/sft_warmup.py --config recipe_args.yaml'
+    >>> print(reproduce_command("grpo_execution.py", world_size=8, zero_stage="3"))
+    accelerate launch --config_file training_examples/accelerate_configs/zero3.yaml --num_processes 8 \\
+        training_examples/grpo_execution.py --config recipe_args.yaml
+    """
+    world_size = int(os.environ.get("WORLD_SIZE", "1")) if world_size is None else world_size
+    zero_stage = os.environ.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", "") if zero_stage is None else zero_stage
+    script = f"training_examples/{recipe} --config {args_file}"
+    if zero_stage in ("2", "3"):
+        return (f"accelerate launch --config_file training_examples/accelerate_configs/zero{zero_stage}.yaml "
+                f"--num_processes {world_size} \\\n    {script}")
+    if world_size > 1:
+        return f"accelerate launch --num_processes {world_size} \\\n    {script}"
+    return f"python {script}"
+
+
 def write_recipe_card(
     recipe: str,
     script_args: Any,
@@ -121,28 +146,37 @@ def write_recipe_card(
     model_args: Any,
     *,
     hyperparameters: Iterable[str],
+    merged_adapter: bool = False,
     **fields: Any,
 ) -> Path:
     """Write the shipped model card template next to a recipe's saved model.
 
     Fills what every recipe shares from TRL's argument objects (model name, base model,
-    dataset and its version, the ``hyperparameters`` named, the evaluation and training
-    commands); ``fields`` carry the recipe's own (method, configs, rows, rewards...).
+    dataset and its version, the ``hyperparameters`` named, the evaluation command, and the
+    reproduce command, which reads the arguments file that
+    :func:`execverify_data.training.finish_training` writes beside the model); ``fields`` carry
+    the recipe's own (method, configs, rows, rewards...).
     """
     from execverify_data.cards import template_path
 
     output_dir = training_args.output_dir
+    inputs = getattr(script_args, "recipe_inputs", None)
+    config_file = f"`{inputs.config_path}`" if inputs is not None and inputs.config_path else "(none)"
+    notes = ("Trained as a LoRA adapter (kept in `adapter/`), merged here into a full model that the next stage "
+             "loads with `--model_name_or_path`." if merged_adapter else "Full fine-tuning.")
     return write_model_card(
         output_dir,
         template_path("model_card.md"),
         model_name=Path(output_dir).name,
         base_model=model_args.model_name_or_path,
+        base_revision=model_args.model_revision or "main",
         recipe=recipe,
         dataset=script_args.dataset_name,
         dataset_revision=script_args.data_version,
         hyperparameters=hyperparameter_rows(training_args, hyperparameters),
         eval_command=script_args.eval_command.format(output_dir=output_dir),
-        train_command=f"python training_examples/{recipe} --model_name_or_path {model_args.model_name_or_path} "
-        f"--dataset_name {script_args.dataset_name} --output_dir {output_dir}",
+        train_command=reproduce_command(recipe),
+        config_file=config_file,
+        training_notes=notes,
         **fields,
     )

@@ -2,11 +2,14 @@
 
 Row ``i`` of a run depends on ``(seed, i)`` only: its level is ``levels[i % len(levels)]``
 and each attempt ``a`` at it uses the seed :func:`row_seed` ``(seed, i, a)``, from
-which the target, the spec, the program and the inputs are all drawn. A shard is
-the seed range ``[shard * shard_size, (shard + 1) * shard_size)``; it is written
-atomically (temporary file + rename) with its statistics beside it, so a killed run
-resumes by skipping finished shards, and the output is byte-identical whatever
-the number of workers. Duplicates (by normalized AST) are removed within a shard.
+which the target, the spec, the program and the inputs are all drawn. A run keeps the
+first ``n`` distinct programs in row order: a row whose every attempt fails, or whose
+program has the normalized AST of an earlier row's, is left out (and counted), and the
+rows after ``n`` are tried until ``n`` programs are kept. Shard ``s`` holds the kept
+programs of rows ``[s * shard_size, (s + 1) * shard_size)``; it is written atomically
+(temporary file + rename) with its statistics beside it, once every earlier shard is
+written, so a killed run resumes after its last shard, and the output is byte-identical
+whatever the number of workers.
 
 >>> row_seed(0, 5) == row_seed(0, 5), row_seed(0, 5) != row_seed(1, 5)
 (True, True)
@@ -26,13 +29,17 @@ from pathlib import Path
 from typing import Callable
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.sandbox.warm import hash_seeded_pool
 from execverify_data.workdir import claim_folder, write_atomic
 
-__all__ = ["SynthConfig", "row_seed", "level_for", "synthesize_rows", "run_shard", "synthesize", "summarize", "SCHEMA_FIELDS"]
+__all__ = ["SynthConfig", "row_seed", "level_for", "iter_rows", "synthesize_chunk", "synthesize_rows", "synthesize",
+           "summarize", "SCHEMA_FIELDS"]
 
 #: Attempts (fresh seeds) per row before the row is given up.
 ROW_ATTEMPTS = 12
+#: Rows per work unit (a shard is split into chunks, so every worker has work even for one shard).
+CHUNK_ROWS = 25
+#: A run stops trying rows after ``MAX_ROWS_FACTOR * n + shard_size`` rows even if it kept fewer than ``n`` programs.
+MAX_ROWS_FACTOR = 4
 SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "inputs", "outputs",
                  "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version")
 
@@ -42,7 +49,8 @@ class SynthConfig:
     """One synthesis run.
 
     Args:
-        n (`int`): rows (program slots); rows whose every attempt fails are left out and counted.
+        n (`int`): distinct programs the run keeps (rows are tried in order until it has them,
+            or until :attr:`max_rows` rows were tried).
         seed (`int`): the global seed.
         levels (`tuple[int, ...]`, defaults to 1-6): levels in equal shares (row i gets ``levels[i % len]``).
         k (`int`, defaults to 3): inputs per program.
@@ -82,8 +90,9 @@ class SynthConfig:
             raise InvalidArgument(f"need 0 <= min_size <= max_size, got {self.min_size}, {self.max_size}")
 
     @property
-    def n_shards(self) -> int:
-        return -(-self.n // self.shard_size)
+    def max_rows(self) -> int:
+        """The most rows a run tries (a generator that keeps failing must not loop for ever)."""
+        return MAX_ROWS_FACTOR * self.n + self.shard_size
 
     def identity(self) -> dict:
         """What must match for a rerun to resume this run's shards."""
@@ -135,55 +144,131 @@ def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
     }
 
 
-def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) -> tuple[list[dict], dict]:
-    """Records for rows ``[start, stop)`` and the statistics of their attempts."""
+def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer):
+    """Each row of ``[start, stop)`` in order: ``(i, level, counts, accepted or None, seed)``.
+
+    A row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that passes
+    every filter; ``counts`` says what its attempts met (``attempts``, ``generated``,
+    ``generation_failed``, a rejection reason per failed attempt, ``input_raised``, ``row_given_up``).
+    """
     from execverify_data.synth.exprs import GenFail
-    from execverify_data.synth.filters import FilterConfig, Tracer, evaluate
+    from execverify_data.synth.filters import FilterConfig, evaluate
     from execverify_data.synth.generator import generate, spec_for
 
     fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout)
+    for i in range(start, stop):
+        level = level_for(i, config.levels)
+        counts: Counter = Counter()
+        found = None
+        for attempt in range(ROW_ATTEMPTS):
+            s = row_seed(config.seed, i, attempt)
+            spec = spec_for(level, s, min_size=config.min_size, max_size=config.max_size)
+            counts["attempts"] += 1
+            try:
+                program = generate(spec, s)
+            except GenFail:
+                counts["generation_failed"] += 1
+                continue
+            counts["generated"] += 1
+            inputs_raised: dict[str, int] = {}
+            acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised)
+            counts["input_raised"] += inputs_raised.get("input_raised", 0)
+            if acc is None:
+                counts[reason] += 1
+                continue
+            found = (acc, s)
+            break
+        else:
+            counts["row_given_up"] += 1
+        yield i, level, +counts, found[0] if found else None, found[1] if found else None
+
+
+_TRACERS: dict[tuple, object] = {}
+
+
+def _worker_tracer(config: SynthConfig):
+    """One :class:`~execverify_data.synth.filters.Tracer` per worker process and settings (its second
+    interpreter starts once, not once per chunk); it closes when the process exits."""
+    from execverify_data.synth.filters import Tracer
+
+    key = (config.tracer, config.max_steps, config.timeout)
+    tracer = _TRACERS.get(key)
+    if tracer is None:
+        import atexit
+
+        tracer = _TRACERS[key] = Tracer(config.tracer, max_steps=config.max_steps, timeout=config.timeout)
+        atexit.register(tracer.close)
+    return tracer
+
+
+def synthesize_chunk(config: SynthConfig, start: int, stop: int) -> dict:
+    """The work unit of :func:`synthesize`: rows ``[start, stop)`` as
+    ``{"rows": [{"row", "level", "counts", "record"}...], "seconds"}`` (``record`` is None for a row given up).
+
+    Duplicates are not removed here: which of two equal programs a run keeps depends on the rows
+    before it, which only the process that finishes shards in order knows.
+    """
+    t0 = time.perf_counter()
+    tracer = _worker_tracer(config)
+    rows = [{"row": i, "level": level, "counts": dict(counts), "record": None if acc is None else _record(config, i, s, acc)}
+            for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer)]
+    return {"rows": rows, "seconds": time.perf_counter() - t0}
+
+
+def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) -> tuple[list[dict], dict]:
+    """Records for rows ``[start, stop)`` (duplicates within the range dropped, as a run drops them)
+    and the statistics of their attempts, in this process."""
+    from execverify_data.synth.filters import Tracer
+
     own = tracer is None
     tracer = tracer or Tracer(config.tracer, max_steps=config.max_steps, timeout=config.timeout)
-    rejected: Counter = Counter()
-    by_level: dict[str, Counter] = {}
-    seen: set[str] = set()
-    records = []
     t0 = time.perf_counter()
     try:
-        for i in range(start, stop):
-            level = level_for(i, config.levels)
-            stats = by_level.setdefault(str(level), Counter())
-            stats["rows"] += 1
-            for attempt in range(ROW_ATTEMPTS):
-                s = row_seed(config.seed, i, attempt)
-                spec = spec_for(level, s, min_size=config.min_size, max_size=config.max_size)
-                stats["attempts"] += 1
-                try:
-                    program = generate(spec, s)
-                except GenFail:
-                    rejected["generation_failed"] += 1
-                    stats["generation_failed"] += 1
-                    continue
-                stats["generated"] += 1
-                counts: dict[str, int] = {}
-                acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, seen=seen, counts=counts)
-                rejected["input_raised"] += counts.get("input_raised", 0)
-                if acc is None:
-                    rejected[reason] += 1
-                    stats[reason] += 1
-                    continue
-                stats["accepted"] += 1
-                records.append(_record(config, i, s, acc))
-                break
-            else:
-                rejected["row_given_up"] += 1
-                stats["row_given_up"] += 1
+        rows = [{"row": i, "level": level, "counts": dict(counts), "record": None if acc is None else _record(config, i, s, acc)}
+                for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer)]
     finally:
         if own:
             tracer.close()
-    elapsed = time.perf_counter() - t0
-    return records, {"rejected": dict(sorted(rejected.items())), "by_level": {k: dict(sorted(v.items())) for k, v in sorted(by_level.items())},
-                     "seconds": elapsed, "rows": stop - start, "accepted": len(records)}
+    tally = _Tally()
+    records = [row["record"] for row in rows if tally.add(row, set())]
+    stats = tally.stats()
+    stats["seconds"] = time.perf_counter() - t0
+    return records, stats
+
+
+class _Tally:
+    """Counts of a run of rows, in the form of a shard's statistics file."""
+
+    def __init__(self) -> None:
+        self.rejected: Counter = Counter()
+        self.by_level: dict[str, Counter] = {}
+        self.rows = self.accepted = 0
+
+    def add(self, row: dict, seen: set[str]) -> bool:
+        """Count ``row``; True when its program is kept (new to ``seen``, which it joins)."""
+        stats = self.by_level.setdefault(str(row["level"]), Counter())
+        self.rows += 1
+        stats["rows"] += 1
+        for name, value in row["counts"].items():
+            stats[name] += value
+            if name not in ("attempts", "generated"):
+                self.rejected[name] += value
+        record = row["record"]
+        if record is None:
+            return False
+        if record["ast_hash"] in seen:
+            stats["duplicate"] += 1
+            self.rejected["duplicate"] += 1
+            return False
+        seen.add(record["ast_hash"])
+        stats["accepted"] += 1
+        self.accepted += 1
+        return True
+
+    def stats(self) -> dict:
+        return {"rejected": dict(sorted(self.rejected.items())),
+                "by_level": {k: dict(sorted(v.items())) for k, v in sorted(self.by_level.items())},
+                "rows": self.rows, "accepted": self.accepted}
 
 
 # ---------------------------------------------------------------------------- shards
@@ -210,23 +295,33 @@ def shard_path(out: Path, shard: int) -> Path:
     return out / f"shard-{shard:05d}.parquet"
 
 
-def run_shard(config: SynthConfig, out: Path, shard: int) -> dict:
-    """Build and write shard ``shard`` (parquet + stats JSON); returns its stats."""
+def stats_path(out: Path, shard: int) -> Path:
+    return out / f"shard-{shard:05d}.stats.json"
+
+
+def write_shard(out: Path, shard: int, records: list[dict], stats: dict) -> None:
+    """Write a shard's records (parquet) and statistics (JSON), each atomically, the statistics last."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    start = shard * config.shard_size
-    stop = min(config.n, start + config.shard_size)
-    records, stats = synthesize_rows(config, start, stop)
     table = pa.Table.from_pylist(records, schema=_schema())
     write_atomic(shard_path(out, shard), lambda p: pq.write_table(table, p, compression="zstd"))
-    stats["shard"] = shard
-    write_atomic(out / f"shard-{shard:05d}.stats.json", lambda p: p.write_text(json.dumps(stats, indent=1, sort_keys=True)))
-    return stats
+    stats = {**stats, "shard": shard}
+    write_atomic(stats_path(out, shard), lambda p: p.write_text(json.dumps(stats, indent=1, sort_keys=True)))
 
 
-def _shard_done(out: Path, shard: int) -> bool:
-    return shard_path(out, shard).exists() and (out / f"shard-{shard:05d}.stats.json").exists()
+def finished_shards(out: Path) -> int:
+    """How many shards, from shard 0 on, are written (records and statistics)."""
+    s = 0
+    while shard_path(out, s).exists() and stats_path(out, s).exists():
+        s += 1
+    return s
+
+
+def chunks(config: SynthConfig, shard: int) -> list[tuple[int, int]]:
+    """The row ranges of shard ``shard``, :data:`CHUNK_ROWS` rows each."""
+    first = shard * config.shard_size
+    return [(a, min(a + CHUNK_ROWS, first + config.shard_size)) for a in range(first, first + config.shard_size, CHUNK_ROWS)]
 
 
 def _init_worker(memory_mb: int | None) -> None:  # pragma: no cover - runs in worker processes
@@ -243,48 +338,94 @@ def _init_worker(memory_mb: int | None) -> None:  # pragma: no cover - runs in w
             pass
 
 
-def _run_shard_job(args) -> dict:  # pragma: no cover - runs in worker processes
-    config, out, shard = args
-    return run_shard(config, Path(out), shard)
+class _Run:
+    """The parent's side of a run: finishes shards in order, keeps the first ``n`` distinct programs."""
+
+    def __init__(self, config: SynthConfig, out: Path, progress: Callable[[int, int], None] | None):
+        import pyarrow.parquet as pq
+
+        self.config, self.out, self.progress = config, out, progress
+        self.seen: set[str] = set()
+        self.kept = 0
+        self.start = finished_shards(out)
+        for s in range(self.start):
+            hashes = pq.read_table(shard_path(out, s), columns=["ast_hash"]).column("ast_hash").to_pylist()
+            self.seen.update(hashes)
+            self.kept += len(hashes)
+        self.pending = 0  # programs in chunks done but not yet in a finished shard (not yet checked for duplicates)
+        self.accepted_now = 0
+        self._show()
+
+    @property
+    def complete(self) -> bool:
+        return self.kept >= self.config.n or self.start * self.config.shard_size >= self.config.max_rows
+
+    def _show(self) -> None:
+        if self.progress:
+            self.progress(min(self.config.n, self.kept + self.pending), self.config.n)
+
+    def on_result(self, chunk: dict) -> None:
+        self.pending += sum(row["record"] is not None for row in chunk["rows"])
+        self._show()
+
+    def finish(self, shard: int, results: list[dict]) -> bool:
+        tally = _Tally()
+        records = []
+        for chunk in results:
+            self.pending -= sum(row["record"] is not None for row in chunk["rows"])
+        for row in (row for chunk in results for row in chunk["rows"]):
+            if self.kept + len(records) >= self.config.n:
+                break  # the rest of the shard is past the n-th program: left out, not counted
+            if tally.add(row, self.seen):
+                records.append(row["record"])
+        stats = tally.stats()
+        stats["seconds"] = sum(chunk["seconds"] for chunk in results)
+        write_shard(self.out, shard, records, stats)
+        self.kept += len(records)
+        self.accepted_now += len(records)
+        self.start = shard + 1
+        self._show()
+        return self.complete
 
 
 def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
                progress: Callable[[int, int], None] | None = None, memory_mb: int | None = 1024) -> dict:
     """Run (or resume) a synthesis run into ``out``; returns the summary (also written to ``summary.json``).
 
-    Shards run in ``workers`` spawned processes started with ``PYTHONHASHSEED=0``,
-    so set and dict orders inside programs do not depend on the worker.
-    ``progress(rows_done, rows_total)`` is called as shards finish.
+    The run keeps the first ``config.n`` distinct programs (by normalized AST) in row order: rows
+    whose attempts all fail, and duplicates of an earlier row's program, are left out and counted,
+    and further rows are tried (up to ``config.max_rows``). Chunks of :data:`CHUNK_ROWS` rows run in
+    ``workers`` spawned processes started with ``PYTHONHASHSEED=0`` (:mod:`execverify_data.workpool`);
+    shards are written in order as their chunks finish, so the output does not depend on the number
+    of workers, and a killed run resumes after its last written shard.
+    ``progress(programs, n)`` is called as chunks finish (programs not yet checked for duplicates
+    count provisionally; the count never exceeds ``n`` and ends at the number written).
     """
+    from execverify_data.workpool import run_ordered, spawn_pool
+
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     claim_folder(out, config.identity(), hint="use another --out")
-    todo = [s for s in range(config.n_shards) if not _shard_done(out, s)]
-    done_rows = sum(min(config.n, (s + 1) * config.shard_size) - s * config.shard_size for s in range(config.n_shards) if s not in todo)
-    if progress:
-        progress(done_rows, config.n)
+    run = _Run(config, out, progress)
+    resumed = run.start
     t0 = time.perf_counter()
-    accepted_now = 0
-    if todo:
-        with hash_seeded_pool(min(workers, len(todo)), initializer=_init_worker,
-                              # the trusted runner applies its own per-job limit; its children must be free to set it
-                              initargs=(memory_mb if config.tracer == "inprocess" else None,)) as pool:
-            for stats in pool.imap_unordered(_run_shard_job, [(config, str(out), s) for s in todo]):
-                done_rows += stats["rows"]
-                accepted_now += stats["accepted"]
-                if progress:
-                    progress(done_rows, config.n)
+    if not run.complete:
+        # the trusted runner applies its own per-job limit; its children must be free to set it
+        with spawn_pool(workers, initializer=_init_worker,
+                        initargs=(memory_mb if config.tracer == "inprocess" else None,)) as submit:
+            run_ordered(submit, lambda s: [(synthesize_chunk, [config, a, b]) for a, b in chunks(config, s)],
+                        run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
     wall = time.perf_counter() - t0
     summary = summarize(out, config)
     summary["throughput"] = {
         "this_invocation_seconds": round(wall, 3),
-        "accepted_this_invocation": accepted_now,
-        "accepted_per_second": round(accepted_now / wall, 2) if wall > 0 and accepted_now else None,
+        "accepted_this_invocation": run.accepted_now,
+        "accepted_per_second": round(run.accepted_now / wall, 2) if wall > 0 and run.accepted_now else None,
         "workers": workers,
-        "shards_run": len(todo),
-        "shards_resumed": config.n_shards - len(todo),
+        "shards_run": run.start - resumed,
+        "shards_resumed": resumed,
     }
     write_atomic(out / "summary.json", lambda p: p.write_text(json.dumps(summary, indent=1, sort_keys=True)))
     return summary
@@ -300,11 +441,9 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     rejected: Counter = Counter()
     by_level: dict[str, Counter] = {}
     seconds = 0.0
-    for s in range(config.n_shards):
-        f = out / f"shard-{s:05d}.stats.json"
-        if not f.exists():
-            continue
-        stats = json.loads(f.read_text())
+    n_shards = finished_shards(out)
+    for s in range(n_shards):
+        stats = json.loads(stats_path(out, s).read_text())
         rejected.update(stats["rejected"])
         seconds += stats["seconds"]
         for lv, c in stats["by_level"].items():
@@ -313,11 +452,8 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     ids: set[str] = set()
     lengths: dict[int, list[float]] = {}
     accepted = 0
-    for s in range(config.n_shards):
-        p = shard_path(out, s)
-        if not p.exists():
-            continue
-        table = pq.read_table(p, columns=["level", "ast_hash", "catalog_ids", "trace_lengths"]).to_pydict()
+    for s in range(n_shards):
+        table = pq.read_table(shard_path(out, s), columns=["level", "ast_hash", "catalog_ids", "trace_lengths"]).to_pydict()
         accepted += len(table["level"])
         hashes += table["ast_hash"]
         for row in table["catalog_ids"]:
@@ -335,7 +471,9 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     attempts = sum(c["attempts"] for c in by_level.values())
     return {
         "config": config.identity(),
-        "rows": config.n,
+        "programs_wanted": config.n,
+        "rows": sum(c["rows"] for c in by_level.values()),
+        "shards": n_shards,
         "accepted": accepted,
         "attempts": attempts,
         "acceptance_rate": round(accepted / attempts, 4) if attempts else None,

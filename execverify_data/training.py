@@ -1,12 +1,204 @@
-"""Data preparation shared by the TRL recipes in ``training_examples/`` (imports ``datasets``
-and ``transformers`` lazily, inside the functions)."""
+"""What the TRL recipes in ``training_examples/`` share: argument parsing and checks, data
+preparation, sandbox sizing, and the end of a run (save, merge, card, push).
+
+``datasets``, ``transformers``, ``trl`` and ``accelerate`` are imported inside the functions,
+so importing this module needs none of them (only :class:`RecipeParser` needs ``trl``).
+
+* **Parsing** (:func:`recipe_parser`): TRL's ``TrlParser`` that also records what the user
+  gave (the ``--config`` file and the command-line overrides, :class:`RecipeInputs`) for the
+  model card's reproduce command, and runs the recipe's checks right after parsing.
+* **Checks** (:func:`check_grpo_args`, :func:`check_sft_args`, :func:`check_environment`):
+  every argument is checked before data or a model loads.
+* **Data** (:func:`load_prompt_rows`): configs mixed with a row count each, re-rendered in
+  another prompt style (:func:`restyle_questions`, :func:`restyle_codegen`), filtered by
+  prompt length, and optionally ordered as a curriculum (:func:`curriculum_order`).
+* **Sandbox sizing** (:func:`sandbox_workers`): per-rank worker counts from ``LOCAL_WORLD_SIZE``.
+* **End of a run** (:func:`finish_training`): ``use_cache`` restored, a PEFT adapter merged into
+  a full model, our card written and pushed last.
+
+>>> sandbox_workers(None, cpus=16, local_world_size=8), sandbox_workers(5, cpus=16, local_world_size=8)
+(3, 5)
+>>> check_grpo_args(type("A", (), {"use_vllm": False, "vllm_mode": "bogus"})(), reward_count=1)
+Traceback (most recent call last):
+...
+ValueError: --vllm_mode must be 'colocate' or 'server', got 'bogus'
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import random
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-__all__ = ["load_prompt_rows", "model_init_kwargs"]
+__all__ = [
+    "RECIPE_ARGS_FILE",
+    "RESTYLE_COLUMNS",
+    "RecipeInputs",
+    "check_environment",
+    "check_grpo_args",
+    "check_sft_args",
+    "curriculum_order",
+    "finish_training",
+    "load_prompt_rows",
+    "model_init_kwargs",
+    "question_counts",
+    "recipe_parser",
+    "restyle_codegen",
+    "restyle_questions",
+    "sandbox_workers",
+]
+
+#: The columns :func:`restyle_questions` rebuilds a question row from (the release's layout).
+RESTYLE_COLUMNS = ("id", "code", "call", "task")
+#: Columns a re-rendered row keeps besides the new ``prompt``, ``verification`` and ``reference_completion``.
+_KEPT_COLUMNS = ("id", "task", "bucket", "difficulty")
+#: Sandbox workers per CPU of a node, shared by the ranks on it (the sandbox's own default ratio).
+WORKERS_PER_CPU = 1.5
+#: File beside a trained model holding the arguments that reproduce it (``--config`` of the card's command).
+RECIPE_ARGS_FILE = "recipe_args.yaml"
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass
+class RecipeInputs:
+    """What the user gave a recipe: the ``--config`` file's path and values, then the command-line overrides.
+
+    Attributes:
+        config_path (`str | None`): the ``--config`` file, as given.
+        values (`dict`): the config file's mapping updated with the command-line values (typed as
+            the parser reads them); written as :data:`RECIPE_ARGS_FILE`, it reproduces the run.
+    """
+
+    config_path: str | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+def _split_config(argv: list[str]) -> tuple[str | None, list[str]]:
+    if "--config" not in argv:
+        return None, argv
+    i = argv.index("--config")
+    if i + 1 >= len(argv):
+        raise ValueError("--config needs a YAML file path")
+    return argv[i + 1], argv[:i] + argv[i + 2 :]
+
+
+def recipe_parser(dataclass_types: Sequence[type], check: Callable[..., None] | None = None):
+    """A ``TrlParser`` for ``dataclass_types`` that records :class:`RecipeInputs` on the first
+    parsed object (``script_args.recipe_inputs``) and calls ``check(*parsed)`` after parsing."""
+    import yaml
+    from transformers import HfArgumentParser
+    from trl import TrlParser
+
+    class RecipeParser(TrlParser):
+        def parse_args_and_config(self, args=None, return_remaining_strings=False, fail_with_unknown_args=True,
+                                  separate_remaining_strings=False):
+            argv = list(args) if args is not None else sys.argv[1:]
+            config_path, cli = _split_config(argv)
+            output = super().parse_args_and_config(
+                argv, return_remaining_strings=return_remaining_strings,
+                fail_with_unknown_args=fail_with_unknown_args, separate_remaining_strings=separate_remaining_strings)
+            values: dict[str, Any] = {}
+            if config_path is not None:
+                with open(config_path, encoding="utf-8") as handle:
+                    values.update(yaml.safe_load(handle) or {})
+            given = HfArgumentParser(self.dataclass_types)  # a fresh parser that reports only what was typed
+            for action in given._actions:
+                if action.dest != "help":
+                    action.default, action.required = argparse.SUPPRESS, False
+            typed, _ = given.parse_known_args(cli)
+            values.update(vars(typed))
+            output[0].recipe_inputs = RecipeInputs(config_path, values)
+            if check is not None:
+                check(*output[: len(self.dataclass_types)])
+            return output
+
+    return RecipeParser(tuple(dataclass_types))
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_grpo_args(training_args: Any, *, reward_count: int, max_prompt_length: int | None = None,
+                    curriculum: bool = False) -> None:
+    """Refuse GRPO settings that TRL would accept and fail on only after loading (or never).
+
+    Raises:
+        ValueError: a bad ``vllm_mode``, a ``reward_weights`` count that differs from the rewards',
+            completions logged without ``num_completions_to_print``, a prompt plus completion longer
+            than ``vllm_max_model_length``, or a curriculum that TRL would reshuffle.
+    """
+    mode = getattr(training_args, "vllm_mode", "colocate")
+    if mode not in ("colocate", "server"):
+        raise ValueError(f"--vllm_mode must be 'colocate' or 'server', got {mode!r}")
+    weights = getattr(training_args, "reward_weights", None)
+    if weights is not None and len(weights) != reward_count:
+        raise ValueError(f"--reward_weights has {len(weights)} weight(s) for {reward_count} reward(s); "
+                         "give one weight per reward, in the order of the rewards")
+    if getattr(training_args, "log_completions", False) and getattr(training_args, "num_completions_to_print", 0) is None:
+        raise ValueError("--log_completions prints every completion of every step unless --num_completions_to_print N "
+                         "is set (4 is plenty)")
+    limit = getattr(training_args, "vllm_max_model_length", None)
+    if getattr(training_args, "use_vllm", False) and limit and max_prompt_length:
+        needed = max_prompt_length + training_args.max_completion_length
+        if needed > limit:
+            raise ValueError(f"--vllm_max_model_length {limit} is shorter than --max_prompt_length {max_prompt_length} "
+                             f"+ --max_completion_length {training_args.max_completion_length} = {needed}")
+    if curriculum and getattr(training_args, "shuffle_dataset", False):
+        raise ValueError("--curriculum orders the rows by difficulty, and GRPO would shuffle them again: "
+                         "add --shuffle_dataset false")
+
+
+def question_counts(prompt_style: str | None, n_path: int | None, n_state: int | None) -> tuple[int | None, int | None]:
+    """The path and state question counts a recipe re-renders with: the paper's 5 and 5 unless given.
+
+    Raises:
+        ValueError: counts without a style to re-render in, an unknown style, or a negative count.
+    """
+    if prompt_style is None:
+        if n_path is not None or n_state is not None:
+            raise ValueError("--n_path and --n_state apply when re-rendering: add --prompt_style reasoning "
+                             "(or execverify, chat)")
+        return None, None
+    if prompt_style not in ("reasoning", "execverify", "chat"):
+        raise ValueError(f"--prompt_style must be reasoning, execverify or chat, got {prompt_style!r}")
+    n_path, n_state = (5 if n_path is None else n_path), (5 if n_state is None else n_state)
+    if n_path < 0 or n_state < 0:
+        raise ValueError(f"--n_path and --n_state must be non-negative, got {n_path} and {n_state}")
+    return n_path, n_state
+
+
+def check_sft_args(training_args: Any, *, curriculum: bool = False) -> None:
+    """Refuse SFT settings that would undo a curriculum.
+
+    Raises:
+        ValueError: ``curriculum`` with a training sampler other than ``sequential``.
+    """
+    strategy = getattr(training_args, "train_sampling_strategy", "random")
+    if curriculum and strategy != "sequential":
+        raise ValueError(f"--curriculum orders the rows by difficulty, and the '{strategy}' sampler would shuffle them "
+                         "again: add --train_sampling_strategy sequential")
+
+
+def check_environment(training_args: Any) -> None:
+    """The packages a run needs that are missing, with the install line (called before anything loads)."""
+    if getattr(training_args, "use_vllm", False) and importlib.util.find_spec("vllm") is None:
+        raise ImportError("--use_vllm needs vLLM: pip install 'execverify-data[vllm]' (it pins its own torch), "
+                          "or pass --use_vllm false")
+    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true" and importlib.util.find_spec("deepspeed") is None:
+        raise ImportError("this DeepSpeed launch needs deepspeed: pip install 'execverify-data[train]'")
+
+
+# --------------------------------------------------------------------------- data
 
 
 def load_prompt_rows(
@@ -15,32 +207,52 @@ def load_prompt_rows(
     *,
     columns: Sequence[str],
     optional_columns: Sequence[str] = (),
+    samples_per_config: Sequence[int] | None = None,
     revision: str | None = None,
     split: str = "train",
     seed: int = 0,
     chat_format: bool = True,
+    restyle: Callable[[Any], Any] | None = None,
     max_prompt_length: int | None = None,
     tokenizer_path: str | None = None,
     max_samples: int | None = None,
+    curriculum: bool = False,
 ):
-    """GRPO prompts: the ``columns`` of every config in ``configs`` concatenated, shuffled with
-    ``seed``, string prompts wrapped as one user message (``chat_format``), rows whose templated
-    prompt has more than ``max_prompt_length`` tokens dropped, and the first ``max_samples`` kept.
+    """Training prompts: the ``columns`` of every config in ``configs``, mixed, prepared, ordered.
+
+    In order: each config's ``samples_per_config[i]`` rows are taken after a seeded shuffle
+    (all rows when ``None``); the configs are concatenated and shuffled with ``seed``;
+    ``restyle`` (e.g. :func:`restyle_questions`) rewrites them; string prompts are wrapped as
+    one user message (``chat_format``); rows whose templated prompt has more than
+    ``max_prompt_length`` tokens are dropped; the first ``max_samples`` are kept; with
+    ``curriculum`` the rows are ordered by their ``bucket`` (:func:`curriculum_order`).
 
     Raises:
-        ValueError: a config lacks a required column, or no row is left.
+        ValueError: a config lacks a required column (``bucket`` too with ``curriculum``), has
+            fewer rows than asked, or no row is left.
     """
     from datasets import concatenate_datasets, load_dataset
 
+    if samples_per_config is not None and len(samples_per_config) != len(configs):
+        raise ValueError(f"{len(samples_per_config)} row counts for {len(configs)} configs; give one per config")
+    required = [*columns, *(["bucket"] if curriculum else [])]
     parts = []
-    for config in configs:
+    for i, config in enumerate(configs):
         part = load_dataset(dataset_name, config, revision=revision, split=split)
-        missing = set(columns) - set(part.column_names)
+        where = f"the {config!r} config of {dataset_name}" if config else dataset_name
+        missing = set(required) - set(part.column_names)
         if missing:
-            where = f"the {config!r} config of {dataset_name}" if config else dataset_name
             raise ValueError(f"{where} lacks column(s) {sorted(missing)}; it has {part.column_names}")
-        parts.append(part.select_columns([*columns, *(c for c in optional_columns if c in part.column_names)]))
+        part = part.select_columns([*dict.fromkeys([*required, *(c for c in optional_columns if c in part.column_names)])])
+        if samples_per_config is not None:
+            wanted = samples_per_config[i]
+            if wanted > len(part):
+                raise ValueError(f"{where} has {len(part)} rows, fewer than the {wanted} asked; lower its count")
+            part = part.shuffle(seed=seed).select(range(wanted))
+        parts.append(part)
     rows = concatenate_datasets(parts).shuffle(seed=seed)
+    if restyle is not None:
+        rows = restyle(rows)
     if chat_format and getattr(rows.features["prompt"], "dtype", None) == "string":
         rows = rows.map(lambda row: {"prompt": [{"role": "user", "content": row["prompt"]}]})
     if max_prompt_length is not None:
@@ -59,7 +271,149 @@ def load_prompt_rows(
         rows = rows.select(range(min(max_samples, len(rows))))
     if len(rows) == 0:
         raise ValueError(f"no training rows left in {dataset_name} (check the split and the length filters)")
+    if curriculum:
+        rows = curriculum_order(rows, seed)
     return rows
+
+
+def curriculum_order(rows, seed: int):
+    """``rows`` ordered by their ``bucket`` column (0, the easiest, first), shuffled with ``seed`` within a bucket.
+
+    The trainer must then read them in order: GRPO with ``shuffle_dataset=False``, SFT with
+    ``train_sampling_strategy="sequential"`` (the recipes refuse a curriculum otherwise).
+    """
+    if "bucket" not in rows.column_names:
+        raise ValueError(f"a curriculum needs the release's `bucket` column; these rows have {rows.column_names}")
+    buckets = rows["bucket"]
+    rank = list(range(len(buckets)))
+    random.Random(seed).shuffle(rank)
+    return rows.select(sorted(range(len(buckets)), key=lambda i: (buckets[i], rank[i])))
+
+
+def _local_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _local_world_size() -> int:
+    try:
+        return max(1, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+    except ValueError:
+        raise ValueError(f"LOCAL_WORLD_SIZE must be an int, got {os.environ['LOCAL_WORLD_SIZE']!r}") from None
+
+
+def sandbox_workers(requested: int | None, *, cpus: int | None = None, local_world_size: int | None = None) -> int:
+    """Sandbox workers for this rank: ``requested``, or the node's share: 1.5 per CPU divided by
+    the ranks on the node (``LOCAL_WORLD_SIZE``, set by ``accelerate launch`` and ``torchrun``)."""
+    if requested is not None:
+        if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
+            raise ValueError(f"--sandbox_workers must be a positive int, got {requested!r}")
+        return requested
+    cpus = _local_cpus() if cpus is None else cpus
+    ranks = _local_world_size() if local_world_size is None else local_world_size
+    return max(1, int(WORKERS_PER_CPU * cpus) // ranks)
+
+
+def _fingerprint(rows, *parts: Any) -> str:
+    from execverify_data import __version__
+    from execverify_data.questions.templates import TEMPLATE_VERSION
+
+    base = getattr(rows, "_fingerprint", None) or repr(len(rows))
+    return hashlib.sha256(repr((base, __version__, TEMPLATE_VERSION, *parts)).encode()).hexdigest()[:32]
+
+
+def _main_process_first():
+    from accelerate import PartialState
+
+    return PartialState().main_process_first()
+
+
+def restyle_questions(rows, *, style: str, n_path: int, n_state: int, rationale: bool = False, seed: int = 0,
+                      workers: int | None = None):
+    """Question rows of the release re-rendered in ``style`` from their program and call.
+
+    Each row's ``call`` is traced again in the trusted runner (the release's programs are the
+    library's own, run there at build time too); white-box rows (``task`` ``whitebox``) get up
+    to ``n_path`` path and ``n_state`` state questions after the output question, ``output`` and
+    ``input`` rows their one question; ``rationale`` puts the trace-narrated reasoning in the
+    reference completion (for SFT). The rows get new ``prompt``, ``verification`` (JSON) and
+    ``reference_completion`` columns and keep ``id``, ``task``, ``bucket``, ``difficulty``. The
+    main process renders, the other ranks read its cached result; rows whose call cannot be
+    traced or asked about again are dropped and counted.
+
+    Raises:
+        ValueError: a column of :data:`RESTYLE_COLUMNS` is missing, or a question count is negative.
+    """
+    from execverify_data.errors import InvalidArgument, ProgramError
+    from execverify_data.models.base import derive_seed
+    from execverify_data.questions import build
+    from execverify_data.questions.templates import STYLES
+
+    missing = set(RESTYLE_COLUMNS) - set(rows.column_names)
+    if missing:
+        raise ValueError(f"--prompt_style rebuilds rows from the release's {list(RESTYLE_COLUMNS)} columns; "
+                         f"these rows lack {sorted(missing)}")
+    if style not in STYLES or style == "cruxeval":
+        raise ValueError(f"--prompt_style must be one of {[s for s in STYLES if s != 'cruxeval']}, got {style!r}")
+    for name, value in (("n_path", n_path), ("n_state", n_state)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+    runner = None
+    kept = [c for c in _KEPT_COLUMNS if c in rows.column_names]
+
+    def render(batch: dict[str, list]) -> dict[str, list]:
+        nonlocal runner
+        if runner is None:
+            from execverify_data.sandbox.trusted import TrustedRunner
+
+            runner = TrustedRunner(workers or max(1, _local_cpus() // _local_world_size()), timeout=60.0)
+        traces = runner.map(list(zip(batch["code"], batch["call"])), return_exceptions=True)
+        out: dict[str, list] = {name: [] for name in ("prompt", "verification", "reference_completion", *kept)}
+        for i, trace in enumerate(traces):
+            task = batch["task"][i]
+            steps = task == "whitebox"
+            try:
+                if isinstance(trace, Exception):
+                    raise ProgramError(str(trace))
+                r = build(batch["code"][i], batch["call"][i], seed=derive_seed(seed, "restyle", batch["id"][i]),
+                          n_path=n_path if steps else 0, n_state=n_state if steps else 0,
+                          task="input" if task == "input" else "output", style=style, trace=trace, rationale=rationale)
+            except (ProgramError, InvalidArgument):
+                continue
+            out["prompt"].append(r.prompt)
+            out["verification"].append(json.dumps(r.verification, ensure_ascii=False, sort_keys=True))
+            out["reference_completion"].append(r.reference_completion)
+            for name in kept:
+                out[name].append(batch[name][i])
+        return out
+
+    try:
+        with _main_process_first():
+            restyled = rows.map(render, batched=True, batch_size=256, remove_columns=rows.column_names,
+                                new_fingerprint=_fingerprint(rows, "questions", style, n_path, n_state, rationale, seed),
+                                desc=f"re-rendering in the {style} style")
+    finally:
+        if runner is not None:
+            runner.close()
+    if len(restyled) < len(rows):
+        print(f"execverify: {len(rows) - len(restyled)} of {len(rows)} rows could not be re-rendered and were dropped",
+              file=sys.stderr)
+    return restyled
+
+
+def restyle_codegen(rows, *, style: str):
+    """Code-generation rows with their ``prompt`` text wrapped in ``style``'s messages
+    (``reasoning``: :func:`execverify_data.questions.templates.codegen_messages`, the paper's Stage II form)."""
+    from execverify_data.questions.templates import codegen_messages
+
+    if style != "reasoning":
+        raise ValueError(f"code-generation prompts have one other style, 'reasoning'; got {style!r}")
+    if getattr(rows.features["prompt"], "dtype", None) != "string":
+        raise ValueError("--prompt_style wraps text prompts; these rows already hold chat messages")
+    return rows.map(lambda row: {"prompt": codegen_messages(row["prompt"])},
+                    new_fingerprint=_fingerprint(rows, "codegen", style), desc=f"wrapping in the {style} style")
 
 
 def model_init_kwargs(model_args: Any, training_args: Any) -> dict[str, Any]:
@@ -71,3 +425,82 @@ def model_init_kwargs(model_args: Any, training_args: Any) -> dict[str, Any]:
         "dtype": model_args.dtype,
         **(training_args.model_init_kwargs or {}),
     }
+
+
+# --------------------------------------------------------------------------- the end of a run
+
+
+def _is_peft(model: Any) -> bool:
+    if importlib.util.find_spec("peft") is None:
+        return False
+    from peft import PeftModel
+
+    return isinstance(model, PeftModel)
+
+
+def _merge_adapter(adapter_dir: Path, output_dir: Path, model_args: Any, trust_remote_code: bool, processing_class: Any) -> None:
+    """Load the base model, apply the adapter, merge it and save a full model in ``output_dir``."""
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    dtype = model_args.dtype if model_args.dtype not in (None, "auto") else None
+    base = AutoModelForCausalLM.from_pretrained(
+        model_args.model_name_or_path, revision=model_args.model_revision, dtype=dtype,
+        trust_remote_code=trust_remote_code)
+    merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
+    merged.config.use_cache = True
+    merged.save_pretrained(output_dir)
+    if processing_class is not None:
+        processing_class.save_pretrained(output_dir)
+
+
+def _push_last(trainer: Any, output_dir: Path) -> None:
+    """Upload ``output_dir`` after every push the trainer started, so that the Hub keeps our card."""
+    import huggingface_hub
+
+    finish = getattr(trainer, "_finish_current_push", None)
+    if finish is not None:
+        finish()  # wait for the checkpoint pushes of transformers (they carry TRL's card)
+    args = trainer.args
+    huggingface_hub.upload_folder(
+        repo_id=trainer.hub_model_id or args.hub_model_id, folder_path=str(output_dir), revision=args.hub_revision,
+        token=args.hub_token, commit_message="execverify-data: model, model card and recipe arguments",
+        ignore_patterns=["_*", "checkpoint-*"])
+
+
+def finish_training(trainer: Any, recipe: str, script_args: Any, training_args: Any, model_args: Any, *,
+                    hyperparameters: Sequence[str], **card_fields: Any) -> Path:
+    """Save the trained model where the next stage loads it, write our card, push it last.
+
+    * ``config.use_cache`` is set back to true (training turns it off) before saving;
+    * a PEFT run saves its adapter in ``OUTPUT_DIR/adapter`` and a merged full model in
+      ``OUTPUT_DIR``, so that the next stage's ``--model_name_or_path OUTPUT_DIR`` loads a model;
+    * the main process writes the model card (``README.md``, :func:`execverify_data.model_card.write_recipe_card`)
+      and :data:`RECIPE_ARGS_FILE`, then, with ``--push_to_hub``, uploads the folder after the
+      trainer's own pushes (which carry TRL's card), so ours is the one on the Hub.
+
+    Returns the output folder.
+    """
+    import yaml
+
+    from execverify_data.model_card import write_recipe_card
+
+    output_dir = Path(training_args.output_dir)
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    model.config.use_cache = True
+    peft = _is_peft(model)
+    trainer.save_model(str(output_dir / "adapter" if peft else output_dir), _internal_call=True)  # no push yet
+    trainer.accelerator.wait_for_everyone()
+    if trainer.accelerator.is_main_process:
+        if peft:
+            _merge_adapter(output_dir / "adapter", output_dir, model_args, getattr(training_args, "trust_remote_code", False),
+                           trainer.processing_class)
+        inputs = getattr(script_args, "recipe_inputs", None) or RecipeInputs()
+        values = {**inputs.values, "output_dir": inputs.values.get("output_dir", training_args.output_dir)}
+        (output_dir / RECIPE_ARGS_FILE).write_text(yaml.safe_dump(values, sort_keys=False), encoding="utf-8")
+        write_recipe_card(recipe, script_args, training_args, model_args, hyperparameters=hyperparameters,
+                          merged_adapter=peft, **card_fields)
+        if training_args.push_to_hub:
+            _push_last(trainer, output_dir)
+    trainer.accelerator.wait_for_everyone()
+    return output_dir

@@ -95,6 +95,7 @@ __all__ = [
     "parse_arguments",
     "parse_call",
     "same",
+    "self_equal",
 ]
 
 #: Longest canonical text of an askable value.
@@ -623,6 +624,8 @@ _ITERABLE_ARGS = (list, tuple, set, frozenset, str, bytes, range, dict)
 def _iterable(name: str, value: Any) -> Any:
     if type(value) not in _ITERABLE_ARGS:
         raise AnswerError(f"{name}(...) takes a literal list, tuple, set, dict, str, bytes or range")
+    if type(value) is range and len(value) > MAX_ITEMS:  # set(range(10**12)) is short text, not a short build
+        raise AnswerError(f"{name}(range(...)) would build more than {MAX_ITEMS} elements; shorten it")
     return value
 
 
@@ -773,21 +776,92 @@ def parse_call(
     Returns ``(function name, positional args, keyword args)``; every argument
     must be accepted by :func:`parse`. Each call returns fresh objects.
 
+    The arguments are the objects Python itself builds when it compiles and runs
+    the call's text: the parser is the gate (only what it accepts is built), then
+    the text is compiled and its code run in a namespace that holds nothing but the
+    accepted constructors. A set display is compiled to a set updated from a
+    frozenset constant, so its hash table, and with it the iteration order of sets
+    whose element hashes collide (``hash(-1) == hash(-2)``), is that of the row's
+    text run as ordinary source, which a set built element by element does not
+    always have. The compiled code is cached per text.
+
     >>> parse_call("f([1, 2], 'a', k=3)")
     ('f', ([1, 2], 'a'), {'k': 3})
+    >>> list(parse_call("f({-2, -1, 0, 3, 4, 6, 7, 9, 12})")[1][0]) == list({-2, -1, 0, 3, 4, 6, 7, 9, 12})
+    True
 
     Raises:
         AnswerError: the text is not a call of a plain name with literal arguments.
     """
+    if not isinstance(text, str):
+        raise AnswerError(f"a call must be a str, got {type(text).__name__}")
+    compiled = _COMPILED_CALLS.get(text)
+    if compiled is None:
+        compiled = _compile_call(text, max_chars)
+        if len(_COMPILED_CALLS) >= _COMPILED_CALLS_KEPT:
+            try:
+                del _COMPILED_CALLS[next(iter(_COMPILED_CALLS))]  # the oldest
+            except (KeyError, StopIteration, RuntimeError):  # another thread got there first
+                pass
+        _COMPILED_CALLS[text] = compiled
+    name, code, namespace = compiled
+    try:
+        args, kwargs = eval(code, dict(namespace))  # trusted: literal text the parser accepted, run with only its constructors
+    except (MemoryError, RecursionError):
+        raise AnswerError("the call is nested too deeply or too large to build") from None
+    except Exception as exc:  # noqa: BLE001 - defensive: the gate accepted what a constructor refuses
+        raise AnswerError(f"invalid literal call: {type(exc).__name__}: {exc}") from None
+    return name, args, kwargs
+
+
+def _pack(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
+    return args, kwargs
+
+
+_PACK = "__execverify_pack__"
+#: What a compiled literal call may name: the constructors and factories :func:`parse` accepts.
+_CALL_NAMESPACE: dict[str, Any] = {
+    "__builtins__": {},
+    _PACK: _pack,
+    **{name: kind for name, kind in _DEFAULT_FACTORIES.items()},
+    "float": float,
+    "complex": complex,
+    "range": range,
+    "bytes": bytes,
+    "bytearray": bytearray,
+    "Counter": Counter,
+    "OrderedDict": OrderedDict,
+    "defaultdict": defaultdict,
+    "deque": deque,
+    "inf": math.inf,
+    "nan": math.nan,
+    "math": math,
+    "collections": __import__("collections"),
+}
+_COMPILED_CALLS: dict[str, tuple[str, Any, dict[str, Any]]] = {}
+_COMPILED_CALLS_KEPT = 256
+
+
+def _compile_call(text: str, max_chars: int) -> tuple[str, Any, dict[str, Any]]:
+    """Check ``text`` with the parser, then compile it with the callee replaced by a packer."""
     node, big = _parse_tree(text, max_chars)
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         raise AnswerError("expected a call of a function by name, such as f(1, 'a')")
-    builder = _Builder(big, MAX_DEPTH, MAX_ITEMS)
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         raise AnswerError("unpacking is not allowed in a literal call; write the arguments")
-    args = tuple(builder.build(a, 1) for a in node.args)
-    kwargs = {k.arg: builder.build(k.value, 1) for k in node.keywords}
-    return node.func.id, args, kwargs
+    builder = _Builder(big, MAX_DEPTH, MAX_ITEMS)
+    for a in node.args:  # the gate: raises AnswerError for anything parse() would refuse
+        builder.build(a, 1)
+    for k in node.keywords:
+        builder.build(k.value, 1)
+    name = node.func.id
+    node.func = ast.Name(id=_PACK, ctx=ast.Load())
+    expression = ast.fix_missing_locations(ast.Expression(body=node))
+    try:
+        code = compile(expression, "<execverify-literal-call>", "eval", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        raise AnswerError(f"the call does not compile: {exc}") from None
+    return name, code, {**_CALL_NAMESPACE, **big}
 
 
 def parse_arguments(text: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -899,6 +973,22 @@ def equal(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
     except Exception:  # pragma: no cover - only builtin types reach here
+        return False
+
+
+def self_equal(text: str) -> bool:
+    """Whether the literal ``text``, read twice, is ``==`` to itself, as ``assert f(x) == <text>`` needs.
+
+    False when it holds a NaN (``float('nan') != float('nan')``, also inside containers), or does not parse.
+
+    >>> self_equal("[1.5, {'a': (2, 3)}]"), self_equal("[float('nan')]"), self_equal("'nan'")
+    (True, False, True)
+    """
+    if "nan" not in text:
+        return True
+    try:
+        return bool(parse(text) == parse(text))
+    except AnswerError:
         return False
 
 

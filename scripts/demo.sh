@@ -5,7 +5,7 @@ set -euo pipefail
 venv=${1:-.venv}
 bin="$venv/bin"
 out=${DEMO_OUT:-out/demo}
-n=${DEMO_N:-600}
+n=${DEMO_N:-150}
 mkdir -p "$out"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1
 
@@ -23,8 +23,8 @@ PY
 call=$(sed -n 's/^# call: //p' "$out/program.py")
 "$bin/execverify" trace "$out/program.py" --call "$call"
 
-echo "== 3. build a release folder of $n rows -> $out/release"
-"$bin/execverify" build-release --version 0.1.0 --n "$n" --seed 0 --out "$out/release" --workers 2
+echo "== 3. build a release folder of $n examples (each a row of io, oi, trace and sft; each program a codegen row) -> $out/release"
+"$bin/execverify" build-release --release-version 0.1.0 --n "$n" --seed 0 --out "$out/release" --workers 2
 
 echo "== 4. load every config back with datasets.load_dataset"
 "$bin/python" - "$out/release" <<'PY'

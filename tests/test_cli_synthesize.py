@@ -1,42 +1,12 @@
-"""``execverify synthesize``: a small run and one-line errors for bad arguments."""
+"""``execverify synthesize``: a small run, its summary and its --json output (bad arguments: tests/test_cli_errors.py)."""
 
 from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
 
 from execverify_data.cli import main
-
-
-@pytest.mark.parametrize(
-    "args, fragment",
-    [
-        (["--n", "0"], "--n must be at least 1"),
-        (["--n", "abc"], "is not a valid integer"),
-        (["--n", "5", "--levels", "7"], "--levels"),
-        (["--n", "5", "--levels", "3-1"], "backwards"),
-        (["--n", "5", "--levels", "x"], "--levels"),
-        (["--n", "5", "--inputs-per-program", "2"], "at least 3"),
-        (["--n", "5", "--workers", "0"], "--workers"),
-        (["--n", "5", "--seed", "-3"], "non-negative"),
-        (["--n", "5", "--tracer", "docker"], "docker"),
-        (["--n", "5", "--bogus"], "No such option"),
-    ],
-)
-def test_bad_arguments_give_one_line(tmp_path, args, fragment):
-    result = CliRunner().invoke(main, ["synthesize", *args, "--out", str(tmp_path / "o")])
-    assert result.exit_code != 0
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
-    assert fragment in lines[0]
-
-
-def test_missing_out_is_one_line():
-    result = CliRunner().invoke(main, ["synthesize", "--n", "3"])
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert result.exit_code != 0 and len(lines) == 1 and "--out" in lines[0]
 
 
 def test_small_run_writes_shards_and_summary(tmp_path):
@@ -55,3 +25,21 @@ def test_help_lists_the_options():
     assert result.exit_code == 0
     for option in ("--n", "--seed", "--levels", "--inputs-per-program", "--workers", "--out"):
         assert option in result.output
+
+
+def test_json_summary_and_progress_on_stderr(tmp_path):
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, ["synthesize", "--n", "6", "--seed", "1", "--workers", "1", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)  # stdout is the JSON object alone; the bar went to stderr
+    assert data["out"] == str(out) and data["shards"] == 1
+    assert data == {**json.loads((out / "summary.json").read_text()), "out": str(out), "shards": 1}
+    assert "synthesize" in result.stderr
+
+
+def test_workers_default_is_the_same_rule_everywhere():
+    from execverify_data.cli.common import default_workers
+
+    for command in ("synthesize", "build-release"):
+        text = " ".join(CliRunner().invoke(main, [command, "--help"]).output.split())
+        assert f"the CPUs this process may use, here {default_workers()}" in text, command

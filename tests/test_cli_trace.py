@@ -134,3 +134,33 @@ def test_installed_console_script(program):
     assert data["status"] == "ok" and data["output"]["text"] == "['b7']"
     bad = subprocess.run([executable, "trace", str(program), "--call", "f(x)"], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr and "--trusted-call" in bad.stderr
+
+
+LOOP = "def f():\n    x = 0\n    while True:\n        x += 1\n"
+
+
+def test_table_is_capped_with_a_summary_of_what_was_left_out(tmp_path):
+    path = tmp_path / "loop.py"
+    path.write_text(LOOP)
+    result = invoke(str(path), "--call", "f()", "--max-steps", "1000")
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│")]
+    assert len(rows) == 200  # the default cap
+    assert "800 of 1,000 events left out (lines 3, 4 of f); --max-events 0 prints them all" in result.output
+    assert result.output.rstrip().endswith("status: step_limit")
+    few = invoke(str(path), "--call", "f()", "--max-steps", "1000", "--max-events", "5")
+    assert len([line for line in few.output.splitlines() if line.startswith("│")]) == 5
+    assert "995 of 1,000 events left out" in few.output
+    every = invoke(str(path), "--call", "f()", "--max-steps", "300", "--max-events", "0")
+    assert len([line for line in every.output.splitlines() if line.startswith("│")]) == 300
+    assert "left out" not in every.output
+
+
+def test_json_keeps_every_event_unless_capped(tmp_path):
+    path = tmp_path / "loop.py"
+    path.write_text(LOOP)
+    data = json.loads(invoke(str(path), "--call", "f()", "--max-steps", "1000", "--json").output)
+    assert len(data["events"]) == 1000 and "events_left_out" not in data
+    capped = json.loads(invoke(str(path), "--call", "f()", "--max-steps", "1000", "--json", "--max-events", "10").output)
+    assert len(capped["events"]) == 10 and capped["events_left_out"] == 990
+    assert capped["events"] == data["events"][:10]

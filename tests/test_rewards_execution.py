@@ -16,10 +16,12 @@ from execverify_data.rewards import (
     FormatReward,
     IOReward,
     OIReward,
+    PaperReward,
     WhiteboxReward,
     format_reward,
     io_reward,
     oi_reward,
+    paper_reward,
     whitebox_reward,
 )
 
@@ -116,12 +118,81 @@ def test_argument_errors(row):
 
 
 def test_names_for_trl_logging():
-    assert [r.__name__ for r in (whitebox_reward, io_reward, oi_reward, format_reward)] == [
+    assert [r.__name__ for r in (whitebox_reward, io_reward, oi_reward, format_reward, paper_reward)] == [
         "whitebox_reward",
         "io_reward",
         "oi_reward",
         "format_reward",
+        "paper_reward",
     ]
+
+
+@pytest.fixture(scope="module")
+def io_row():
+    """A CRUXEval-style output question (the release's ``io`` config)."""
+    return build(PROGRAM, CALL, n_path=0, n_state=0, style="cruxeval")
+
+
+@pytest.mark.parametrize("text", ["hello world", "\x00\x7f\x03garbage", "5", "(4, {'a', 'b', 'c'})", "f('abca')"])
+def test_format_reward_requires_the_answer_block_on_io_and_oi_rows(text, io_row, oi_row):
+    # before: any non-empty text on an io row (and a bare call on an oi row) scored 1.0
+    for r in (io_row, oi_row):
+        assert format_reward([""], [text], verification=[r.verification]) == [0.0], (r.verification["style"], text)
+        assert format_reward([""], [f"[ANSWER]\n{text}\n"], verification=[r.verification]) in ([0.0], [1.0])
+    assert format_reward([""], [io_row.reference_completion], verification=[io_row.verification]) == [1.0]
+    assert format_reward([""], [oi_row.reference_completion], verification=[oi_row.verification]) == [1.0]
+
+
+def test_format_reward_reads_the_reasoning_style_answer_block():
+    r = build(PROGRAM, CALL, seed=11, n_path=2, n_state=2, style="reasoning", rationale=True)
+    assert r.prompt[0] == {"role": "system", "content": "You are a programming expert."}
+    assert "<reasoning>" in r.prompt[1]["content"] and "<answer>" in r.prompt[1]["content"]
+    assert r.reference_completion.startswith("<reasoning>\n") and "</reasoning>\n<answer>\n" in r.reference_completion
+    assert format_reward([""], [r.reference_completion], verification=[r.verification]) == [1.0]
+    assert paper_reward([""], [r.reference_completion], verification=[r.verification]) == [2.0]
+    reasoning_only = r.reference_completion.split("<answer>")[0]
+    assert format_reward([""], [reasoning_only], verification=[r.verification]) == [0.0]
+    assert paper_reward([""], [reasoning_only], verification=[r.verification]) == [0.0]
+
+
+def test_adding_the_reasoning_style_left_the_other_styles_bytes_alone():
+    """The sha256 of ten renders in the execverify, chat and cruxeval styles, taken before the style was added."""
+    import hashlib
+
+    src = "def f(xs):\n    s = 0\n    for x in xs:\n        if x > 1:\n            s += x\n    return s\n"
+    out = []
+    for style in ("execverify", "chat"):
+        for task in ("output", "input"):
+            counts = {"n_path": 2, "n_state": 2} if task == "output" else {"n_path": 0, "n_state": 0}
+            for rationale in (False, True):
+                r = build(src, "f([1, 2, 3])", seed=3, style=style, task=task, rationale=rationale, **counts)
+                out.append(json.dumps(r.to_json(), sort_keys=True))
+    for task in ("output", "input"):
+        r = build(src, "f([1, 2, 3])", n_path=0, n_state=0, style="cruxeval", task=task)
+        out.append(json.dumps(r.to_json(), sort_keys=True))
+    assert hashlib.sha256("\n".join(out).encode()).hexdigest() == \
+        "991243649e6b12c5a6c3343bb1975e74ff53214278a289f243d5e3f8f9b36f9f"
+
+
+def test_paper_reward_follows_the_papers_white_box_rule(row, oi_row):
+    """The rule of the paper's ``white_box.py``: one reward per row, no format term."""
+    answers = _answers(row)
+    assert _whitebox(row, row.reference_completion, paper_reward) == 2.0
+    one_step_wrong = answers[:1] + ["999"] + answers[2:]
+    assert _whitebox(row, _block(one_step_wrong), paper_reward) == pytest.approx(1 + 3 / 4)
+    assert _whitebox(row, _block(["(0, set())"] + answers[1:]), paper_reward) == 0.0  # final wrong
+    # a count mismatch with a right final answer is the fixed value, whatever the steps
+    assert _whitebox(row, _block(answers[:3]), paper_reward) == 1.0
+    assert _whitebox(row, _block(answers + ["7"]), paper_reward) == 1.0
+    assert _whitebox(row, _block(answers[:3]), PaperReward(mismatch=0.5)) == 0.5
+    # oi rows: 2 or 0
+    assert _whitebox(oi_row, oi_row.reference_completion, paper_reward) == 2.0
+    assert _whitebox(oi_row, "[ANSWER]\nassert f('zz') == (4, {'a', 'b', 'c'})\n[/ANSWER]", paper_reward) == 0.0
+    # a white-box row with no step question: the fixed value
+    io_only = build(PROGRAM, CALL, n_path=0, n_state=0)
+    assert _whitebox(io_only, io_only.reference_completion, paper_reward) == 1.0
+    with pytest.raises(InvalidArgument, match="mismatch"):
+        PaperReward(mismatch=-1)
 
 
 # --------------------------------------------------------------------------- the gaming table
@@ -159,6 +230,9 @@ def test_gaming_table_scores_zero_on_the_final_answer(row, oi_row):
         completion = f"[ANSWER]\n{answer}\n[/ANSWER]"
         assert oi_reward([""], [completion], verification=[oi_row.verification]) == [0.0], name
         assert _whitebox(oi_row, completion) == 0.0, name
+        assert _whitebox(oi_row, completion, paper_reward) == 0.0, name
+    for name, lines in io_cases.items():
+        assert _whitebox(row, _block(lines), paper_reward) == 0.0, name
 
 
 def test_a_10mb_completion_is_rejected_fast(row):
@@ -227,7 +301,8 @@ def test_none_and_inf_answers():
 
 @pytest.mark.parametrize(
     "reward",
-    [whitebox_reward, io_reward, oi_reward, format_reward, WhiteboxReward(gate=False, step_weight=0.5), OIReward(oi_workers=1), IOReward(), FormatReward()],
+    [whitebox_reward, io_reward, oi_reward, format_reward, paper_reward, WhiteboxReward(gate=False, step_weight=0.5),
+     OIReward(oi_workers=1), IOReward(), FormatReward(), PaperReward(mismatch=0.5)],
     ids=lambda r: r.__name__,
 )
 def test_rewards_pickle_and_the_copy_works(reward, row, oi_row):
@@ -267,7 +342,7 @@ _COMPLETIONS = st.one_of(
 def test_arbitrary_completions_never_raise(completion, row, oi_row):
     verifications = [row.verification, oi_row.verification, json.dumps(row.verification)]
     completions = [completion] * 3
-    for reward in (whitebox_reward, io_reward, format_reward, oi_reward):
+    for reward in (whitebox_reward, io_reward, format_reward, oi_reward, paper_reward):
         values = reward(None, completions, verification=verifications)
         assert len(values) == 3
         assert all(v is None or 0.0 <= v <= 2.0 for v in values)

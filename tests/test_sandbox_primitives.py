@@ -1,5 +1,5 @@
-"""The sandbox's building blocks: the framing codec, the warm-process primitive, the spawn pool
-with a hash seed, the remover of trees, and the results a large value and a flood give."""
+"""The sandbox's building blocks: the framing codec, the warm-process primitive, the remover of
+trees, and the results a large value and a flood give."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from execverify_data.errors import ExecVerifyError
 from execverify_data.sandbox import Status, UntrustedPool, _wire
 from execverify_data.sandbox._fs import remove_tree
-from execverify_data.sandbox.warm import Boot, WarmProcess, hash_seeded_pool, minimal_env
+from execverify_data.sandbox.warm import Boot, WarmProcess, minimal_env
 from execverify_data.trace import trace_call
 
 # --------------------------------------------------------------------------- the codec
@@ -103,17 +103,6 @@ def test_a_helper_that_cannot_start_says_why_in_one_line(tmp_path):
     with pytest.raises(ExecVerifyError, match="a test helper .* could not start: .*ModuleNotFoundError.*install it") as raised:
         process.wait_ready()
     assert "\n" not in str(raised.value)
-
-
-def _hash_seed(_: int) -> str:  # pragma: no cover - runs in the spawned workers
-    return os.environ.get("PYTHONHASHSEED", "")
-
-
-def test_the_spawn_pool_runs_with_the_hash_seed_and_puts_the_variable_back(monkeypatch):
-    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
-    with hash_seeded_pool(2) as pool:
-        assert set(pool.map(_hash_seed, range(4))) == {"0"}
-    assert "PYTHONHASHSEED" not in os.environ
 
 
 # --------------------------------------------------------------------------- cleanup

@@ -31,6 +31,8 @@ pytest.importorskip("trl")
 pytest.importorskip("datasets")
 torch.set_num_threads(1)
 
+from training_helpers import write_release  # noqa: E402
+
 from execverify_data.data import cruxeval_records  # noqa: E402
 from execverify_data.questions import build  # noqa: E402
 from execverify_data.testing import build_tiny_model  # noqa: E402
@@ -48,19 +50,6 @@ def load_recipe(name: str):
     return module
 
 
-def write_release(root: Path, configs: dict[str, list[dict]]) -> Path:
-    """A folder in the release's Hub layout: ``<config>/train.jsonl`` + README configs."""
-    lines = ["---", "configs:"]
-    for name, rows in configs.items():
-        (root / name).mkdir(parents=True, exist_ok=True)
-        with (root / name / "train.jsonl").open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
-        lines += [f"- config_name: {name}", "  data_files:", "  - split: train", f"    path: {name}/train.jsonl"]
-    (root / "README.md").write_text("\n".join(lines + ["---", ""]), encoding="utf-8")
-    return root
-
-
 def question_rows(n: int, **build_kwargs) -> list[dict]:
     rows = []
     for record in cruxeval_records():
@@ -75,6 +64,7 @@ def question_rows(n: int, **build_kwargs) -> list[dict]:
 
 
 ADVERSARIAL = Path(__file__).resolve().parent / "adversarial"
+PAPER = RECIPES / "Qwen2.5-Coder-7B-Instruct"
 HOSTILE = ["07_os_system_rm", "09_subprocess_rm", "11_write_outside_tmp", "12_remove_canary", "15_kill_parent",
            "21_lying_eq"]
 
@@ -115,10 +105,10 @@ def parse(recipe, *args: str):
     return recipe.make_parser().parse_args_and_config(list(args))
 
 
-def run(name: str, *args: str, seed: int = 0):
+def run(name: str, *args: str, seed: int = 0, common: bool = True):
     recipe = load_recipe(name)
     start = time.perf_counter()
-    trainer = recipe.main(*parse(recipe, *args, *COMMON, "--seed", str(seed)))
+    trainer = recipe.main(*parse(recipe, *args, *(COMMON if common else ()), "--seed", str(seed)))
     steps, out = args[args.index("--max_steps") + 1], Path(args[args.index("--output_dir") + 1]).name
     TIMINGS[f"{name} -> {out} ({steps} steps)"] = round(time.perf_counter() - start, 1)
     return trainer
@@ -299,25 +289,300 @@ def test_bad_arguments_are_refused(release):
         parse(recipe, "--dataset_name", release, "--dataset_config", "io", "--output_dir", "x")
 
 
+@pytest.mark.parametrize("name, change, message", [
+    ("grpo_execution", {"vllm_mode": "bogus"}, "vllm_mode"),
+    ("grpo_execution", {"reward_weights": [1.0, 2.0]}, "2 weight"),
+    ("grpo_codegen", {"log_completions": True, "num_completions_to_print": None}, "num_completions_to_print"),
+    ("grpo_codegen", {"use_vllm": True}, "vLLM"),
+    ("sft_warmup", {"completion_only_loss": False}, "completion tokens only"),
+])
+def test_main_checks_every_argument_before_anything_loads(release, tmp_path, name, change, message, monkeypatch):
+    recipe = load_recipe(name)
+    script_args, training_args, model_args = parse(recipe, "--dataset_name", release, "--output_dir", str(tmp_path),
+                                                   "--model_name_or_path", str(tmp_path / "no-model"), *COMMON)
+    for key, value in change.items():
+        setattr(training_args, key, value)
+    import datasets
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("data was loaded before the arguments were checked")
+
+    monkeypatch.setattr(datasets, "load_dataset", no_loading)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "vllm" else find_spec(name, *a))
+    with pytest.raises((ValueError, ImportError), match=message):
+        recipe.main(script_args, training_args, model_args)
+
+
+find_spec = importlib.util.find_spec
+
+
 def test_configs_parse():
     """Every YAML config parses with its recipe's parser (dataset and model paths are not opened)."""
     configs = sorted(RECIPES.glob("*/*/config_*.yaml"))
-    assert len(configs) >= 6
+    assert len(configs) >= 7
     for config in configs:
         method = config.parent.name
         recipe = load_recipe({"sft": "sft_warmup"}.get(method, method))
         overrides = ["--bf16", "false"] if "bf16: true" in config.read_text() else []  # no bf16 on this CPU
         script_args, training_args, model_args = parse(recipe, "--config", str(config), *overrides)
         assert model_args.model_name_or_path and training_args.output_dir
-        if "Qwen2.5-Coder-7B-Instruct" in config.parts:  # the paper's settings
-            assert script_args.dataset_revision and training_args.activation_checkpointing
-            if method.startswith("grpo"):
-                assert (training_args.learning_rate, training_args.beta, training_args.num_generations) == (1e-6, 0.0, 8)
-                assert (script_args.max_prompt_length, training_args.max_completion_length) == (2048, 4096)
-                assert training_args.use_vllm and training_args.vllm_mode == "colocate"
-                assert training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8 \
-                    == 128 * training_args.num_generations
-            else:
-                assert (training_args.learning_rate, training_args.lr_scheduler_type.value) == (1e-5, "cosine")
-                assert (training_args.warmup_steps, training_args.num_train_epochs) == (0.1, 2)
-                assert (training_args.max_length, script_args.max_samples) == (4096, 30000)
+        if getattr(training_args, "log_completions", False):
+            assert training_args.num_completions_to_print, config
+        if training_args.save_strategy.value != "no":
+            assert training_args.save_total_limit, config
+        if "Qwen2.5-Coder-7B-Instruct" not in config.parts:
+            continue
+        assert script_args.dataset_revision and training_args.activation_checkpointing
+        if method.startswith("grpo"):
+            assert (training_args.learning_rate, training_args.beta, training_args.num_generations) == (1e-6, 0.0, 8)
+            assert (script_args.max_prompt_length, training_args.max_completion_length) == (2048, 4096)
+            assert training_args.use_vllm and training_args.vllm_mode == "colocate" and training_args.vllm_enable_sleep_mode
+            assert training_args.weight_decay == 0.01
+            # on 8 GPUs: 64 prompts x 8 completions per update, 128 prompts x 8 per rollout (two updates each)
+            per_update = training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8
+            per_rollout = training_args.per_device_train_batch_size * training_args.steps_per_generation * 8
+            assert (per_update, per_rollout) == (64 * 8, 128 * 8)
+        if config.name == "config_paper.yaml" and method == "grpo_execution":
+            assert script_args.reward_funcs == ["paper_reward"] and script_args.prompt_style == "reasoning"
+            assert (script_args.n_path, script_args.n_state) == (5, 5)
+            assert dict(zip(script_args.dataset_configs, script_args.samples_per_config)) == {"trace": 20000, "oi": 12000}
+            assert training_args.num_train_epochs == 4
+        if config.name == "config_project.yaml":
+            assert script_args.reward_funcs == ["whitebox_reward", "io_reward", "oi_reward", "format_reward"]
+        if method == "grpo_codegen":
+            assert training_args.num_train_epochs == 5 and script_args.prompt_style == "reasoning"
+            assert script_args.reward == "paper"
+        if method == "sft":
+            assert (training_args.learning_rate, training_args.lr_scheduler_type.value) == (1e-5, "cosine")
+            assert (training_args.warmup_steps, training_args.num_train_epochs) == (0.1, 2)
+            assert (training_args.max_length, script_args.max_samples) == (4096, 30000)
+            assert training_args.per_device_train_batch_size * training_args.gradient_accumulation_steps * 8 == 128
+            assert training_args.save_only_model and script_args.prompt_style == "reasoning"
+
+
+# --------------------------------------------------------------------------- paper configs: updates, chain
+
+
+def updates(trainer) -> tuple[int, int]:
+    """(updates per epoch, updates in all) as transformers' Trainer computes them for ``trainer.train()``."""
+    values = trainer.set_initial_training_values(trainer.args, trainer.get_train_dataloader())
+    return values[1], values[-1]
+
+
+def constant_reward(prompts, completions, **kwargs):
+    return [0.0] * len(completions)
+
+
+@pytest.mark.parametrize("stage, rows, expected", [
+    ("grpo_execution", 32000, (500, 2000)),  # the paper's Stage I: 250 rollouts of 128 prompts a epoch, 2 updates each, 4 epochs
+    ("grpo_codegen", 9398, (146, 730)),      # Stage II on release 1.1.0's whole codegen config: 73 full rollouts, 5 epochs
+])
+def test_paper_configs_make_the_papers_updates(tiny_model, tmp_path, stage, rows, expected):
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    recipe = load_recipe(stage)
+    # one process standing for the 8 GPUs: per-device batch 16 = 8 x 2, the configs' accumulation and rollout steps
+    _, training_args, _ = parse(recipe, "--config", str(PAPER / stage / "config_paper.yaml"), "--bf16", "false",
+                                "--use_vllm", "false", "--use_cpu", "--per_device_train_batch_size", "16",
+                                "--output_dir", str(tmp_path), "--report_to", "none")
+    trainer = GRPOTrainer(model=tiny_model, reward_funcs=[constant_reward], args=training_args,
+                          train_dataset=Dataset.from_dict({"prompt": ["x"] * rows}))
+    assert training_args.generation_batch_size == 128 * 8  # one rollout: 128 prompts x 8 completions
+    assert updates(trainer) == expected
+    TIMINGS[f"{stage} paper updates for {rows} rows"] = updates(trainer)[1]
+
+
+def test_paper_sft_config_makes_the_papers_steps(tiny_model, tmp_path):
+    from datasets import Dataset
+    from trl import SFTTrainer
+
+    recipe = load_recipe("sft_warmup")
+    _, training_args, _ = parse(recipe, "--config", str(PAPER / "sft" / "config_paper.yaml"), "--bf16", "false",
+                                "--use_cpu", "--per_device_train_batch_size", "16", "--output_dir", str(tmp_path),
+                                "--report_to", "none", "--dataset_num_proc", "1")
+    rows = Dataset.from_dict({"input_ids": [[1, 2, 3]] * 30000, "completion_mask": [[0, 1, 1]] * 30000})  # tokenized
+    trainer = SFTTrainer(model=tiny_model, args=training_args, train_dataset=rows)
+    assert updates(trainer) == (235, 470)  # 30,000 rows / 128 per step, 2 epochs
+
+
+def reference_generation(monkeypatch, references: dict[str, str], junk: str = "no answer") -> None:
+    """Patched sampling: within each group, even completions are the prompt's reference, odd ones ``junk``."""
+    from trl import GRPOTrainer
+
+    def generate(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        tokenizer = self.processing_class
+        out = []
+        for i, ids in enumerate(prompt_ids):
+            prompt = tokenizer.decode(ids)
+            reference = next((ref for key, ref in references.items() if key in prompt), None)
+            assert reference is not None, "a prompt that no reference belongs to"
+            out.append(tokenizer(reference if i % 2 == 0 else junk, add_special_tokens=False).input_ids
+                       + [tokenizer.eos_token_id])
+        return out, None
+
+    monkeypatch.setattr(GRPOTrainer, "_generate_single_turn", generate)
+
+
+def test_the_three_stages_chain_with_the_paper_configs(tiny_model, release_slice, tmp_path, monkeypatch):
+    """The paper configs, overridden to the tiny model and a release slice: SFT -> Stage I -> Stage II, each from
+    the previous stage's output, each checked by the pre-flight checks of scripts/gpu_smoke.sh."""
+    preflight = load_recipe("preflight")
+    small = ["--bf16", "false", "--dtype", "float32", "--dataset_name", release_slice,
+             "--dataset_revision", "v0.0.1", "--max_steps", "2", "--save_strategy", "steps", "--save_steps", "2",
+             "--save_total_limit", "1", *COMMON[:2], "--use_cpu",
+             "--logging_steps", "1", "--dataloader_num_workers", "0", "--disable_tqdm", "true"]
+    grpo = ["--use_vllm", "false", "--num_completions_to_print", "1",
+            "--num_generations", "4", "--per_device_train_batch_size", "4", "--gradient_accumulation_steps", "1",
+            "--steps_per_generation", "2", "--max_completion_length", "64", "--max_prompt_length", "4096",
+            "--learning_rate", "1e-3"]
+
+    sft = run("sft_warmup", "--config", str(PAPER / "sft" / "config_paper.yaml"), *small, "--model_name_or_path",
+              tiny_model, "--samples_per_config", "4", "4", "--max_samples", "8", "--per_device_train_batch_size", "2",
+              "--gradient_accumulation_steps", "1", "--learning_rate", "1e-3", "--max_length", "2048",
+              "--output_dir", str(tmp_path / "sft"), common=False)
+    assert sft.state.global_step == 2
+    print(preflight.check_stage(tiny_model, tmp_path / "sft"))
+
+    # Stage I: the paper's rows (5 + 5 questions, reasoning style); half of each group answers with the reference
+    from execverify_data.training import load_prompt_rows, restyle_questions
+
+    stage1_rows = load_prompt_rows(
+        release_slice, ["trace", "oi"], columns=["prompt", "verification", "id", "code", "call", "task"],
+        samples_per_config=[4, 4], seed=0,
+        restyle=lambda rows: restyle_questions(rows, style="reasoning", n_path=5, n_state=5, seed=0, workers=1))
+    reference_generation(monkeypatch, {row["prompt"][1]["content"]: row["reference_completion"] for row in stage1_rows})
+    stage1 = run("grpo_execution", "--config", str(PAPER / "grpo_execution" / "config_paper.yaml"), *small, *grpo,
+                 "--model_name_or_path", str(tmp_path / "sft"), "--samples_per_config", "4", "4",
+                 "--output_dir", str(tmp_path / "stage1"), common=False)
+    assert logged(stage1, "rewards/paper_reward/mean") == [pytest.approx(1.0)]  # one rollout: references 2.0, junk 0.0
+    counts = [len(json.loads(v)["questions"]) for v in stage1.train_dataset["verification"]]
+    assert max(counts) > 5 and 1 in counts  # white-box rows with more than the release's 1 + 2 + 2, and oi rows
+    print(preflight.check_stage(tmp_path / "sft", tmp_path / "stage1"))
+
+    # Stage II: the paper's prompt form; half of each group answers with the reference solution
+    from datasets import load_dataset
+
+    codegen = load_dataset(release_slice, "codegen", split="train")
+    reference_generation(monkeypatch, {row["prompt"]: f"<reasoning>\n</reasoning>\n<answer>\n```python\n"
+                                       f"{row['reference_solution']}```\n</answer>" for row in codegen})
+    stage2 = run("grpo_codegen", "--config", str(PAPER / "grpo_codegen" / "config_paper.yaml"), *small, *grpo,
+                 "--model_name_or_path", str(tmp_path / "stage1"), "--sandbox_workers", "2",
+                 "--output_dir", str(tmp_path / "stage2"), common=False)
+    assert logged(stage2, "rewards/paper_codegen_reward/mean") == [pytest.approx((1.05 + 0.0) / 2)]  # + the tag bonus
+    print(preflight.check_stage(tmp_path / "stage1", tmp_path / "stage2"))
+    card = (tmp_path / "stage2" / "README.md").read_text()
+    assert "config_paper.yaml" in card and "--config recipe_args.yaml" in card and "`reasoning` style" in card
+
+
+@pytest.fixture(scope="module")
+def sft_args(tiny_model, release_slice):
+    return ["--model_name_or_path", tiny_model, "--dataset_name", release_slice, "--max_steps", "2",
+            "--per_device_train_batch_size", "2", "--learning_rate", "1e-3", "--max_length", "1024",
+            "--max_samples", "4"]
+
+
+def test_saved_models_have_use_cache_on(sft_args, tmp_path):
+    run("sft_warmup", *sft_args, "--activation_checkpointing", "true", "--output_dir", str(tmp_path / "out"))
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["use_cache"] is True
+
+
+def test_a_peft_stage_leaves_a_full_model_for_the_next(tiny_model, sft_args, release_slice, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    out = tmp_path / "sft-lora"
+    run("sft_warmup", *sft_args, "--use_peft", "--lora_r", "4", "--lora_alpha", "8", "--lora_target_modules",
+        "q_proj", "v_proj", "--output_dir", str(out))
+    assert (out / "adapter" / "adapter_config.json").is_file() and not (out / "adapter_config.json").exists()
+    merged = AutoModelForCausalLM.from_pretrained(out)
+    assert not any("lora" in key for key in merged.state_dict())
+    assert changed(weights(tiny_model), out)  # the trained adapter is in the weights
+    assert json.loads((out / "config.json").read_text())["use_cache"] is True
+    assert "LoRA adapter" in (out / "README.md").read_text()
+    run("grpo_execution", "--model_name_or_path", str(out), "--dataset_name", release_slice, "--output_dir",
+        str(tmp_path / "next"), "--max_steps", "1", "--per_device_train_batch_size", "8", "--max_samples", "4",
+        "--max_prompt_length", "2048", *GRPO)
+
+
+def test_the_card_reproduces_the_run_and_is_pushed_last(sft_args, tmp_path, monkeypatch):
+    """Our card reaches the Hub after the trainer's pushes (which carry TRL's card), and its arguments
+    file parses back into the run's arguments."""
+    from concurrent.futures import Future
+
+    import huggingface_hub
+    import transformers.trainer
+    import yaml
+
+    pushed: list[tuple[str, str]] = []
+
+    def upload(source):
+        def record(*args, folder_path, **kwargs):
+            pushed.append((source, (Path(folder_path) / "README.md").read_text()))
+            future = Future()
+            future.set_result(None)
+            return future
+        return record
+
+    class FakeApi:
+        def create_repo(self, repo_id, **kwargs):
+            return type("Repo", (), {"repo_id": repo_id})()
+
+        upload_folder = staticmethod(upload("trainer"))
+
+    monkeypatch.setattr(transformers.trainer, "hf_api", lambda: FakeApi())
+    monkeypatch.setattr(huggingface_hub, "upload_folder", upload("execverify"))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"learning_rate": 5e-4, "lr_scheduler_type": "constant", "seed": 3}))
+    out = tmp_path / "pushed"
+    recipe = load_recipe("sft_warmup")
+    args = ["--config", str(config), *sft_args, "--output_dir", str(out), "--push_to_hub", "true", "--hub_model_id",
+            "me/tiny-sft", "--save_strategy", "steps", "--save_steps", "1", "--save_total_limit", "1", *COMMON[:2],
+            "--use_cpu", "--logging_steps", "1", "--dataloader_num_workers", "0", "--disable_tqdm", "true"]
+    parsed = parse(recipe, *args)
+    recipe.main(*parsed)
+    assert [source for source, _ in pushed][-1] == "execverify" and "trainer" in [source for source, _ in pushed]
+    assert all("recipe_args.yaml" not in card for source, card in pushed if source == "trainer")  # TRL's card
+    final = pushed[-1][1]
+    assert final == (out / "README.md").read_text()
+    assert str(config) in final and "python training_examples/sft_warmup.py --config recipe_args.yaml" in final
+    assert "| learning_rate | 0.001 |" in final and "| seed | 3 |" in final  # the command line won, then the config
+    comparable = lambda p: [vars(p[0]) | {"recipe_inputs": None}, p[1].to_dict(), vars(p[2])]  # noqa: E731
+    assert comparable(parse(recipe, "--config", str(out / "recipe_args.yaml"))) == comparable(parse(recipe, *args))
+
+
+def test_sandbox_workers_are_sized_per_rank(monkeypatch, release):
+    import execverify_data.training as training
+
+    monkeypatch.setattr(training, "_local_cpus", lambda: 16)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "8")
+    recipe = load_recipe("grpo_codegen")
+    script_args = parse(recipe, "--dataset_name", release, "--output_dir", "x", "--use_cpu")[0]
+    assert script_args.sandbox_workers == 3  # 1.5 x 16 CPUs shared by 8 ranks (before: 24 on every rank)
+    assert parse(recipe, "--dataset_name", release, "--output_dir", "x", "--use_cpu", "--sandbox_workers", "5")[0] \
+        .sandbox_workers == 5
+
+
+def test_grpo_reads_a_curriculum_in_order(tiny_model, tmp_path):
+    """With shuffle_dataset false, TRL's sampler gives the prompts in the dataset's order (each num_generations times)."""
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from execverify_data.training import curriculum_order
+
+    rows = curriculum_order(Dataset.from_dict({"prompt": [f"p{i}" for i in range(12)], "bucket": [i % 3 for i in range(12)]}), 0)
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, shuffle_dataset=False, num_generations=2,
+                      per_device_train_batch_size=4, report_to="none")
+    trainer = GRPOTrainer(model=tiny_model, reward_funcs=[constant_reward], args=args, train_dataset=rows)
+    order = list(trainer._get_train_sampler())[::2]
+    assert [rows["bucket"][i] for i in order] == sorted(rows["bucket"])
+    assert order == list(range(12))
+
+
+@pytest.mark.timeout(1800)
+def test_gpu_smoke_dry_run_passes_on_cpu(tmp_path):
+    """scripts/gpu_smoke.sh --cpu-dry-run: the pre-flight commands and checks, on a CPU (minutes: 3 launches)."""
+    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(RECIPES.parent), "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(["bash", str(RECIPES.parent / "scripts" / "gpu_smoke.sh"), "--cpu-dry-run", str(tmp_path)],
+                            capture_output=True, text=True, env=env, timeout=1500)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.stdout.count("preflight: ") == 3 and "gpu_smoke: PASSED (cpu mode" in result.stdout

@@ -419,3 +419,62 @@ def test_parse_call_and_format_call():
             parse_call(bad)
     with pytest.raises(TypeError, match="no literal text"):
         format_arguments((iter([]),))
+
+
+# ----------------------------------------------------------------------------- arguments as Python builds them
+
+# Call texts whose sets iterate in another order when built element by element (``set(list)``)
+# than when Python compiles the text (a set display of constants is an empty set updated from a
+# frozenset constant: another table size, and where hashes collide, ``hash(-1) == hash(-2)``,
+# another order). Found by search over random int sets; nested forms included.
+SET_ORDER_CALLS = [
+    "f({-2, -1, 0, 3, 4, 6, 7, 9, 12})",
+    "f({-9, -2, -1, 1, 5, 7, 18})",
+    "f({3, 8, 9, 10, 13, 16})",
+    "f({-7, 6, 8, 12, 16}, 3)",
+    "f([{-9, -7, -2, 3, 6, 7, 8}, {-12, -9, -5, -4, 0, 10, 11}])",
+    "f(({-9, -2, 9, 11, 15},), k={-11, -7, 2, 4, 7, 15, 17})",
+    "f({'a': {-7, 6, 9, 10, 14, 16, 18}, 'b': [{-9, -5, -2, 4, 9}]})",
+    "f(frozenset({-8, -4, 5, 9, 10, 12, 14}))",
+    "f({frozenset({-2, -1}), frozenset({3, 8, 9, 10, 13, 16})})",
+    "f(deque({-2, -1, 0, 3, 4, 6, 7, 9, 12}))",
+    "f(Counter({-9, -2, -1, 1, 5, 7, 18}))",
+    "f(defaultdict(set, {1: {-2, -1, 0, 3, 4, 6, 7, 9, 12}}))",
+    "f(set({-7, 6, 8, 12, 16}), frozenset([-9, -5, -2, 4, 9]))",
+]
+
+_PYTHON_NAMESPACE = {"Counter": Counter, "deque": deque, "defaultdict": defaultdict, "OrderedDict": OrderedDict,
+                     "f": lambda *args, **kwargs: (args, kwargs)}
+
+
+def _orders(value):
+    """The iteration order of every container inside ``value`` (repr shows sets in iteration order)."""
+    return repr(value)
+
+
+@pytest.mark.parametrize("call", SET_ORDER_CALLS)
+def test_call_arguments_iterate_as_python_compiles_them(call):
+    reference = eval(compile(call, "<row>", "eval"), dict(_PYTHON_NAMESPACE))  # the test's reference: Python itself
+    _, args, kwargs = parse_call(call)
+    assert _orders((args, kwargs)) == _orders(reference)
+    assert [list(a) for a in args if isinstance(a, (set, frozenset))] == [list(a) for a in reference[0] if isinstance(a, (set, frozenset))]
+    text = call[2:-1]
+    assert _orders(parse_arguments(text)) == _orders(reference)
+
+
+def test_set_order_table_has_teeth():
+    """Built element by element, most calls of the table iterate in another order (the bug it pins)."""
+    differ = 0
+    for call in SET_ORDER_CALLS:
+        reference = eval(compile(call, "<row>", "eval"), dict(_PYTHON_NAMESPACE))  # the test's reference
+        one_by_one = parse(f"[{call[2:-1]}]") if "=" not in call else None
+        differ += one_by_one is not None and _orders(tuple(one_by_one)) != _orders(reference[0])
+    assert differ >= 8
+
+
+def test_parse_call_refuses_huge_builds_from_short_text():
+    for text in ("f(set(range(1000000000000)))", "f(Counter(range(10**12)))", "f(deque(range(100000000000)))"):
+        with pytest.raises(AnswerError):
+            parse_call(text)
+    with pytest.raises(AnswerError, match="more than"):
+        parse("frozenset(range(1000000000000))")

@@ -12,6 +12,7 @@ import importlib
 import click
 
 from execverify_data import __version__
+from execverify_data.cli.common import one_line
 
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
@@ -24,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "difficulty": "execverify_data.cli.difficulty:difficulty",
     "build-release": "execverify_data.cli.build_release:build_release",
     "push": "execverify_data.cli.push:push",
+    "view": "execverify_data.cli.view:view",
 }
 
 
@@ -43,6 +45,18 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module_name), attribute)
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context):
+        """Run the subcommand; a library error or an OS error it did not foresee still ends in one line."""
+        from execverify_data.errors import ExecVerifyError
+
+        try:
+            return super().invoke(ctx)
+        except ExecVerifyError as exc:
+            raise click.ClickException(one_line(exc)) from None
+        except OSError as exc:
+            where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+            raise click.ClickException(one_line(f"{exc.strerror or exc}{where}")) from None
+
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="execverify")
@@ -51,4 +65,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    main(prog_name="execverify")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from execverify_data.errors import ExecVerifyError
+from execverify_data.cli.common import IntRange, default_workers, flag_words, require_extra, workers_option, writable_folder
 
 
 def _local(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -14,42 +15,78 @@ def _local(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     for v in values:
         name, sep, path = v.partition("=")
         if not sep or not name or not path:
-            raise click.BadParameter(f"expected NAME=PATH (e.g. reval=/data/reval.jsonl), got {v!r}", param_hint="--benchmark")
+            raise click.BadParameter(f"expected NAME=PATH (e.g. reval=/data/reval.jsonl), got {v!r}", param_hint=["--benchmark"])
+        if not Path(path).is_file():
+            raise click.BadParameter(f"{name}: no file {path}; give a local JSONL copy of the benchmark", param_hint=["--benchmark"])
         out.append((name, path))
     return tuple(out)
 
 
+def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        click.echo("Warning: build-release --version is deprecated; use --release-version "
+                   "(`execverify --version` prints the tool's version)", err=True)
+    return value
+
+
 @click.command(name="build-release")
-@click.option("--version", "version", required=True, help="Release version, e.g. 1.0.0 (tag v1.0.0).")
-@click.option("--n", "n", required=True, type=int, help="Rows wanted in total over io, oi, trace, sft and codegen.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Global seed.")
+@click.option("--release-version", "version", default=None, metavar="X.Y.Z",
+              help="Release version, e.g. 1.0.0 (tag v1.0.0).  [required]")
+@click.option("--version", "old_version", default=None, hidden=True, expose_value=True, callback=_old_version,
+              help="Deprecated alias of --release-version.")
+@click.option("--n", "n", required=True, type=IntRange(min=1), help="Rows wanted in total over io, oi, trace, sft and codegen.")
+@click.option("--seed", default=0, show_default=True, type=IntRange(min=0), help="Global seed.")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Release folder.")
-@click.option("--workers", default=1, show_default=True, type=int, help="Worker processes (or CPUs of a local Ray).")
+@workers_option("Worker processes (or CPUs of a local Ray)")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: spawned processes; ray: Ray Data (pip install 'execverify-data[ray]').")
 @click.option("--ray-address", default=None, help="With --engine ray: the cluster to join ('auto', 'HOST:6379'); default a local Ray.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache of per-shard outputs (default OUT.build); a rerun resumes from it.")
-@click.option("--shard-size", default=500, show_default=True, type=int, help="Programs per work unit.")
+@click.option("--shard-size", default=500, show_default=True, type=IntRange(min=1), help="Programs per work unit.")
 @click.option("--benchmark", "benchmarks", multiple=True, metavar="NAME=PATH",
               help="Extra benchmark to decontaminate against (REval, LiveCodeBench-Exec JSONL copy). Repeatable.")
 @click.option("--repo-id", default="execverify/execverify", show_default=True, help="Hub repository named in the card.")
 @click.option("--quiet", is_flag=True, help="No progress bars or summary.")
-def build_release(version, n, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks, repo_id, quiet) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object (no progress bars).")
+def build_release(version, old_version, n, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks, repo_id,
+                  quiet, as_json) -> None:
     """Synthesize, trace, ask, narrate, rate, decontaminate and write a versioned release folder.
 
     \b
     Example:
-      execverify build-release --version 1.0.0 --n 119000 --seed 0 --out execverify-v1.0.0 --workers 2
+      execverify build-release --release-version 1.0.0 --n 119000 --seed 0 --out execverify-v1.0.0
       execverify push execverify-v1.0.0 --repo-id ORG/execverify --tag v1.0.0
     """
+    if version is not None and old_version is not None and version != old_version:
+        raise click.UsageError("give the release version once, with --release-version")
+    version = version or old_version
+    if version is None:
+        raise click.UsageError("Missing option '--release-version' (e.g. --release-version 1.0.0).")
+    if ray_address is not None and engine != "ray":
+        raise click.UsageError("--ray-address needs --engine ray")
+    from execverify_data.errors import InvalidArgument
     from execverify_data.release import ReleaseConfig
-    from execverify_data.release.builder import build_release as build
 
     try:
         cfg = ReleaseConfig(version=version, n=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks))
-        manifest = build(cfg, out, workers=workers, engine=engine, work_dir=work_dir, repo_id=repo_id,
-                         progress=not quiet, ray_address=ray_address)
-    except (ExecVerifyError, ImportError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from None
-    click.echo(f"{manifest['total_rows']} rows in {out} (MANIFEST.json: {len(manifest['files'])} files)")
+    except InvalidArgument as exc:
+        raise click.UsageError(flag_words(exc, version="--release-version")) from None
+    writable_folder(out, flag="--out")
+    writable_folder(work_dir if work_dir is not None else out.with_name(out.name + ".build"), flag="--work-dir")
+    require_extra("release", needed_by="build-release")
+    if engine == "ray":
+        require_extra("ray", needed_by="build-release --engine ray")
+
+    from execverify_data.release.builder import build_release as build
+
+    try:
+        manifest = build(cfg, out, workers=workers or default_workers(), engine=engine, work_dir=work_dir, repo_id=repo_id,
+                         progress=not (quiet or as_json), ray_address=ray_address)
+    except InvalidArgument as exc:  # e.g. the work folder holds a build with other settings
+        raise click.UsageError(str(exc)) from None
+    if as_json:
+        summary = {key: value for key, value in manifest.items() if key != "files"}
+        click.echo(json.dumps({"out": str(out), "files": len(manifest["files"]), **summary}, sort_keys=True))
+    else:
+        click.echo(f"{manifest['total_rows']} rows in {out} (MANIFEST.json: {len(manifest['files'])} files)")

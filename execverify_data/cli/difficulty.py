@@ -7,23 +7,50 @@ from pathlib import Path
 
 import click
 
+from execverify_data.cli.common import IntRange, one_line, read_jsonl, require_extra, writable_file
 from execverify_data.errors import ExecVerifyError
+
+_ROWS = ["ROWS"]
 
 
 def _read_rows(path: Path) -> list[dict]:
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
-    rows = []
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except ValueError as exc:
-                    raise click.ClickException(f"{path} line {number}: not JSON ({exc})") from None
+        try:
+            return pq.read_table(path).to_pylist()
+        except Exception as exc:  # pyarrow raises its own ArrowInvalid for a file that is not parquet
+            raise click.BadParameter(f"{path} is not a readable parquet file ({one_line(exc)[:200]})", param_hint=_ROWS) from None
+    rows = read_jsonl(path, flag=_ROWS[0])
+    for number, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise click.BadParameter(f"{path} row {number}: expected a JSON object, got {type(row).__name__}", param_hint=_ROWS)
     return rows
+
+
+def _solver_extra(spec: str, flag: str) -> None:
+    backend = spec.partition(":")[0]
+    if backend in ("transformers", "vllm"):
+        require_extra("train" if backend == "transformers" else "vllm", needed_by=f"{flag} {backend}:...")
+
+
+def _filter(solver: str, strong_solver: str | None, **settings):
+    """Load the solvers (before any row is rated), with their failures in one line."""
+    from execverify_data import difficulty as dif
+    from execverify_data.models import BackendSpecError
+
+    for spec, flag in ((solver, "--solver"), (strong_solver, "--strong-solver")):
+        if spec is not None:
+            _solver_extra(spec, flag)
+    try:
+        return dif.PassRateFilter(solver, strong_solver, **settings)
+    except BackendSpecError as exc:
+        raise click.BadParameter(one_line(exc), param_hint=["--solver", "--strong-solver"]) from None
+    except OSError as exc:  # transformers: not a local folder and not downloadable (offline, private, misspelled)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.ClickException(
+            f"cannot load a solver model ({first[:200]}); give a local model folder, or go online for a Hub id"
+        ) from None
 
 
 @click.command(name="difficulty")
@@ -31,15 +58,17 @@ def _read_rows(path: Path) -> list[dict]:
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL (rows with difficulty columns).")
 @click.option("--solver", default=None, help="Weak solver: transformers:PATH, vllm:PATH or openai:URL#MODEL. Without it only heuristic features are added.")
 @click.option("--strong-solver", default=None, help="Strong solver (same forms); rows it never solves are dropped.")
-@click.option("--samples", default=10, show_default=True, type=int, help="Weak-solver samples per row.")
-@click.option("--keep-max-pass", default=3, show_default=True, type=int, help="Keep rows the weak solver passes at most this many times.")
-@click.option("--temperature", default=1.0, show_default=True, type=float, help="Weak-solver temperature.")
-@click.option("--strong-samples", default=1, show_default=True, type=int)
-@click.option("--max-new-tokens", default=512, show_default=True, type=int)
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--samples", default=10, show_default=True, type=IntRange(min=1), help="Weak-solver samples per row.")
+@click.option("--keep-max-pass", default=3, show_default=True, type=IntRange(min=0),
+              help="Keep rows the weak solver passes at most this many times.")
+@click.option("--temperature", default=1.0, show_default=True, type=click.FloatRange(min=0), help="Weak-solver temperature.")
+@click.option("--strong-samples", default=1, show_default=True, type=IntRange(min=1), help="Strong-solver samples per row.")
+@click.option("--max-new-tokens", default=512, show_default=True, type=IntRange(min=1), help="Longest completion, in tokens.")
+@click.option("--seed", default=0, show_default=True, type=IntRange(min=0), help="Sampling seed.")
 @click.option("--keep-all", is_flag=True, help="Write every row with its verdict instead of only the kept ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def difficulty(rows_file: Path, out: Path, solver, strong_solver, samples, keep_max_pass, temperature, strong_samples,
-               max_new_tokens, seed, keep_all) -> None:
+               max_new_tokens, seed, keep_all, as_json) -> None:
     """Add difficulty features, score and bucket to ROWS (fields `code`, `call` or `verification`),
     and, with --solver, filter them by the weak/strong solvers' pass counts.
 
@@ -50,32 +79,43 @@ def difficulty(rows_file: Path, out: Path, solver, strong_solver, samples, keep_
     """
     from execverify_data import difficulty as dif
     from execverify_data.trace import trace_call
+    from execverify_data.workdir import write_atomic
 
-    try:
-        rows = _read_rows(rows_file)
-        for row in rows:
-            code = row.get("code") or row.get("program")
-            call = row.get("call")
-            if code and call and "difficulty" not in row:
+    if keep_max_pass > samples:
+        raise click.BadParameter(f"{keep_max_pass} is more than --samples {samples}: every row would be kept",
+                                 param_hint=["--keep-max-pass"])
+    if strong_solver and not solver:
+        raise click.UsageError("--strong-solver needs --solver (the weak solver decides which rows it sees)")
+    writable_file(out, flag="--out")
+    rows = _read_rows(rows_file)
+    if solver:
+        missing = [i for i, r in enumerate(rows) if "prompt" not in r or "verification" not in r]
+        if missing:
+            raise click.BadParameter(f"row {missing[0] + 1} has no 'prompt' and 'verification' (needed by --solver)", param_hint=_ROWS)
+        flt = _filter(solver, strong_solver, samples=samples, keep_max_pass=keep_max_pass, temperature=temperature,
+                      strong_samples=strong_samples, max_new_tokens=max_new_tokens, seed=seed)
+    for number, row in enumerate(rows, 1):
+        code = row.get("code") or row.get("program")
+        call = row.get("call")
+        if code and call and "difficulty" not in row:
+            try:
                 feats = dif.features(code, trace_call(code, call))
-                row.update(feats)
-                row["difficulty"] = dif.heuristic_score(feats)
-                row["bucket"] = dif.bucket(row["difficulty"])
-        kept = rows
-        if solver:
-            missing = [i for i, r in enumerate(rows) if "prompt" not in r or "verification" not in r]
-            if missing:
-                raise click.ClickException(f"row {missing[0] + 1} has no 'prompt' and 'verification' (needed by --solver)")
-            flt = dif.PassRateFilter(solver, strong_solver, samples=samples, keep_max_pass=keep_max_pass, temperature=temperature,
-                                     strong_samples=strong_samples, max_new_tokens=max_new_tokens, seed=seed)
-            verdicts = flt.evaluate([r["prompt"] for r in rows], [r["verification"] for r in rows])
-            for row, v in zip(rows, verdicts):
-                row.update(weak_passes=v.weak_passes, weak_samples=v.weak_samples, strong_passes=v.strong_passes, keep=v.keep)
-            kept = rows if keep_all else [r for r in rows if r["keep"]]
-    except ExecVerifyError as exc:
-        raise click.ClickException(str(exc)) from None
+            except ExecVerifyError as exc:
+                raise click.BadParameter(f"row {number}: {one_line(exc)}", param_hint=_ROWS) from None
+            row.update(feats)
+            row["difficulty"] = dif.heuristic_score(feats)
+            row["bucket"] = dif.bucket(row["difficulty"])
+    kept = rows
+    if solver:
+        verdicts = flt.evaluate([r["prompt"] for r in rows], [r["verification"] for r in rows])
+        for row, v in zip(rows, verdicts):
+            row.update(weak_passes=v.weak_passes, weak_samples=v.weak_samples, strong_passes=v.strong_passes, keep=v.keep)
+        kept = rows if keep_all else [r for r in rows if r["keep"]]
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8") as handle:
-        for row in kept:
-            handle.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
-    click.echo(f"{len(kept)} of {len(rows)} rows written to {out}")
+    text = "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in kept)
+    write_atomic(out, lambda p: p.write_text(text, encoding="utf-8"))
+    if as_json:
+        click.echo(json.dumps({"rows": len(rows), "written": len(kept), "out": str(out), "solver": solver,
+                               "strong_solver": strong_solver, "kept": sum(1 for r in rows if r.get("keep")) if solver else None}))
+    else:
+        click.echo(f"{len(kept)} of {len(rows)} rows written to {out}")

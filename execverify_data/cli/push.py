@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
+from execverify_data.cli.common import flag_words, one_line, require_extra
 from execverify_data.errors import ExecVerifyError
+
+_NETWORK_MODULES = ("huggingface_hub", "httpx", "httpx2", "requests", "urllib3")
+
+
+def _is_network_error(exc: BaseException) -> bool:
+    """An error of the Hub client or of the HTTP library under it (their classes change between versions)."""
+    return isinstance(exc, OSError) or any(cls.__module__.split(".")[0] in _NETWORK_MODULES for cls in type(exc).__mro__)
 
 
 @click.command(name="push")
@@ -23,10 +32,19 @@ def push(folder: Path, repo_id: str, revision: str, tag: str | None, endpoint: s
     Example:
       execverify push execverify-v1.0.0 --repo-id ORG/execverify --tag v1.0.0
     """
+    require_extra("release", needed_by="push")
     from execverify_data.release.push import push_release
 
     try:
         result = push_release(folder, repo_id, revision=revision, tag=tag, endpoint=endpoint, private=private)
-    except (ExecVerifyError, ImportError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except ExecVerifyError as exc:
+        raise click.UsageError(flag_words(exc, repo_id="--repo-id", tag="--tag")) from None
+    except Exception as exc:
+        if not _is_network_error(exc):
+            raise
+        hub = endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+        offline = " (HF_HUB_OFFLINE is set: unset it to push)" if os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0") else ""
+        raise click.ClickException(
+            f"cannot push to {hub}{offline}: {one_line(exc)[:200]}; check the network, --endpoint and your token (hf auth login)"
+        ) from None
     click.echo(result.url)

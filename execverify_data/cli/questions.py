@@ -7,7 +7,24 @@ from pathlib import Path
 
 import click
 
+from execverify_data.cli.common import IntRange, check_call, one_line
 from execverify_data.errors import ExecVerifyError
+
+#: flag -> (question kind, what one question is about)
+_COUNTS = {"--n-path": ("path", "lines"), "--n-state": ("state", "places (a line and a variable)"),
+           "--n-coverage": ("coverage", "lines")}
+
+
+def _check_counts(rendered, asked: dict[str, int | None]) -> None:
+    """A count the user gave that the call cannot fill is an error, not a silent cap."""
+    kinds = [q["kind"] for q in rendered.to_json()["questions"]]
+    for flag, wanted in asked.items():
+        kind, what = _COUNTS[flag]
+        got = kinds.count(kind)
+        if wanted is not None and got < wanted:
+            raise click.BadParameter(
+                f"{wanted} asked, but this call has only {got} {what} to ask {kind} questions about "
+                f"(one question each); pass {flag} {got} or fewer", param_hint=[flag])
 
 
 @click.command(name="questions")
@@ -15,9 +32,9 @@ from execverify_data.errors import ExecVerifyError
 @click.option("--call", "call", required=True, help="The call, with literal arguments, e.g. \"f([1, 2], 'a')\".")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (prompt, questions, reference_completion, verification).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the question draw.")
-@click.option("--n-path", type=click.IntRange(min=0), default=None, help="Path questions (default 2; 0 with --task input or --style cruxeval).")
-@click.option("--n-state", type=click.IntRange(min=0), default=None, help="State questions (default 2; 0 with --task input or --style cruxeval).")
-@click.option("--n-coverage", type=click.IntRange(min=0), default=0, show_default=True, help="Coverage questions.")
+@click.option("--n-path", type=IntRange(min=0), default=None, help="Path questions (default 2; 0 with --task input or --style cruxeval).")
+@click.option("--n-state", type=IntRange(min=0), default=None, help="State questions (default 2; 0 with --task input or --style cruxeval).")
+@click.option("--n-coverage", type=IntRange(min=0), default=None, help="Coverage questions [default: 0].")
 @click.option(
     "--style", type=click.Choice(["execverify", "cruxeval", "chat"]), default="execverify", show_default=True, help="Prompt style."
 )
@@ -41,7 +58,7 @@ def questions(
     seed: int,
     n_path: int | None,
     n_state: int | None,
-    n_coverage: int,
+    n_coverage: int | None,
     style: str,
     task: str,
     rationale: bool,
@@ -61,6 +78,7 @@ def questions(
     from execverify_data.questions import build
     from execverify_data.sandbox.trusted import TrustedRunner
 
+    asked = {"--n-path": n_path, "--n-state": n_state, "--n-coverage": n_coverage}
     single = task == "input" or style == "cruxeval"
     if single and (n_path or n_state or n_coverage):
         why = "--task input" if task == "input" else "--style cruxeval"
@@ -68,10 +86,12 @@ def questions(
     default = 0 if single else 2
     n_path = default if n_path is None else n_path
     n_state = default if n_state is None else n_state
+    n_coverage = 0 if n_coverage is None else n_coverage
     try:
         source = program.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.UsageError(f"cannot read {program}: {exc}") from None
+        raise click.BadParameter(f"cannot read {program}: {exc}", param_hint=["PROGRAM"]) from None
+    check_call(call, trusted_call=trusted_call)
     try:
         with TrustedRunner(1) as runner:
             trace = runner.trace(source, call, trusted_call=trusted_call)
@@ -88,7 +108,8 @@ def questions(
             rationale=rationale,
         )
     except ExecVerifyError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.UsageError(one_line(exc)) from None
+    _check_counts(rendered, asked)
     if as_json:
         click.echo(json.dumps(rendered.to_json(), ensure_ascii=False))
         return

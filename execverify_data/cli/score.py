@@ -8,29 +8,15 @@ from typing import Any
 
 import click
 
+from execverify_data.cli.common import one_line, read_jsonl
 from execverify_data.errors import ExecVerifyError
-
-
-def _read_jsonl(path: Path) -> list[Any]:
-    rows = []
-    try:
-        with path.open("r", encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rows.append(json.loads(line))
-                except ValueError as exc:
-                    raise click.ClickException(f"{path} line {number}: not JSON ({exc})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {path}: {exc}") from None
-    return rows
 
 
 def _verification(row: Any, number: int, path: Path) -> Any:
     if isinstance(row, dict) and "verification" in row:
         return row["verification"]
-    raise click.ClickException(f"{path} row {number}: no 'verification' field (write it with `execverify questions --json`)")
+    raise click.BadParameter(f"{path} row {number}: no 'verification' field (write it with `execverify questions --json`)",
+                             param_hint=["QUESTIONS.jsonl"])
 
 
 def _completion(row: Any, number: int, path: Path) -> Any:
@@ -40,14 +26,16 @@ def _completion(row: Any, number: int, path: Path) -> Any:
         for key in ("completion", "response", "output", "text"):
             if key in row:
                 return row[key]
-    raise click.ClickException(f"{path} row {number}: expected a JSON string or an object with a 'completion' field")
+    raise click.BadParameter(f"{path} row {number}: expected a JSON string or an object with a 'completion' field",
+                             param_hint=["COMPLETIONS.jsonl"])
 
 
 @click.command(name="score")
 @click.argument("questions_file", metavar="QUESTIONS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("completions_file", metavar="COMPLETIONS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
+@click.option("--per-row", is_flag=True, help="Also list every row's verdicts (in the JSON output: a 'per_row' list).")
+def score(questions_file: Path, completions_file: Path, as_json: bool, per_row: bool) -> None:
     """Score COMPLETIONS.jsonl against QUESTIONS.jsonl and print per-kind accuracy.
 
     QUESTIONS.jsonl holds objects with a "verification" field (the output of
@@ -59,14 +47,15 @@ def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
     \b
     Example:
         execverify score q.jsonl completions.jsonl --json
+        execverify score q.jsonl completions.jsonl --per-row
     """
     from execverify_data.questions import Scorer
     from execverify_data.rewards import WhiteboxReward
 
-    question_rows = _read_jsonl(questions_file)
-    completion_rows = _read_jsonl(completions_file)
+    question_rows = read_jsonl(questions_file, flag="QUESTIONS.jsonl")
+    completion_rows = read_jsonl(completions_file, flag="COMPLETIONS.jsonl")
     if len(question_rows) != len(completion_rows):
-        raise click.ClickException(
+        raise click.UsageError(
             f"{questions_file} has {len(question_rows)} rows but {completions_file} has {len(completion_rows)}; they are matched by row"
         )
     verifications = [_verification(row, n, questions_file) for n, row in enumerate(question_rows, 1)]
@@ -75,15 +64,16 @@ def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
     try:
         results = scorer.score_batch(verifications, completions)
     except ExecVerifyError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.UsageError(one_line(exc)) from None
     finally:
         if scorer._oi is not None:
             scorer._oi.close()
     whitebox = WhiteboxReward(scorer=scorer)
     per_kind: dict[str, list[int]] = {}
-    rewards, well_formed = [], 0
-    for result in results:
+    rewards, well_formed, rows = [], 0, []
+    for number, result in enumerate(results, 1):
         if result is None:
+            rows.append({"row": number, "scored": False})
             continue
         for kind, ok in zip(result.kinds, result.correct):
             counts = per_kind.setdefault(kind.value, [0, 0])
@@ -93,6 +83,8 @@ def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
         reward = whitebox.reward(result)
         if reward is not None:
             rewards.append(reward)
+        rows.append({"row": number, "scored": True, "kinds": [k.value for k in result.kinds], "correct": list(result.correct),
+                     "well_formed": result.well_formed, "whitebox_reward": reward})
     scored = sum(1 for r in results if r is not None)
     summary = {
         "rows": scored,
@@ -103,6 +95,8 @@ def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
         "well_formed": well_formed / scored if scored else 0.0,
         "whitebox_reward_mean": sum(rewards) / len(rewards) if rewards else None,
     }
+    if per_row:
+        summary["per_row"] = rows
     if as_json:
         click.echo(json.dumps(summary))
         return
@@ -115,10 +109,31 @@ def score(questions_file: Path, completions_file: Path, as_json: bool) -> None:
     for kind, stats in summary["per_kind"].items():
         table.add_row(kind, str(stats["questions"]), str(stats["correct"]), f"{stats['accuracy']:.3f}")
     console = Console(highlight=False)
+    if per_row:
+        console.print(_row_table(rows))
     console.print(table)
     console.print(f"well-formed answer blocks: {summary['well_formed']:.3f}", markup=False)
     if summary["whitebox_reward_mean"] is not None:
         console.print(f"mean whitebox reward (0 to 2): {summary['whitebox_reward_mean']:.3f}", markup=False)
+
+
+def _row_table(rows: list[dict]):
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="per row")
+    for column in ("row", "correct", "verdicts", "reward"):
+        table.add_column(column, justify="left" if column == "verdicts" else "right")
+    for row in rows:
+        if not row["scored"]:
+            table.add_row(str(row["row"]), "-", "not scored (no questions)", "-")
+            continue
+        verdicts = " ".join(f"{kind}:{'ok' if ok else 'wrong'}" for kind, ok in zip(row["kinds"], row["correct"]))
+        if not row["well_formed"]:
+            verdicts += " (no answer block)"
+        reward = "-" if row["whitebox_reward"] is None else f"{row['whitebox_reward']:.3f}"
+        table.add_row(str(row["row"]), f"{sum(row['correct'])}/{len(row['correct'])}", Text(verdicts), reward)
+    return table
 
 
 _KIND_ORDER = {"io": 0, "oi": 1, "path": 2, "state": 3, "coverage": 4}

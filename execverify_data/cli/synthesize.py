@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import os
+import json
+from pathlib import Path
 
 import click
+
+from execverify_data.cli.common import IntRange, default_workers, workers_option, writable_folder
 
 
 def _levels(text: str) -> tuple[int, ...]:
@@ -26,31 +29,30 @@ def _levels(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-class _OneLineErrors(click.Command):
-    """Report bad arguments as one line: ``Error: ...``."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            if isinstance(exc, click.NoSuchOption) or isinstance(exc, click.BadParameter) or isinstance(exc, click.UsageError):
-                raise click.ClickException(exc.format_message().replace("\n", " ")) from None
-            raise
+def _levels_option(ctx: click.Context, param: click.Parameter, text: str) -> tuple[int, ...]:
+    try:
+        return _levels(text)
+    except ValueError as exc:
+        raise click.BadParameter(f"{text!r}: {exc}; write e.g. '1-6', '3' or '2,4'") from None
 
 
-@click.command(name="synthesize", cls=_OneLineErrors)
-@click.option("--n", "n", type=int, required=True, help="Number of program rows.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Global seed; row i depends on (seed, i) only.")
-@click.option("--levels", "levels_text", default="1-6", show_default=True, help="Levels in equal shares: '1-6', '3', '2,4'.")
-@click.option("--inputs-per-program", "k", type=int, default=3, show_default=True, help="Inputs kept per program (>= 3).")
-@click.option("--workers", type=int, default=None, help="Worker processes [default: number of cores].")
-@click.option("--shard-size", type=int, default=500, show_default=True, help="Rows per parquet shard (the unit of resume).")
+@click.command(name="synthesize")
+@click.option("--n", "n", type=IntRange(min=1), required=True, help="Number of program rows.")
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Global seed; row i depends on (seed, i) only.")
+@click.option("--levels", "levels", default="1-6", show_default=True, callback=_levels_option,
+              help="Levels in equal shares: '1-6', '3', '2,4'.")
+@click.option("--inputs-per-program", "k", type=IntRange(min=3), default=3, show_default=True, help="Inputs kept per program (>= 3).")
+@workers_option()
+@click.option("--shard-size", type=IntRange(min=1), default=500, show_default=True,
+              help="Rows per parquet shard (the unit of resume).")
 @click.option("--tracer", type=click.Choice(["inprocess", "trusted"]), default="inprocess", show_default=True,
               help="Trace in the worker (fast) or in the trusted runner's fork pool (slower, isolated).")
-@click.option("--out", "out", type=click.Path(file_okay=False), required=True, help="Output folder (created; rerun to resume).")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Output folder (created; rerun to resume).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def synthesize(n: int, seed: int, levels_text: str, k: int, workers: int | None, shard_size: int, tracer: str,
-               out: str, quiet: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the run's summary as one JSON object (progress goes to stderr).")
+def synthesize(n: int, seed: int, levels: tuple[int, ...], k: int, workers: int | None, shard_size: int, tracer: str,
+               out: Path, quiet: bool, as_json: bool) -> None:
     """Synthesize N programs with inputs and outputs into parquet shards under OUT.
 
     Programs meet their level's constraints by construction (checked by the
@@ -67,38 +69,24 @@ def synthesize(n: int, seed: int, levels_text: str, k: int, workers: int | None,
     from execverify_data.pipeline import SynthConfig
     from execverify_data.pipeline import synthesize as run
 
-    if n < 1:
-        raise click.ClickException(f"--n must be at least 1, got {n}")
-    if seed < 0:
-        raise click.ClickException(f"--seed must be non-negative, got {seed}")
-    try:
-        levels = _levels(levels_text)
-    except ValueError as exc:
-        raise click.ClickException(f"--levels {levels_text!r}: {exc}; write e.g. '1-6', '3' or '2,4'") from None
-    if k < 3:
-        raise click.ClickException(f"--inputs-per-program must be at least 3, got {k}")
-    workers = workers if workers is not None else (os.cpu_count() or 1)
-    if workers < 1:
-        raise click.ClickException(f"--workers must be at least 1, got {workers}")
-    if shard_size < 1:
-        raise click.ClickException(f"--shard-size must be at least 1, got {shard_size}")
+    writable_folder(out, flag="--out")
+    workers = workers if workers is not None else default_workers()
     try:
         config = SynthConfig(n=n, seed=seed, levels=levels, k=k, shard_size=shard_size, tracer=tracer)
     except InvalidArgument as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.UsageError(str(exc)) from None
 
-    if quiet:
-        def progress(done: int, total: int) -> None:
-            pass
-        bar = None
-    else:
+    bar = None
+    if not quiet:
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        bar = Progress(TextColumn("synthesize"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
-                       TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
-        task = bar.add_task("rows", total=n)
+        bar = Progress(TextColumn("synthesize"), BarColumn(), MofNCompleteColumn(), TextColumn("programs"),
+                       TimeElapsedColumn(), TimeRemainingColumn(), transient=False, console=Console(stderr=as_json))
+        task = bar.add_task("programs", total=n)
 
-        def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
             bar.update(task, completed=done)
 
     try:
@@ -107,11 +95,14 @@ def synthesize(n: int, seed: int, levels_text: str, k: int, workers: int | None,
                 summary = run(config, out, workers=workers, progress=progress)
         else:
             summary = run(config, out, workers=workers, progress=progress)
-    except InvalidArgument as exc:
-        raise click.ClickException(str(exc)) from None
+    except InvalidArgument as exc:  # e.g. OUT holds a run with other settings
+        raise click.UsageError(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps({"out": str(out), **summary}, sort_keys=True))
+        return
     cov = summary["catalog_coverage"]
     click.echo(
-        f"{summary['accepted']} programs in {config.n_shards} shard(s) under {out}; "
+        f"{summary['accepted']} programs in {summary['shards']} shard(s) under {out} ({summary['rows']} rows tried); "
         f"acceptance {summary['acceptance_rate']}, catalog coverage {cov['entries_used']}/{cov['entries_total']}, "
         f"structural uniqueness {summary['structural_uniqueness']}, "
         f"{summary['throughput']['accepted_per_second']} programs/s this run"

@@ -10,17 +10,24 @@ commit :data:`REVAL_COMMIT` (``data/DREval_data.jsonl``, ``data/DREval_tasks.jso
 (:func:`render`). Only the function problems (HumanEval part) are evaluated; the ClassEval
 part needs REval's test-class harness (see README.md).
 
-Gold answers come from :func:`execverify_data.trace.trace_call`, converted to REval's
-conventions by :func:`reval_view` (consecutive events on one line merged, the state after
-a line taken from the next recorded event in any frame, values of all executions of a line).
-Answers are extracted as REval's ``_postprocess`` methods do; verdicts are taken by
-:class:`execverify_data.questions.Scorer` (README.md lists the differences). Nothing runs at
-import time.
+Gold answers are REval's own definition (:mod:`.reval_gold`: REval's tracer and ``States``).
+Two scoring rules:
+
+* **official** (``execverify_reval_*``): REval's ``evaluation.py`` — its ``_postprocess``
+  readings (:func:`coverage_answer`, :func:`path_answer`, :func:`state_reading`,
+  :func:`output_answer`), its state judge (value and type read with ``eval`` / ``pydoc.locate``:
+  here literals are read in the parent, other values evaluated in the untrusted sandbox, with
+  REval's unquoted-string fallback; ``==``/``in`` membership, floats within 1e-6) and its output
+  judge (``exec`` of the completed assertion: :func:`.official.passes`);
+* **strict** (``execverify_reval_*_strict``): the same gold and readings, but every value read
+  as a literal and compared type-strictly by :class:`execverify_data.questions.Scorer`, and a
+  direct path answer's leading blank lines skipped.
+
+Nothing runs at import time.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from functools import lru_cache
@@ -51,11 +58,17 @@ def _template_location(kind: str, style: str, metadata: dict) -> str:
 
 @lru_cache(maxsize=16)
 def _read_text(location: str) -> str:
-    if re.match(r"https?://", location):  # pragma: no cover - network
-        from urllib.request import urlopen
+    if re.match(r"https?://", location):
+        from execverify_data.lm_eval_tasks.utils import download
 
-        with urlopen(location, timeout=60) as response:  # noqa: S310 - fixed https URL of the upstream repo
-            return response.read().decode("utf-8")
+        def fetch() -> str:
+            from urllib.request import urlopen
+
+            with urlopen(location, timeout=60) as response:  # noqa: S310 - fixed https URL of the upstream repo
+                return response.read().decode("utf-8")
+
+        return download(f"REval's {location.rsplit('/', 2)[-2]}/{location.rsplit('/', 1)[-1]} ({REVAL_REPO} at "
+                        f"{REVAL_COMMIT[:7]})", "reval_path", '"REval"', fetch)
     return Path(location).read_text(encoding="utf-8")
 
 
@@ -100,95 +113,34 @@ def _is_function_problem(record: dict) -> bool:
     return bool(entry) and re.search(rf"^def {re.escape(entry)}\b", record.get("code", ""), re.MULTILINE) is not None
 
 
-class RevalView(NamedTuple):
-    """One traced invocation seen with REval's conventions (1-based line numbers).
+def value_json(value: Any) -> dict:
+    """A gold value as stored in a doc: canonical ``text`` and ``type`` name
+    (:func:`execverify_data.values.encode`), the type's ``module``, ``askable``."""
+    from execverify_data.values import encode
 
-    (A named tuple, not a dataclass: lm-eval loads this file without registering it in
-    ``sys.modules`` first, which dataclasses need.)"""
-
-    lines: frozenset[int]
-    next_lines: dict[int, frozenset[int]]
-    values: dict[tuple[int, str], tuple[Any, ...]]  # (line, var) -> CanonicalValues over executions
-    output: Any
+    canonical = encode(value)
+    return {"text": canonical.text, "type": canonical.type, "module": type(value).__module__,
+            "askable": canonical.askable}
 
 
-def _parameters(source: str) -> dict[str, set[str]]:
-    names: dict[str, set[str]] = {}
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            a = node.args
-            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
-            params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-            names.setdefault(getattr(node, "name", "<lambda>"), set()).update(params)
-    return names
-
-
-def reval_view(source: str, trace) -> RevalView:
-    """REval's coverage, next-line and per-line state answers, computed from our trace.
-
-    * consecutive events with the same line number are merged into one (the last one's
-      after-state is kept), so a "next line" is never the line itself;
-    * the state after merged event *i* is the state REval records at event *i + 1*: the
-      locals of *that* event's frame before its line runs (the after-state of that frame's
-      previous event, or its parameters for a frame's first event); after the last event,
-      the state recorded at that event itself;
-    * a ``(line, var)`` answer is the list of the variable's values over all executions.
-
-    >>> from execverify_data.trace import trace_call
-    >>> src = "def f(xs):\\n    t = 0\\n    for x in xs: t += x\\n    return t\\n"
-    >>> v = reval_view(src, trace_call(src, "f([1, 2])"))
-    >>> sorted(v.next_lines[3]), [c.text for c in v.values[(3, "t")]]
-    ([4], ['3'])
-    """
-    merged = []
-    for event in trace.events:
-        if merged and merged[-1].line == event.line:
-            merged[-1] = event
-        else:
-            merged.append(event)
-    params = _parameters(source)
-    before = []
-    last_in_frame: dict[int, Any] = {}
-    for event in merged:
-        previous = last_in_frame.get(event.frame)
-        if previous is not None:
-            before.append(previous.locals)
-        else:
-            keep = params.get(event.function, set())
-            before.append({k: v for k, v in event.locals.items() if k in keep})
-        last_in_frame[event.frame] = event
-    next_lines: dict[int, set[int]] = {}
-    values: dict[tuple[int, str], list] = {}
-    for i, event in enumerate(merged):
-        after = before[i + 1] if i + 1 < len(merged) else before[i]
-        next_lines.setdefault(event.line, set()).add(merged[i + 1].line if i + 1 < len(merged) else -1)
-        for name, value in after.items():
-            if value.askable:
-                values.setdefault((event.line, name), []).append(value)
-    return RevalView(
-        lines=frozenset(e.line for e in merged),
-        next_lines={k: frozenset(v) for k, v in next_lines.items()},
-        values={k: tuple(v) for k, v in values.items()},
-        output=trace.output,
-    )
-
-
-def _expected(kind: str, view: RevalView, line: int | None, var: str | None) -> Any:
-    if kind == "coverage":
-        return line in view.lines
-    if kind == "path":
-        return sorted(view.next_lines.get(line, ())) or [-1]  # REval: -1 for a line that never runs
-    if kind == "state":
-        if line not in view.lines:
-            return None  # Nil
-        return [{"text": v.text, "type": v.type} for v in view.values.get((line, var), ())]
-    return {"text": view.output.text, "type": view.output.type}
+def gold_answers(run, line: int, var: str) -> dict[str, Any]:
+    """The four gold answers of one (input, line, var) unit from a :class:`.reval_gold.RevalRun`:
+    ``coverage`` (bool), ``path`` (sorted next lines, -1: none), ``state`` (None for Nil, else the
+    values as :func:`value_json`), ``output`` (:func:`value_json`)."""
+    values = run.value(line, var)
+    return {
+        "coverage": run.coverage(line),
+        "path": run.next_lines(line),
+        "state": None if values is None else [value_json(v) for v in values],
+        "output": value_json(run.output),
+    }
 
 
 @lru_cache(maxsize=4)
 def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
-    """One unit per (problem, input, task item): the fields of its four questions and their gold answers."""
-    from execverify_data.trace import trace_call
+    """One unit per (problem, input, task item): the fields of its four questions and their gold
+    answers, REval's runs of each problem (:func:`.reval_gold.run_problem`)."""
+    from execverify_data.lm_eval_tasks.reval_gold import run_problem
 
     data = _read_jsonl(data_path)
     units = []
@@ -198,12 +150,12 @@ def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
         if not _is_function_problem(record):
             continue
         code, entry = record["code"], record["entry_point"]
-        for pair in item["tasks"]:
+        pairs = item["tasks"]
+        runs = run_problem(code, entry, [record["inputs"][pair["input_idx"]] for pair in pairs])
+        for number, (pair, run) in enumerate(zip(pairs, runs)):
+            if run is None:
+                continue  # the program raised on this input: REval stops there
             call = _call(entry, record["inputs"][pair["input_idx"]])
-            trace = trace_call(code, call, trusted_call=True, timeout=10.0)
-            if trace.output is None or not trace.output.askable:
-                continue
-            view = reval_view(code, trace)
             for j, t in enumerate(pair["task"]):
                 line, var = int(t["lineno"]), t["var"]
                 units.append(
@@ -211,13 +163,14 @@ def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
                         "id": f"DREval/{idx}/{pair['input_idx']}/{j}",
                         "task_id": f"DREval/{idx}",
                         "input_idx": pair["input_idx"],
+                        "pair": number,
                         "item": j,
                         "code": code,
                         "invocation": call,
                         "lineno": line,
                         "var": var,
                         "output_pred": pair["output_pred"],
-                        "gold": json.dumps({k: _expected(k, view, line, var) for k in KINDS}),
+                        "gold": json.dumps(gold_answers(run, line, var)),
                         "call": call,
                         "entry_point": entry,
                     }
@@ -253,10 +206,10 @@ def _loader(kind: str, style: str = "direct"):
         units = _units(*_locations(metadata))
         needed = KINDS if kind == "consistency" else (kind,)
         templates = {k: _read_text(_template_location(k, style, metadata)) for k in needed}
-        if kind == "output":  # one doc per (problem, input), as REval's output task
+        if kind == "output":  # one doc per (problem, input) pair, as REval's output task
             seen, rows = set(), []
             for unit in units:
-                key = (unit["task_id"], unit["input_idx"])
+                key = (unit["task_id"], unit["pair"])
                 if key not in seen:
                     seen.add(key)
                     rows.append(_row(unit, kind, style, templates))
@@ -289,7 +242,9 @@ load_consistency_cot = _loader("consistency", "cot")
 
 def reference_answer(unit: dict, kind: str, style: str = "direct") -> str:
     """The continuation a perfect model writes after the prompt's last tag (used by the
-    oracle tests): direct prompts end with ``[ANSWER]``, CoT prompts with ``[THOUGHT]``."""
+    oracle tests): direct prompts end with ``[ANSWER]``, CoT prompts with ``[THOUGHT]``. The
+    direct answer starts on the tag's line: REval reads a path answer from the first line as
+    written, so one starting with a newline would read as empty there."""
     gold = json.loads(unit["gold"])[kind]
     if kind == "coverage":
         answer = "YES" if gold else "NO"
@@ -299,37 +254,190 @@ def reference_answer(unit: dict, kind: str, style: str = "direct") -> str:
         else:
             answer = unit["code"].split("\n")[gold[0] - 1].strip()
     elif kind == "state":
+        values = [v for v in gold or () if v["askable"]]
         if gold is None:
             answer = "Nil"
-        elif not gold:
+        elif not values:
             answer = "ERROR"
         else:
-            answer = f"{gold[0]['text']}; {gold[0]['type']}"
+            answer = f"{values[0]['text']}; {values[0]['type']}"
     else:
         answer = unit["output_pred"].replace("??", gold["text"])
     if style == "cot":
         return f"\nThe program runs as traced.\n[/THOUGHT]\n[ANSWER]\n{answer}\n[/ANSWER]"
-    return f"\n{answer}\n[/ANSWER]"
+    return f"{answer}\n[/ANSWER]"
 
 
-# --------------------------------------------------------------------------- scoring
-
-
-def _answer_block(text: str) -> str:
-    # REval's postprocessing: the text after the first [ANSWER], up to the first [/ANSWER
-    start = text.find("[ANSWER]")
-    if start != -1:
-        text = text[start + 8 :]
-    end = text.find("[/ANSWER")
-    if end != -1:
-        text = text[:end]
-    return text.strip()
+# --------------------------------------------------------------------------- REval's readings (evaluation.py)
 
 
 def _unfinished(completion: str, style: str) -> bool:
     """REval's CoT rule: a CoT answer without ``[/THOUGHT]`` did not finish (read as NO for
     coverage, wrong otherwise)."""
     return style == "cot" and "[/THOUGHT]" not in completion
+
+
+def _tags(text: str) -> tuple[str, int]:
+    """The tag handling of REval's ``_postprocess`` methods: the text after the first
+    ``[ANSWER]``, before the first ``[/ANSWER]``, before the first ``[/ANSWER``, each cut
+    stripping the text (a text without tags is left as it is). Also REval's last ``idx``."""
+    idx = text.find("[ANSWER]")
+    if idx != -1:
+        text = text[idx + 8 :].strip()
+    idx = text.find("[/ANSWER]")
+    if idx != -1:
+        text = text[:idx].strip()
+    idx = text.find("[/ANSWER")
+    if idx != -1:
+        text = text[:idx].strip()
+    return text, idx
+
+
+def coverage_answer(completion: str, style: str = "direct") -> bool:
+    """REval's reading of a coverage answer (``Coverage._postprocess``): upper-cased and
+    stripped, the ``[ANSWER]`` block must hold exactly one of YES/NO in its first three
+    characters; empty, ambiguous or unfinished (CoT) answers read as NO."""
+    text = (completion or "").upper().strip()
+    if _unfinished(text, style):
+        return False
+    head = _tags(text)[0][:3]
+    yes, no = "YES" in head, "NO" in head
+    return yes and not no
+
+
+def path_answer(completion: str, style: str = "direct") -> str | int:
+    """REval's reading of a path answer (``Path._postprocess``): the first line of the text
+    after the tag cuts, stripped; ``-1`` as the int -1; an empty first line or an unfinished
+    (CoT) answer as -2. A text with no tags is not stripped first, so an answer that starts
+    with a newline reads as empty (REval's own behaviour)."""
+    if _unfinished(completion, style):
+        return -2
+    first = _tags(completion)[0].split("\n")[0].strip()
+    if first == "":
+        return -2
+    return -1 if first == "-1" else first
+
+
+def path_lines(answer: str | int, code: str) -> list[int]:
+    """REval's mapping of a path answer to line numbers: every line whose stripped text equals
+    it (``[-2]`` when none), or the int itself."""
+    if isinstance(answer, int):
+        return [answer]
+    lines = [i + 1 for i, text in enumerate(code.split("\n")) if text.strip() == answer]
+    return lines or [-2]
+
+
+class StateReading(NamedTuple):
+    """A state answer as REval's ``State._postprocess`` reads it, before its ``eval``.
+
+    ``kind``: ``error`` (no ``;``, unfinished CoT), ``nil``, ``str`` (value ``eval``-ed, else the
+    text itself), ``none`` (``None`` or ``NoneType``), ``builtin`` (a builtin type: value
+    ``eval``-ed, else ``ERROR``), ``other`` (a type of another module, a module, nothing: never a
+    builtin type). ``scope``: REval's local names at that ``eval``, as Python source."""
+
+    kind: str
+    value: str = ""
+    type: str = ""
+    scope: str = ""
+
+
+_CLASS = re.compile(r"<class '(.*)'>")
+_GENERIC = re.compile(r"(.*)\[.*\]")
+_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+
+
+def _builtin_class(name: str) -> type | None:
+    """The builtin class ``pydoc.locate(name)`` finds (``int``, ``builtins.int``), else None: a
+    module, a function, a class of another module or nothing (REval's ``is_builtin_type`` fails
+    on those, or their type is no builtin one). Imports nothing."""
+    import builtins
+
+    parts = [part for part in name.split(".") if part]
+    if parts and parts[0] == "builtins":
+        parts = parts[1:]
+    elif len(parts) != 1:
+        return None
+    found: Any = builtins
+    for part in parts or [""]:
+        found = getattr(found, part, None) if part else None
+        if found is None:
+            return None
+    return found if isinstance(found, type) and found.__module__ == "builtins" else None
+
+
+def state_reading(completion: str, style: str = "direct") -> StateReading:
+    """REval's reading of a state answer: curly quotes made straight; the tag cuts; ``Nil``;
+    ``value; type`` split at the last ``;``; the type lower-cased, ``<class 'x'>`` unwrapped,
+    generics cut (REval's greedy ``(.*)\\[.*\\]``), ``string``/``integer`` mapped, any name with
+    ``,`` or ``tuple`` read as ``tuple``.
+
+    >>> state_reading("[ANSWER]\\n[1, 2]; List[int]\\n[/ANSWER]")[:3]
+    ('builtin', '[1, 2]', 'list')
+    >>> state_reading("zzzz; str")[:2], state_reading("nil")[0], state_reading("1, 2; (int, int)")[2]
+    (('str', 'zzzz'), 'nil', 'tuple')
+    """
+    if _unfinished(completion, style):
+        return StateReading("error")
+    for curly, straight in _QUOTES.items():
+        completion = completion.replace(curly, straight)
+    resp, idx = _tags(completion.strip())
+    if resp.capitalize() == "Nil" or resp == "[Nil]":
+        return StateReading("nil")
+    semicolon = resp.rfind(";")
+    if semicolon == -1:
+        return StateReading("error")
+    parts = [resp[:semicolon].strip(), resp[semicolon + 1 :].strip().lower()]
+    if parts[0].capitalize() == "Nil":
+        return StateReading("nil")
+    match = _CLASS.match(parts[1])
+    if match:
+        parts[1] = match.group(1)
+    before_generics = parts[1]
+    match = _GENERIC.match(parts[1])
+    if match:
+        parts[1] = match.group(1)
+    parts[1] = {"string": "str", "integer": "int"}.get(parts[1], parts[1])
+    if "," in parts[1] or "tuple" in parts[1]:
+        parts[1] = "tuple"
+    scope = (f"resp = {resp!r}\nidx = {idx!r}\nsemicolon = {semicolon!r}\nparts = {parts!r}\n"
+             f"_match = re.match({_GENERIC.pattern!r}, {before_generics!r})\n")
+    if parts[1] == "str":
+        kind = "str"
+    elif parts[1] in ("datetime.datetime", "datetime", "numpy.ndarray", "np.ndarray"):
+        kind = "other"  # REval's dateutil / numpy cases: never a builtin type
+    elif parts[0] == "None" or parts[1] == "NoneType":
+        kind = "none"
+    elif _builtin_class(parts[1]) is not None:
+        kind = "builtin"
+    else:
+        kind = "other"
+    return StateReading(kind, parts[0], parts[1], scope)
+
+
+#: The names REval's ``eval`` of a state value can see besides builtins: evaluation.py's
+#: modules (bound here too) and its other globals and ``self`` (stand-ins: objects of no
+#: builtin type, as theirs are); ``numpy as np``/``pandas as pd`` are bound where named.
+_REVAL_MODULES = "import argparse, glob, inspect, json, os, re, sys\nfrom datetime import datetime\nfrom pydoc import locate\n"
+_REVAL_OBJECTS = ("pytz", "Bullet", "Input", "tqdm", "Model", "DREval", "Nil", "_NilType", "FunctionFactory",
+                  "ClassFactory", "Sandbox", "build_direct_prompt", "build_cot_prompt", "get_time", "is_builtin_type",
+                  "Task", "Coverage", "Path", "State", "penalty_pattern", "Output", "Consistency", "Cli", "self")
+
+
+def _reval_scope(extra: str = "") -> str:
+    return f"{_REVAL_MODULES}class _Upstream:\n    pass\n{' = '.join(_REVAL_OBJECTS)} = _Upstream()\n{extra}"
+
+
+def output_answer(completion: str, question: str, style: str = "direct") -> str:
+    """REval's reading of an output answer (``Output._postprocess`` and ``_postprocess_phase2``):
+    the tag cuts (``assert False`` for an unfinished CoT), padded in front with the question's
+    first lines when it has fewer lines."""
+    resp = "ERROR" if _unfinished(completion, style) else _tags(completion)[0]
+    if resp == "ERROR":
+        return "assert False"
+    in_lines, res_lines = question.strip().split("\n"), resp.strip().split("\n")
+    if len(res_lines) >= len(in_lines):
+        return resp
+    return "\n".join(in_lines[: len(in_lines) - len(res_lines)] + res_lines)
 
 
 def penalized(answer: str, question: str) -> bool:
@@ -341,29 +449,102 @@ def penalized(answer: str, question: str) -> bool:
     return answer.count("assert") < question.count("assert")
 
 
-def output_answer(completion: str, question: str, style: str = "direct") -> str:
-    """REval's reading of an output answer: the ``[ANSWER]`` block (``assert False`` for an
-    unfinished CoT), padded in front with the question's first lines when it has fewer lines."""
-    if _unfinished(completion, style):
-        return "assert False"
-    block = _answer_block(completion)
-    in_lines, res_lines = question.strip().split("\n"), block.strip().split("\n")
-    if len(res_lines) < len(in_lines):
-        return "\n".join(in_lines[: len(in_lines) - len(res_lines)] + res_lines)
-    return block
+def output_check(gold: dict, completion: str, code: str, entry_point: str, call: str, output_pred: str,
+                 style: str = "direct"):
+    """REval's output verdict as a :class:`.official.Check` (``exec`` of the completed
+    assertion, with the problem's function in scope), or None when REval's penalty applies. The
+    question's own call takes its traced output instead of running again."""
+    from execverify_data.lm_eval_tasks.official import Check
+    from execverify_data.values import CanonicalValue
+
+    answer = output_answer(completion or "", output_pred, style)
+    if penalized(answer, output_pred):
+        return None
+    known = ((call, CanonicalValue(gold["text"], gold["type"], True, None)),) if gold.get("askable", True) else ()
+    # the function alone in scope (REval: locals()[fn_name]), then evaluation.py's names
+    program = (f"__reval = {{'__name__': '__reval__'}}\nexec(compile({code!r}, '<internals>', 'exec'), __reval)\n"  # trusted: text for the sandbox
+               f"{entry_point} = __reval[{entry_point!r}]\ndel __reval\n"
+               + _reval_scope(f"fn_name = {entry_point!r}\ncode = {code!r}\n_input = {output_pred!r}\n"
+                              f"ans = {answer!r}\nstatus = False\np = model_gen = task = sandbox = None\n"))
+    return Check(program, answer, known)
 
 
-def path_answer(completion: str, style: str = "direct") -> str | int:
-    """REval's reading of a path answer: the first line of the ``[ANSWER]`` block, ``-1``
-    as the int -1, an empty or unfinished (CoT) answer as -2. Unlike REval, leading blank
-    lines are skipped when the completion has no ``[ANSWER]`` tag (a completion model
-    continuing REval's direct prompt starts with a newline, which REval reads as empty)."""
-    if _unfinished(completion, style):
-        return -2
-    first = _answer_block(completion).split("\n")[0].strip()
-    if first == "":
-        return -2
-    return -1 if first == "-1" else first
+# --------------------------------------------------------------------------- the official judge
+
+
+def _state_official(reading: StateReading, gold: list | None) -> bool:
+    """REval's ``State._update_metrics``/``_eq`` on a reading; the value evaluated as REval's
+    ``eval`` does (a literal here, else in the sandbox), compared here."""
+    if reading.kind == "error":
+        return False
+    if reading.kind == "nil":
+        return gold is None
+    if gold is None or reading.kind == "other":
+        return False  # REval's HumanEval part has only builtin-typed gold values
+    from execverify_data.lm_eval_tasks.official import RAISES, Opaque, evaluate
+    from execverify_data.values import parse
+
+    if reading.kind == "none":
+        value, cls = None, type(None)
+    else:
+        value = evaluate([(_reval_scope(reading.scope), reading.value)])[0]
+        if reading.kind == "str":
+            cls = str
+            if value is RAISES:
+                value = reading.value  # REval's fallback: the unquoted text is the string
+        else:
+            cls = _builtin_class(reading.type)
+            if value is RAISES:
+                return False
+    if not any(g.get("module", "builtins") == "builtins" and g["type"] == cls.__name__ for g in gold):
+        return False
+    if isinstance(value, Opaque) or type(value) is not cls:
+        return False
+    actual = []
+    for g in gold:
+        if g.get("askable", True):
+            try:
+                actual.append(parse(g["text"]))
+            except Exception:  # noqa: BLE001 - a gold value with no literal matches nothing
+                pass
+    if cls is float:
+        for a in actual:
+            try:
+                if abs(value - a) < FLOAT_TOLERANCE:
+                    return True
+            except Exception:  # noqa: BLE001 - REval: `continue` on a value of another type
+                continue
+        return False
+    try:
+        return value in actual
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def judge(kind: str, gold: Any, completion: str, code: str, style: str = "direct", output_pred: str = "",
+          entry_point: str = "", call: str = "") -> bool:
+    """REval's verdict (``evaluation.py``) on ``completion`` for the ``kind`` question whose gold
+    answer is ``gold`` (:func:`gold_answers`); ``output_pred``, ``entry_point``, ``call``: the
+    output question, its function and call."""
+    completion = completion or ""
+    if kind == "coverage":
+        return coverage_answer(completion, style) == bool(gold)
+    if kind == "path":
+        return any(line in gold for line in path_lines(path_answer(completion, style), code))
+    if kind == "state":
+        return _state_official(state_reading(completion, style), gold)
+    from execverify_data.lm_eval_tasks.official import passes
+
+    check = output_check(gold, completion, code, entry_point, call, output_pred, style)
+    return check is not None and passes([check])[0]
+
+
+# --------------------------------------------------------------------------- the strict judge
+
+
+def _block(text: str) -> str:
+    # the strict reading: REval's tag cuts, always stripped
+    return _tags(text)[0].strip()
 
 
 def _verification(question) -> dict:
@@ -374,10 +555,10 @@ def _verification(question) -> dict:
 
 def _state_type(text: str) -> str:
     text = text.strip().lower()
-    match = re.match(r"<class '(.*)'>", text)
+    match = _CLASS.match(text)
     if match:
         text = match.group(1)
-    match = re.match(r"(.*)\[.*\]", text)
+    match = _GENERIC.match(text)
     if match:
         text = match.group(1)
     if text == "string":
@@ -395,46 +576,33 @@ def _score(question, answer: str) -> bool:
     return bool(score(_verification(question), f"[ANSWER]\n{answer}\n[/ANSWER]").correct[0])
 
 
-def coverage_answer(completion: str, style: str = "direct") -> bool:
-    """REval's reading of a coverage answer (``Coverage._postprocess``): the ``[ANSWER]``
-    block upper-cased must hold exactly one of YES/NO in its first three characters; empty,
-    ambiguous or unfinished (CoT) answers read as NO."""
-    text = (completion or "").upper().strip()
-    if _unfinished(text, style):
-        return False
-    head = _answer_block(text)[:3]
-    yes, no = "YES" in head, "NO" in head
-    return yes and not no
-
-
-def judge(kind: str, gold: Any, completion: str, code: str, style: str = "direct", output_pred: str = "") -> bool:
-    """Whether ``completion`` answers the ``kind`` question whose REval gold answer is ``gold``
-    (``output_pred``: the output task's question; ``style``: ``direct`` or ``cot``)."""
+def judge_strict(kind: str, gold: Any, completion: str, code: str, style: str = "direct", output_pred: str = "",
+                 **_: Any) -> bool:
+    """The strict verdict: REval's readings, every value read as a literal and compared by
+    :class:`execverify_data.questions.Scorer` (strict types, no ``eval``), a path answer's
+    leading blank lines skipped."""
     from execverify_data.questions import Kind, Question
-    from execverify_data.values import encode, parse
+    from execverify_data.values import CanonicalValue, encode, parse
 
     completion = completion or ""
-    block = _answer_block(completion)
     if kind == "coverage":
         answer = "True" if coverage_answer(completion, style) else "False"
         return _score(Question(Kind.COVERAGE, line=1, expected=encode(bool(gold))), answer)
     if kind == "path":
-        first = path_answer(completion, style)
-        if first == -2 or not gold:
+        if _unfinished(completion, style):
             return False
-        if first == -1:
-            candidates = [-1]
-        else:
-            candidates = [i + 1 for i, text in enumerate(code.split("\n")) if text.strip() == first]
-        return any(
-            _score(Question(Kind.PATH, line=1, k=1, expected=encode(actual)), str(candidate))
-            for candidate in candidates
-            for actual in gold
-        )
+        first = _block(completion).split("\n")[0].strip()
+        if not first or not gold:
+            return False
+        candidates = [-1] if first == "-1" else [i + 1 for i, text in enumerate(code.split("\n")) if text.strip() == first]
+        return any(_score(Question(Kind.PATH, line=1, k=1, expected=encode(actual)), str(candidate))
+                   for candidate in candidates for actual in gold)
     if kind == "state":
         if _unfinished(completion, style):
             return False
-        text = block.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+        text = _block(completion)
+        for curly, straight in _QUOTES.items():
+            text = text.replace(curly, straight)
         if text.capitalize() == "Nil" or text == "[Nil]":
             return gold is None
         semicolon = text.rfind(";")
@@ -445,12 +613,11 @@ def judge(kind: str, gold: Any, completion: str, code: str, style: str = "direct
             return gold is None
         if gold is None:
             return False
-        from execverify_data.values import CanonicalValue
-
         for actual in gold:
+            if not actual.get("askable", True):
+                continue
             expected = CanonicalValue(actual["text"], actual["type"])
-            question = Question(Kind.STATE, line=1, k=1, var="v", expected=expected)
-            if _score(question, f"{value}; {type_name}"):
+            if _score(Question(Kind.STATE, line=1, k=1, var="v", expected=expected), f"{value}; {type_name}"):
                 return True
             if actual["type"] == "float" and type_name == "float":  # REval's tolerance
                 try:
@@ -460,25 +627,43 @@ def judge(kind: str, gold: Any, completion: str, code: str, style: str = "direct
                 except Exception:  # noqa: BLE001 - an unreadable answer is wrong
                     pass
         return False
-    from execverify_data.values import CanonicalValue
-
-    answer = output_answer(completion, output_pred, style)
+    if _unfinished(completion, style):
+        return False
+    block = _block(completion)
+    in_lines, res_lines = output_pred.strip().split("\n"), block.split("\n")
+    answer = "\n".join(in_lines[: len(in_lines) - len(res_lines)] + res_lines) if len(res_lines) < len(in_lines) else block
     if penalized(answer, output_pred):
         return False
     question = Question(Kind.IO, expected=CanonicalValue(gold["text"], gold["type"]), call="f()", entry="f")
     return _score(question, answer.strip().split("\n")[-1].strip() if answer.strip() else "")
 
 
-def process_results(doc: dict, results: list) -> dict[str, float]:
-    """``acc`` of one REval question (coverage, state, path or output)."""
+# --------------------------------------------------------------------------- lm-eval glue
+
+
+def _verdict(doc: dict, results: list, rule) -> bool:
     gold = json.loads(doc["gold"])[doc["kind"]]
     completion = results[0] if results else ""
-    style = doc.get("style") or "direct"
-    out = {"acc": float(judge(doc["kind"], gold, completion, doc["code"], style, doc.get("output_pred") or ""))}
+    return rule(doc["kind"], gold, completion, doc["code"], doc.get("style") or "direct", doc.get("output_pred") or "",
+                entry_point=doc.get("entry_point") or "", call=doc.get("call") or "")
+
+
+def _results(doc: dict, results: list, rule) -> dict[str, Any]:
+    out: dict[str, Any] = {"acc": float(_verdict(doc, results, rule))}
     if doc["kind"] == "coverage":  # REval also reports precision, recall and F1 of YES
-        pair = (coverage_answer(completion, style), bool(gold))
+        pair = (coverage_answer(results[0] if results else "", doc.get("style") or "direct"), bool(json.loads(doc["gold"])["coverage"]))
         out.update(precision=pair, recall=pair, f1=pair)
     return out
+
+
+def process_results(doc: dict, results: list) -> dict[str, Any]:
+    """``acc`` of one REval question by REval's own rule (coverage also ``precision``/``recall``/``f1``)."""
+    return _results(doc, results, judge)
+
+
+def process_results_strict(doc: dict, results: list) -> dict[str, Any]:
+    """``acc`` of one REval question by the strict rule (:func:`judge_strict`)."""
+    return _results(doc, results, judge_strict)
 
 
 def _confusion(items: list[tuple[bool, bool]]) -> tuple[int, int, int]:
@@ -504,13 +689,20 @@ def coverage_f1(items: list[tuple[bool, bool]]) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def process_consistency(doc: dict, results: list) -> dict[str, tuple]:
-    """One question of a consistency unit; the aggregations join the unit's four verdicts."""
-    gold = json.loads(doc["gold"])[doc["kind"]]
-    ok = judge(doc["kind"], gold, results[0] if results else "", doc["code"], doc.get("style") or "direct",
-               doc.get("output_pred") or "")
+def _consistency(doc: dict, results: list, rule) -> dict[str, tuple]:
+    ok = _verdict(doc, results, rule)
     item = (doc["unit"], doc["kind"], ok)
     return {"acc": float(ok), "ic": item, **{f"{kind}_acc": item for kind in KINDS}}
+
+
+def process_consistency(doc: dict, results: list) -> dict[str, tuple]:
+    """One question of a consistency unit (REval's rule); the aggregations join the unit's four verdicts."""
+    return _consistency(doc, results, judge)
+
+
+def process_consistency_strict(doc: dict, results: list) -> dict[str, tuple]:
+    """As :func:`process_consistency`, by the strict rule."""
+    return _consistency(doc, results, judge_strict)
 
 
 def incremental_consistency(items: list[tuple]) -> float:

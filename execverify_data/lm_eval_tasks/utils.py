@@ -1,21 +1,31 @@
 """Glue between lm-eval task YAMLs and ``execverify_data``: datasets, prompts, scoring.
 
-Nothing runs at import time. Every task scores through :class:`execverify_data.questions.Scorer`
-(one verdict per question, decided by :func:`execverify_data.values.same`), so an answer gets
-the same verdict here, in the TRL rewards and in the released dataset.
+Nothing runs at import time. Two scoring rules:
+
+* **official** (the tasks named after a benchmark: ``execverify_cruxeval_o``, ``_i``, their CoT
+  variants, ``execverify_lcb_exec``, ``_cot``): the benchmark's own answer extraction and verdict
+  program (``assert {output} == {answer}``), decided by :mod:`.official` (answers evaluated in
+  the untrusted sandbox, verdicts here);
+* **strict** (the ``*_strict`` variants and the project's own tasks): the project's single scorer,
+  :class:`execverify_data.questions.Scorer` (values compared by :func:`execverify_data.values.same`),
+  so an answer gets the same verdict here, in the TRL rewards and in the released dataset.
 
 Datasets are built by ``custom_dataset`` functions; lm-eval calls them with the task's
 ``metadata`` merged with ``--metadata`` (and, through ``simple_evaluate``, the model
 arguments), so each loader reads only its own keys:
 
 * ``lcb_path``: a local LiveCodeBench execution file (jsonl/json/parquet) instead of
-  the Hub dataset ``livecodebench/execution-v2``;
+  the Hub dataset ``livecodebench/execution-v2`` at :data:`LCB_REVISION` (``lcb_revision``
+  overrides the revision);
 * ``reval_path``: a local REval checkout (``data/`` and ``prompts/``), or each part on its
   own: ``reval_data_path`` / ``reval_tasks_path`` (``DREval_data.jsonl`` /
   ``DREval_tasks.jsonl``) and ``reval_prompts_path`` (REval's prompt templates), instead of
   downloading them from the REval repository at its pinned commit;
 * ``release_path``: a local release folder (or one parquet/jsonl file) instead of the Hub;
   ``release_repo``: the Hub dataset id of the release.
+
+A loader whose data must be downloaded and cannot be (offline) raises :class:`DataUnavailable`:
+one line naming the ``--metadata`` key to pass.
 
 Prompt strings of CRUXEval (MIT, (c) Meta Platforms) and LiveCodeBench (MIT) are
 reproduced verbatim from their repositories for fidelity; see README.md.
@@ -29,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "DataUnavailable",
+    "LCB_REVISION",
     "cruxeval_input_prompt",
     "cruxeval_input_cot_prompt",
     "cruxeval_output_prompt",
@@ -36,15 +48,24 @@ __all__ = [
     "lcb_output_prompt",
     "lcb_output_cot_prompt",
     "load_cruxeval_input",
+    "load_cruxeval_input_strict",
     "load_cruxeval_output",
     "load_cruxeval_trace",
     "load_humaneval",
     "load_lcb_exec",
+    "load_lcb_exec_strict",
     "load_synth_io",
     "load_synth_oi",
     "load_synth_trace",
-    "process_results",
+    "process_cruxeval_input",
+    "process_cruxeval_input_cot",
+    "process_cruxeval_output",
+    "process_cruxeval_output_cot",
     "process_humaneval",
+    "process_humaneval_strict",
+    "process_lcb",
+    "process_lcb_cot",
+    "process_results",
 ]
 
 TASK_DIR = Path(__file__).resolve().parent
@@ -269,6 +290,88 @@ def process_results(doc: dict, results: list) -> dict[str, float]:
     }
 
 
+def _completion(results: list) -> str:
+    completion = results[0] if results else ""
+    return completion if isinstance(completion, str) else str(completion)
+
+
+def _official(check) -> dict[str, float]:
+    """``acc`` of one answer by its benchmark's verdict program (0 where upstream skips it)."""
+    from execverify_data.lm_eval_tasks.official import passes
+
+    return {"acc": float(check is not None and passes([check])[0])}
+
+
+def _cruxeval_processor(task: str, cot: bool):
+    def process(doc: dict, results: list) -> dict[str, float]:
+        from execverify_data.lm_eval_tasks.official import cruxeval_check
+
+        return _official(cruxeval_check(doc["code"], doc["input"], doc["output"], _completion(results), task=task, cot=cot))
+
+    process.__name__ = f"process_cruxeval_{task}" + ("_cot" if cot else "")
+    process.__doc__ = (f"lm-eval ``process_results`` of the official CRUXEval {task} task{' (CoT)' if cot else ''}: "
+                       "``acc`` by CRUXEval's own extraction and ``assert`` program (see :mod:`.official`).")
+    return process
+
+
+process_cruxeval_output = _cruxeval_processor("output", False)
+process_cruxeval_output_cot = _cruxeval_processor("output", True)
+process_cruxeval_input = _cruxeval_processor("input", False)
+process_cruxeval_input_cot = _cruxeval_processor("input", True)
+
+
+def _lcb_processor(cot: bool):
+    def process(doc: dict, results: list) -> dict[str, float]:
+        from execverify_data.lm_eval_tasks.official import lcb_check
+
+        return _official(lcb_check(doc["code"], doc["input"], doc["output"], _completion(results), cot=cot))
+
+    process.__name__ = "process_lcb" + ("_cot" if cot else "")
+    process.__doc__ = (f"lm-eval ``process_results`` of the official LiveCodeBench-Exec task{' (CoT)' if cot else ''}: "
+                       "``acc`` by ``lcb_runner``'s extraction and ``assert`` program (see :mod:`.official`).")
+    return process
+
+
+process_lcb = _lcb_processor(False)
+process_lcb_cot = _lcb_processor(True)
+
+
+class DataUnavailable(SystemExit):
+    """Data a loader must download cannot be downloaded (offline, no such revision...).
+
+    The message is one line naming the ``--metadata`` key that gives a local copy. It is a
+    ``SystemExit``: lm-eval's command line does not catch errors raised by task loaders, so any
+    other exception ends in a long traceback; this one prints its line and exits with status 1.
+    Python callers can catch it by name.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def download(what: str, key: str, example: str, fetch):
+    """``fetch()``; a network or Hub error becomes :class:`DataUnavailable` naming ``--metadata``.
+
+    >>> def offline():
+    ...     raise ConnectionError("Couldn't reach 'x' on the Hub (OfflineModeIsEnabled)")
+    >>> download("LiveCodeBench-Exec (livecodebench/execution-v2)", "lcb_path", '"execution-v2.jsonl"', offline)
+    Traceback (most recent call last):
+    ...
+    execverify_data.lm_eval_tasks.utils.DataUnavailable: cannot download LiveCodeBench-Exec (livecodebench/execution-v2): ConnectionError: Couldn't reach 'x' on the Hub (OfflineModeIsEnabled); pass a local copy: --metadata '{"lcb_path": "execution-v2.jsonl"}'
+    """
+    try:
+        return fetch()
+    except (ConnectionError, TimeoutError, OSError) as exc:  # datasets, huggingface_hub, requests, urllib
+        reason = " ".join(str(exc).split())[:200]
+        raise DataUnavailable(
+            f"cannot download {what}: {type(exc).__name__}: {reason}; pass a local copy: --metadata '{{\"{key}\": {example}}}'"
+        ) from None
+
+
 def _dataset(rows: list[dict]):
     import datasets
 
@@ -302,7 +405,9 @@ def _rows_limit(rows: list[dict], limit: Any) -> list[dict]:
 # --------------------------------------------------------------------------- CRUXEval
 
 
-def _crux_rows(kind: str) -> list[dict]:
+def _crux_rows(kind: str, strict: bool) -> list[dict]:
+    """CRUXEval docs. Official rows keep the data as CRUXEval has it (800 for both tasks); strict
+    rows carry the project's ``verification`` (input task: 798, two inputs hold a ``lambda``)."""
     from execverify_data.data import cruxeval_records
 
     verifications = {row["id"]: row for row in _read_jsonl(DATA_DIR / "cruxeval_verifications.jsonl")}
@@ -310,32 +415,33 @@ def _crux_rows(kind: str) -> list[dict]:
     for record in cruxeval_records():
         extra = verifications[record["id"]]
         verification = extra["o"] if kind == "o" else extra["i"]
-        if verification is None:
-            continue  # no literal input exists (a lambda argument): the input task cannot score it
-        call = f"f({record['input']})" if kind == "o" else extra["reference_call"]
-        question = verification["questions"][0]
-        reference = f"assert {call} == {question['expected']['text']}"
-        rows.append(
-            {
-                "id": record["id"],
-                "code": record["code"],
-                "input": record["input"],
-                "output": record["output"],
-                "verification": json.dumps(verification, ensure_ascii=False),
-                "reference": reference + "\n[/ANSWER]",
-            }
-        )
+        row = {"id": record["id"], "code": record["code"], "input": record["input"], "output": record["output"]}
+        if not strict:
+            reference = f"assert f({record['input']}) == {record['output']}"
+        elif verification is None:
+            continue  # no literal input exists (a lambda argument): the strict input task cannot score it
+        else:
+            call = f"f({record['input']})" if kind == "o" else extra["reference_call"]
+            reference = f"assert {call} == {verification['questions'][0]['expected']['text']}"
+        row["verification"] = json.dumps(verification, ensure_ascii=False) if verification else ""
+        row["reference"] = reference + "\n[/ANSWER]"
+        rows.append(row)
     return rows
 
 
 def load_cruxeval_output(**metadata) -> Any:
     """The 800 CRUXEval output-prediction docs (``id``, ``code``, ``input``, ``output``)."""
-    return _dataset(_crux_rows("o"))
+    return _dataset(_crux_rows("o", strict=False))
 
 
 def load_cruxeval_input(**metadata) -> Any:
-    """The CRUXEval input-prediction docs (798 of 800: two inputs hold a ``lambda``)."""
-    return _dataset(_crux_rows("i"))
+    """The 800 CRUXEval input-prediction docs, as CRUXEval scores them (inputs may be expressions)."""
+    return _dataset(_crux_rows("i", strict=False))
+
+
+def load_cruxeval_input_strict(**metadata) -> Any:
+    """The CRUXEval input-prediction docs the strict rule can score (798 of 800: two inputs hold a ``lambda``)."""
+    return _dataset(_crux_rows("i", strict=True))
 
 
 def load_cruxeval_trace(**metadata) -> Any:
@@ -353,6 +459,8 @@ def load_cruxeval_trace(**metadata) -> Any:
 
 
 LCB_HUB_ID = "livecodebench/execution-v2"
+#: The Hub commit of ``livecodebench/execution-v2`` the task reads (main on 2024-06-13, 479 rows).
+LCB_REVISION = "e3bbac6d5da0043c4a0b4e4f4b678f1f6497cc86"
 
 
 def _lcb_verification(row: dict) -> dict | None:
@@ -372,19 +480,24 @@ def _lcb_verification(row: dict) -> dict | None:
     return verification_for(row["code"], [question], "cruxeval")
 
 
-def load_lcb_exec(lcb_path: str | None = None, lcb_limit: int | None = None, **metadata) -> Any:
-    """LiveCodeBench code-execution docs: ``lcb_path`` (local file) or the Hub dataset."""
+def _lcb_records(lcb_path: str | None, lcb_revision: str) -> list[dict]:
     if lcb_path:
-        records = _read_table(lcb_path)
-    else:  # pragma: no cover - network
+        return _read_table(lcb_path)
+
+    def fetch():
         import datasets
 
-        records = datasets.load_dataset(LCB_HUB_ID, split="test").to_list()
+        return datasets.load_dataset(LCB_HUB_ID, split="test", revision=lcb_revision).to_list()
+
+    return download(f"LiveCodeBench-Exec ({LCB_HUB_ID} at {lcb_revision[:7]})", "lcb_path", '"execution-v2.jsonl"', fetch)
+
+
+def _lcb_rows(lcb_path: str | None, lcb_limit: Any, lcb_revision: str, strict: bool) -> list[dict]:
     rows = []
-    for record in _rows_limit(records, lcb_limit):
+    for record in _rows_limit(_lcb_records(lcb_path, lcb_revision), lcb_limit):
         verification = _lcb_verification(record)
-        if verification is None:
-            continue
+        if strict and verification is None:
+            continue  # the strict rule needs a literal output
         rows.append(
             {
                 "id": str(record.get("id", record.get("question_id", len(rows)))),
@@ -393,11 +506,23 @@ def load_lcb_exec(lcb_path: str | None = None, lcb_limit: int | None = None, **m
                 "code": record["code"],
                 "input": record["input"],
                 "output": record["output"],
-                "verification": json.dumps(verification, ensure_ascii=False),
+                "verification": json.dumps(verification, ensure_ascii=False) if verification else "",
                 "reference": f"assert {record['input']} == {record['output']}\n[/ANSWER]",
             }
         )
-    return _dataset(rows)
+    return rows
+
+
+def load_lcb_exec(lcb_path: str | None = None, lcb_limit: int | None = None, lcb_revision: str = LCB_REVISION,
+                  **metadata) -> Any:
+    """LiveCodeBench code-execution docs: ``lcb_path`` (local file) or the Hub dataset at ``lcb_revision``."""
+    return _dataset(_lcb_rows(lcb_path, lcb_limit, lcb_revision, strict=False))
+
+
+def load_lcb_exec_strict(lcb_path: str | None = None, lcb_limit: int | None = None, lcb_revision: str = LCB_REVISION,
+                         **metadata) -> Any:
+    """As :func:`load_lcb_exec`, without the rows whose output is not a literal (the strict rule cannot score them)."""
+    return _dataset(_lcb_rows(lcb_path, lcb_limit, lcb_revision, strict=True))
 
 
 # --------------------------------------------------------------------------- the release (synth)
@@ -428,10 +553,14 @@ def _release_records(part: str, release_path: str | None, release_repo: str) -> 
     A release folder has ``<config>/test-*.parquet`` (``execverify_data.release``); any other
     folder or file is read whole (its files whose path contains ``test``) and filtered.
     """
-    if not release_path:  # pragma: no cover - network
-        import datasets
+    if not release_path:
 
-        return datasets.load_dataset(release_repo, part, split="test").to_list(), False
+        def fetch():
+            import datasets
+
+            return datasets.load_dataset(release_repo, part, split="test").to_list()
+
+        return download(f"the release's {part} test split ({release_repo})", "release_path", '"RELEASE_DIR"', fetch), False
     path = Path(release_path)
     if path.is_dir() and (path / part).is_dir():
         files = sorted(f for f in (path / part).iterdir() if f.name.startswith("test") and f.suffix in (".parquet", ".jsonl"))
@@ -508,14 +637,11 @@ def synth_final_results(doc: dict, results: list) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- HumanEval
 
-_HUMANEVAL_PROMPT = "Complete the following Python function.\n\n```python\n{prompt}"
-
-
 def load_humaneval(**metadata) -> Any:
     """The 164 HumanEval problems shipped with the package (MIT)."""
     from execverify_data.data import humaneval_records
 
-    rows = [dict(r, reference=r["canonical_solution"] + "\n```") for r in humaneval_records()]
+    rows = [dict(r, reference=r["canonical_solution"]) for r in humaneval_records()]
     return _dataset(rows)
 
 
@@ -524,11 +650,25 @@ def humaneval_prompt(doc: dict) -> str:
 
 
 def process_humaneval(doc: dict, results: list) -> dict[str, float]:
-    """pass@1 of one greedy completion, run by :func:`execverify_data.rewards.unit_test_reward`."""
+    """pass@1 of one greedy completion as HumanEval's ``check_correctness`` defines it: the program
+    ``prompt + completion + "\\n" + test + "\\n" + f"check({entry_point})"`` runs without an
+    exception within 3 s. It runs in the untrusted sandbox's test mode: the completion in one
+    child, the test (``check(candidate)``) in another that never runs model code."""
+    from execverify_data.lm_eval_tasks.official import UPSTREAM_TIMEOUT
+    from execverify_data.sandbox import Status, run_untrusted
+
+    program = doc["prompt"] + _completion(results)
+    test = doc["test"] + "\n" + f"check({doc['entry_point']})"
+    result = run_untrusted(program, test=test, timeout=UPSTREAM_TIMEOUT, memory_mb=1024)
+    return {"pass@1": float(result.status is Status.OK and result.test_passed is True)}
+
+
+def process_humaneval_strict(doc: dict, results: list) -> dict[str, float]:
+    """pass@1 of one greedy completion cut at its first code fence (text a chat model writes after
+    the function), run by :func:`execverify_data.rewards.unit_test_reward` (5 s)."""
     from execverify_data.rewards import unit_test_reward
 
-    completion = results[0] if results else ""
-    body = completion.split("```")[0]
+    body = _completion(results).split("```")[0]
     program = doc["prompt"] + body
     reward = unit_test_reward(
         completions=["```python\n" + program + "\n```"], tests=[[doc["test"]]], entry_point=[doc["entry_point"]]

@@ -9,7 +9,7 @@ Rules (``docs/questions.md`` has the full list):
 * A completion is a string, a chat message list (the last ``assistant`` message
   is read; a content list of ``{"type": "text"}`` parts is joined) or a message dict.
   A completion longer than :data:`MAX_COMPLETION_CHARS` yields no answers.
-* ``execverify``/``chat`` style: the last ``<answer>`` ... ``</answer>`` block (a tag
+* ``execverify``/``chat``/``reasoning`` style: the last ``<answer>`` ... ``</answer>`` block (a tag
   alone on its line wins over inline tags; a final unclosed ``<answer>`` runs to the
   end); inside it, blank lines and code-fence lines are dropped, and each remaining
   line is one answer, matched to the questions by position. List markers
@@ -44,6 +44,7 @@ __all__ = [
     "answer_lines",
     "completion_text",
     "final_parts",
+    "has_answer_block",
     "normalize_coverage",
     "normalize_path",
     "split_state",
@@ -160,6 +161,25 @@ def answer_lines(completion: Any, style: str) -> list[str] | None:
     if block is None:
         return None
     return _lines(block)
+
+
+def has_answer_block(completion: Any, style: str) -> bool:
+    """Whether the completion has the answer block of ``style``: ``[ANSWER]`` ... for
+    ``cruxeval`` (a final unclosed one counts, as in :func:`answer_lines`), ``<answer>`` ...
+    for every other style. :func:`answer_lines` reads a ``cruxeval`` completion without a
+    block as one bare answer; this tells the two apart.
+
+    >>> has_answer_block("hello world", "cruxeval"), has_answer_block("[ANSWER]\\nassert f(1) == 2\\n[/ANSWER]", "cruxeval")
+    (False, True)
+    >>> has_answer_block("<reasoning>\\nx\\n</reasoning>\\n<answer>\\n3\\n</answer>", "reasoning")
+    True
+    """
+    text = completion_text(completion)
+    if text is None or len(text) > MAX_COMPLETION_CHARS:
+        return False
+    if style == "cruxeval":
+        return _CRUX_OPEN.search(text) is not None
+    return _execverify_block(text) is not None
 
 
 def _segment(text: str, node: ast.AST) -> str:

@@ -1,6 +1,6 @@
 """Every prompt template of the question layer, in one place and versioned.
 
-Three styles:
+Four styles:
 
 * ``execverify``: the program with numbered lines, the call, a numbered list of
   questions (the final-answer question first), and one answer per line inside
@@ -9,9 +9,16 @@ Three styles:
   ``[PYTHON]`` ... ``[/PYTHON]`` in the prompt and ``[ANSWER]`` ... ``[/ANSWER]`` in
   the completion.
 * ``chat``: the ``execverify`` prompt as a list of chat messages (system + user).
+* ``reasoning``: the ExecVerify paper's RL prompt form: chat messages whose system
+  message is the paper's ("You are a programming expert."), the ``execverify``
+  questions, and a response asked as ``<reasoning>`` ... ``</reasoning>`` followed by
+  the ``<answer>`` ... ``</answer>`` block (the block the scorer reads, one answer
+  per line as in ``execverify``). A reference completion with a rationale puts it
+  in the reasoning block.
 
 Change any text here and :data:`TEMPLATE_VERSION` must change with it; it is
-stored in every ``verification`` object and dataset row.
+stored in every ``verification`` object and dataset row. (Adding the
+``reasoning`` style changed no text of the other three, so it did not.)
 
 >>> from execverify_data.values import encode
 >>> q = Question(Kind.IO, expected=encode(8), call="f(3)", entry="f")
@@ -37,6 +44,7 @@ __all__ = [
     "VERIFICATION_FORMAT",
     "Rendered",
     "answer_block",
+    "codegen_messages",
     "number_lines",
     "question_text",
     "render",
@@ -48,7 +56,7 @@ TEMPLATE_VERSION = "1.0"
 #: Marks a ``verification`` object made by this module.
 VERIFICATION_FORMAT = "execverify-questions/1"
 #: The prompt styles.
-STYLES = ("execverify", "cruxeval", "chat")
+STYLES = ("execverify", "cruxeval", "chat", "reasoning")
 
 ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
 CRUX_OPEN, CRUX_CLOSE = "[ANSWER]", "[/ANSWER]"
@@ -67,6 +75,21 @@ EXECVERIFY_FOOTER = (
 )
 SYSTEM_MESSAGE = (
     "You simulate Python programs exactly, line by line, the way the CPython interpreter runs them."
+)
+REASONING_OPEN, REASONING_CLOSE = "<reasoning>", "</reasoning>"
+#: The system message of the ``reasoning`` style: the one of the paper's RL data (Stage I and Stage II).
+REASONING_SYSTEM_MESSAGE = "You are a programming expert."
+REASONING_FOOTER = (
+    "Think it through step by step between {ropen} and {rclose}. After that, write the answers, one per line "
+    "and in the order of the questions, between {open} and {close}. The response must have this shape:\n"
+    "{ropen}\n(the step-by-step simulation)\n{rclose}\n{open}\nanswer to question 1\nanswer to question 2\n{close}"
+)
+#: The Stage II (code generation) wrapper of the ``reasoning`` style: the paper's form, code in the answer block.
+REASONING_CODEGEN = (
+    "Solve this programming problem in Python.\n\n{problem}\n\n"
+    "Check your program against the example inputs and outputs of the problem before answering. "
+    "The response must have this shape:\n"
+    "{ropen}\n(the step-by-step reasoning)\n{rclose}\n{open}\n```python\n(the complete program)\n```\n{close}\n"
 )
 
 CRUX_OUTPUT_INSTRUCTIONS = (
@@ -205,7 +228,7 @@ def _check(source: str, questions: list[Question], style: str) -> None:
         raise InvalidArgument("an oi question must be asked alone: other questions would reveal the input")
 
 
-def _execverify_body(source: str, questions: list[Question], call: str | None) -> tuple[str, list[str]]:
+def _execverify_body(source: str, questions: list[Question], call: str | None, footer: str) -> tuple[str, list[str]]:
     texts = [question_text(q) for q in questions]
     if questions[0].kind is Kind.OI:
         call = None  # the input is what is asked
@@ -218,7 +241,7 @@ def _execverify_body(source: str, questions: list[Question], call: str | None) -
         parts += [f"Call: `{call}`", ""]
     parts.append("Questions:")
     parts += [f"{n}. {text}" for n, text in enumerate(texts, 1)]
-    parts += ["", EXECVERIFY_FOOTER.format(open=ANSWER_OPEN, close=ANSWER_CLOSE)]
+    parts += ["", footer]
     return "\n".join(parts), texts
 
 
@@ -235,7 +258,8 @@ def render(
     Args:
         source (`str`): the program text (its line numbers are the ones questions use).
         questions (`list[Question]`): from :func:`~execverify_data.questions.select.select_questions`.
-        style (`str`, optional, defaults to ``"execverify"``): one of :data:`STYLES`.
+        style (`str`, optional, defaults to ``"execverify"``): one of :data:`STYLES`
+            (``chat`` and ``reasoning`` give chat messages).
         call (`str`, optional): the traced call, shown in the prompt when no ``io``
             question carries it (a prompt with step questions only).
         rationale (`str`, optional): reasoning text put before the answer block of the
@@ -248,7 +272,12 @@ def render(
     _check(source, questions, style)
     answers = reference_answers(questions, style)
     block = answer_block(answers, style)
-    reference = block if not rationale else f"{rationale.rstrip()}\n\n{block}"
+    if not rationale:
+        reference = block
+    elif style == "reasoning":
+        reference = f"{REASONING_OPEN}\n{rationale.strip()}\n{REASONING_CLOSE}\n{block}"
+    else:
+        reference = f"{rationale.rstrip()}\n\n{block}"
     verification = verification_for(source, questions, style)
     if call is not None:
         verification["call"] = call
@@ -264,12 +293,31 @@ def render(
         prompt = f"{instructions}\n\n{example}\n\n[PYTHON]\n{code}\n{assertion}\n[/PYTHON]\n"
         items = [{"kind": question.kind.value, "text": assertion, "reference_answer": answers[0]}]
         return Rendered(prompt, items, reference, verification)
-    body, texts = _execverify_body(source, questions, call)
+    if style == "reasoning":
+        footer = REASONING_FOOTER.format(open=ANSWER_OPEN, close=ANSWER_CLOSE, ropen=REASONING_OPEN, rclose=REASONING_CLOSE)
+    else:
+        footer = EXECVERIFY_FOOTER.format(open=ANSWER_OPEN, close=ANSWER_CLOSE)
+    body, texts = _execverify_body(source, questions, call, footer)
     items = [{"kind": q.kind.value, "text": t, "reference_answer": a} for q, t, a in zip(questions, texts, answers)]
-    if style == "chat":
-        messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": body}]
+    if style in ("chat", "reasoning"):
+        system = SYSTEM_MESSAGE if style == "chat" else REASONING_SYSTEM_MESSAGE
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": body}]
         return Rendered(messages, items, reference, verification)
     return Rendered(body, items, reference, verification)
+
+
+def codegen_messages(problem: str) -> list[dict[str, str]]:
+    """A code-generation problem as a ``reasoning``-style prompt: the paper's Stage II messages.
+
+    >>> messages = codegen_messages("Write add(a, b).")
+    >>> messages[0]["content"], messages[1]["content"].splitlines()[2]
+    ('You are a programming expert.', 'Write add(a, b).')
+    """
+    if not isinstance(problem, str) or not problem.strip():
+        raise InvalidArgument("a code-generation problem must be a non-empty string")
+    text = REASONING_CODEGEN.format(problem=problem, open=ANSWER_OPEN, close=ANSWER_CLOSE,
+                                    ropen=REASONING_OPEN, rclose=REASONING_CLOSE)
+    return [{"role": "system", "content": REASONING_SYSTEM_MESSAGE}, {"role": "user", "content": text}]
 
 
 def dumps(rendered: Rendered) -> str:

@@ -32,9 +32,10 @@ from typing import Any
 from execverify_data.cards import template_path
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
-from execverify_data.release.engine import ENGINES, rows_path, shard_done
+from execverify_data.release.engine import ENGINES, ReleaseRun, finished_shards, rows_path
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
 from execverify_data.release.rows import CONFIGS
+from execverify_data.release.verify import VerificationError
 from execverify_data.workdir import claim_folder, write_atomic
 
 __all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
@@ -133,6 +134,10 @@ class _Progress:
         if self._p is not None and task is not None:
             self._p.advance(task, n)
 
+    def update(self, task, completed: int):
+        if self._p is not None and task is not None:
+            self._p.update(task, completed=completed)
+
 
 def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
                   work_dir: str | os.PathLike | None = None, repo_id: str = "execverify/execverify",
@@ -158,19 +163,29 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     out = Path(out)
     work = Path(work_dir) if work_dir is not None else out.with_name(out.name + ".build")
     claim_folder(work, cfg.identity(), hint="use another --work-dir")
+    if ray_address is not None and engine != "ray":
+        raise InvalidArgument("ray_address is only for engine='ray'")
+    from execverify_data.workpool import run_ordered
+
     t0 = time.perf_counter()
-    n_shards = cfg.n_shards
-    todo = [s for s in range(n_shards) if not shard_done(work, s)]
     with _Progress(progress) as bars:
-        task = bars.task("shards", n_shards, n_shards - len(todo))
-        extra = {"address": ray_address} if engine == "ray" else {}
-        if ray_address is not None and engine != "ray":
-            raise InvalidArgument("ray_address is only for engine='ray'")
-        ENGINES[engine](cfg, work, todo, workers=workers, on_done=lambda _r: bars.advance(task), **extra)
+        task = bars.task("examples", cfg.n)
+        run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, done))
+        if not run.complete:
+            options = {"address": ray_address} if engine == "ray" else {}
+            with ENGINES[engine](workers, **options) as submit:
+                run_ordered(submit, run.jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
+        failures = [f for s in range(finished_shards(work))
+                    for f in json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text())["failures"]]
+        if failures:
+            listed = ", ".join(f"{f['id']} ({f['why']})" for f in failures[:10])
+            more = f" and {len(failures) - 10} more" if len(failures) > 10 else ""
+            raise VerificationError(f"{len(failures)} reference answer(s) do not get full marks under the consumers' scorers: "
+                                    f"{listed}{more}; no release folder was written (the list is in {work}/rows/*.done.json)")
         t1 = time.perf_counter()
         manifest = assemble(cfg, work, out, repo_id=repo_id, bars=bars)
     manifest_timing = {"shards_seconds": round(t1 - t0, 2), "assemble_seconds": round(time.perf_counter() - t1, 2),
-                       "shards_run": len(todo), "shards_resumed": n_shards - len(todo)}
+                       "shards_run": run.start - run.resumed, "shards_resumed": run.resumed}
     if progress:
         _print_summary(manifest, manifest_timing, out)
     if not keep_work:
@@ -218,7 +233,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     import pyarrow.compute as pc
 
     out.mkdir(parents=True, exist_ok=True)
-    n_shards = cfg.n_shards
+    n_shards = finished_shards(work)
     done = [json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text()) for s in range(n_shards)]
     counts: Counter = Counter()
     rejected: Counter = Counter()
@@ -274,8 +289,8 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     plots = write_plots(out, stats, write_atomic)
     decontam = {k[len("decontam_"):]: v for k, v in sorted(counts.items()) if k.startswith("decontam_")}
     verification = {
-        "checked": {c: counts.get(f"verified_{c}", 0) + counts.get(f"verify_failed_{c}", 0) for c in ("io", "oi", "trace", "sft")},
-        "failed": sum(v for k, v in counts.items() if k.startswith("verify_failed_")),
+        "checked": {c: sum(d["verified"][c] for d in done) for c in CONFIGS},
+        "failed": sum(len(d["failures"]) for d in done),
     }
     total = sum(sum(s.values()) for s in rows.values())
     from execverify_data.synth.generator import GENERATOR_VERSION
@@ -378,12 +393,51 @@ def _yaml_header(cfg: ReleaseConfig, meta: dict, infos: dict, split_files: dict)
     return "---\n" + card_data.to_yaml() + "\n---\n"
 
 
-def _field_table(config: str) -> str:
-    schema = schema_for(config)
-    lines = [f"**{config}**", "", "| field | type | meaning |", "| --- | --- | --- |"]
+def _field_tables() -> str:
+    """One field table per distinct schema; configs that share a schema share its table."""
+    groups: list[tuple[Any, list[str]]] = []
+    for config in CONFIGS:
+        schema = schema_for(config)
+        for known, names in groups:
+            if known.equals(schema):
+                names.append(config)
+                break
+        else:
+            groups.append((schema, [config]))
+    return "\n\n".join(_field_table(names, schema) for schema, names in groups)
+
+
+def _field_table(configs: list[str], schema) -> str:
+    """A markdown table of ``schema``'s fields, titled with the configs it describes.
+
+    Types stay plain (``list<item: string>``) inside backticks: markdown shows a code span as written.
+    """
+    title = ", ".join(f"`{c}`" for c in configs)
+    if DEFAULT_CONFIG in configs:
+        title += f" (and `default`, the `{DEFAULT_CONFIG}` config)"
+    lines = [f"**{title}**", "", "| field | type | meaning |", "| --- | --- | --- |"]
     for f in schema:
-        lines.append(f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |".replace("struct<", "struct&lt;").replace("list<", "list&lt;"))
+        lines.append(f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |")
     return "\n".join(lines)
+
+
+def _build_flags(cfg: ReleaseConfig) -> str:
+    """The ``build-release`` flags beyond version, size and seed that this build used (for the card's command).
+
+    >>> _build_flags(ReleaseConfig(version="1.0.0", n=10)), _build_flags(ReleaseConfig(version="1.0.0", n=10, shard_size=10))
+    ('', ' --shard-size 10')
+    """
+    flags = "" if cfg.shard_size == ReleaseConfig.shard_size else f" --shard-size {cfg.shard_size}"
+    return flags + "".join(f" --benchmark {name}=PATH" for name, _ in cfg.local_benchmarks)
+
+
+def _rho(value: float | None) -> str:
+    """A Spearman coefficient as the card prints every one: three decimals.
+
+    >>> _rho(0.8376789), _rho(1.0), _rho(None)
+    ('0.838', '1.000', 'not computed (fewer than two rows)')
+    """
+    return "not computed (fewer than two rows)" if value is None else f"{value:.3f}"
 
 
 def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_files: dict, plots: dict, repo_id: str) -> str:
@@ -394,7 +448,8 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
     config_table = "\n".join(
         f"| `{c}` | {rows[c].get('train', 0):,} / {rows[c].get('test', 0):,} | {CONFIG_DESCRIPTIONS[c]} |" for c in CONFIGS
     ) + f"\n| `default` | {rows[DEFAULT_CONFIG].get('train', 0):,} / {rows[DEFAULT_CONFIG].get('test', 0):,} | the `{DEFAULT_CONFIG}` config |"
-    level_table = "\n".join(f"| {lv} | {n:,} | {stats['median_trace_length_by_level'].get(lv, '-')} |"
+    medians = stats["median_trace_length_by_level"]
+    level_table = "\n".join(f"| {lv} | {n:,} | {medians[lv]:g} |" if lv in medians else f"| {lv} | {n:,} | - |"
                             for lv, n in stats["programs_by_level"].items())
     bucket_table = "\n".join(f"| {b} | {n:,} |" for b, n in stats["buckets"].items())
     dropped = meta["decontamination"]["dropped"]
@@ -405,16 +460,17 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "version": cfg.version, "tag": tag_for(cfg.version), "repo_id": repo_id, "total_rows": f"{meta['total_rows']:,}",
         "programs": f"{meta['programs']:,}", "config_table": config_table, "k": cfg.k, "n_path": cfg.n_path,
         "n_state": cfg.n_state, "codegen_examples": cfg.codegen_examples, "verify_failed": meta["verification"]["failed"],
-        "test_share": f"{cfg.test_permille / 10:g}%", "field_tables": "\n\n".join(_field_table(c) for c in CONFIGS),
+        "test_share": f"{cfg.test_permille / 10:g}%", "field_tables": _field_tables(),
         "level_table": level_table, "plot_level": plots["level"], "plot_difficulty": plots["difficulty"],
         "plot_trace_length": plots["trace_length"], "plot_coverage": plots["coverage"],
-        "rho_level": stats["spearman_difficulty_level"], "rho_trace": stats["spearman_difficulty_trace_length"],
+        "rho_level": _rho(stats["spearman_difficulty_level"]), "rho_trace": _rho(stats["spearman_difficulty_trace_length"]),
         "bucket_table": bucket_table, "coverage_used": stats["coverage"]["used"], "coverage_total": stats["coverage"]["total"],
         "decontam_benchmarks": ", ".join(meta["decontamination"]["benchmarks"]), "decontam_n": cfg.decontam_n,
         "decontam_threshold": cfg.decontam_threshold, "decontam_table": decontam_table,
         "synth_slots": f"{meta['synthesis']['slots']:,}", "synth_accepted": f"{meta['synthesis']['accepted']:,}",
         "synth_rejected": rejected, "n": cfg.n, "seed": cfg.seed, "python": meta["python"],
         "generator_version": meta["generator_version"], "changelog": changelog, "license_name": LICENSE.upper(),
+        "build_flags": _build_flags(cfg),
     }
     body = Template(card_template_path().read_text(encoding="utf-8")).substitute(values)
     return _yaml_header(cfg, meta, infos, split_files) + "\n" + body

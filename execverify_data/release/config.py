@@ -20,9 +20,10 @@ class ReleaseConfig:
 
     Args:
         version (`str`): the release version, ``MAJOR.MINOR.PATCH`` (the Hub tag is ``v`` + version).
-        n (`int`): rows wanted in total over the configs ``io``, ``oi``, ``trace``, ``sft``,
-            ``codegen``; enough programs are synthesized for at least ``n`` rows to survive
-            the filters (the card states the exact numbers).
+        n (`int`): distinct (program, input) examples wanted in the ``trace`` config; each is also
+            a row of ``io``, ``oi`` and ``sft``, and each program a ``codegen`` row. Programs are
+            synthesized in row order until the ``trace`` config holds at least ``n`` examples (the
+            card states the exact numbers).
         seed (`int`): the global seed (synthesis, question selection, splits).
         k (`int`, defaults to 3): traced inputs per program.
         shard_size (`int`, defaults to 500): programs per work unit (one synthesis shard).
@@ -34,7 +35,6 @@ class ReleaseConfig:
         rows_per_file (`int`, defaults to 20000), row_group_size (`int`, defaults to 1000): parquet layout.
         decontam_n (`int`, defaults to 10), decontam_threshold (`float`, defaults to 0.5): see :mod:`execverify_data.decontam`.
         local_benchmarks (`tuple[tuple[str, str], ...]`): extra benchmarks ``(name, path)`` (REval, LiveCodeBench-Exec copies).
-        margin (`float`, defaults to 0.03): extra programs synthesized to cover rows lost to filters.
         max_steps (`int`, defaults to 5000): line events allowed per traced call (the budget that decides).
         timeout (`float`, defaults to 30.0): wall-clock guard per traced call, far above what ``max_steps``
             needs, so that the machine's load cannot change which programs are kept (byte reproducibility).
@@ -55,7 +55,6 @@ class ReleaseConfig:
     decontam_n: int = 10
     decontam_threshold: float = 0.5
     local_benchmarks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-    margin: float = 0.03
     max_steps: int = 5000
     timeout: float = 30.0
 
@@ -77,24 +76,16 @@ class ReleaseConfig:
         object.__setattr__(self, "local_benchmarks", tuple((str(a), str(b)) for a, b in self.local_benchmarks))
 
     @property
-    def rows_per_program(self) -> int:
-        """``k`` rows each of trace, sft, io, oi, and one codegen row."""
-        return 4 * self.k + 1
-
-    @property
-    def n_programs(self) -> int:
-        """Program slots synthesized for ``n`` rows."""
-        return math.ceil(self.n / self.rows_per_program * (1 + self.margin))
+    def max_rows(self) -> int:
+        """The most synthesis rows a build tries (a generator that keeps failing must not loop for ever)."""
+        return self.synth_config().max_rows
 
     def synth_config(self):
+        """The settings of the build's synthesis rows (its ``n``: the programs ``n`` examples need)."""
         from execverify_data.pipeline import SynthConfig
 
-        return SynthConfig(n=self.n_programs, seed=self.seed, k=self.k, shard_size=self.shard_size,
+        return SynthConfig(n=math.ceil(self.n / self.k), seed=self.seed, k=self.k, shard_size=self.shard_size,
                            max_steps=self.max_steps, timeout=self.timeout)
-
-    @property
-    def n_shards(self) -> int:
-        return self.synth_config().n_shards
 
     def identity(self) -> dict:
         """What a resumed build must share with the first run (the version is not part of it: only of the card)."""

@@ -1,25 +1,31 @@
-"""Engines that run the release's work units: local processes or Ray Data.
+"""The release's work: chunks of rows synthesized, turned into the rows of every config and
+verified in the workers; shards finished in row order in the parent.
 
-The unit of work is :func:`process_shard`: seed range ``[s * shard_size, (s + 1) * shard_size)``
--> one synthesis shard -> the rows of every config for it, written atomically into
-the build's work folder. It depends on ``(config, shard)`` only, and runs with
-``PYTHONHASHSEED=0``, so both engines (and any number of workers) write the same bytes.
+The unit of work is :func:`release_chunk`: rows ``[start, stop)`` of the release's synthesis
+run -> for each accepted program, its rows in every config, made from the traces synthesis
+recorded (nothing is traced twice), decontaminated, and each reference answer scored by the
+consumers' own functions (:mod:`execverify_data.release.verify`). It depends on
+``(config, start, stop)`` only and runs with ``PYTHONHASHSEED=0``, so both engines (local
+processes, Ray tasks; :mod:`execverify_data.workpool`) and any number of workers write the same
+bytes. :class:`ReleaseRun` finishes shards in order: it drops programs whose normalized AST an
+earlier row kept, and stops once the ``trace`` config has ``n`` examples.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
+import time
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.sandbox.warm import hash_seeded_pool
 from execverify_data.workdir import write_atomic
+from execverify_data.workpool import ENGINES, is_ray_available
 
-__all__ = ["ENGINES", "process_shard", "rows_path", "shard_done", "run_local", "run_ray", "is_ray_available"]
+__all__ = ["ENGINES", "ReleaseRun", "done_path", "finished_shards", "is_ray_available", "release_chunk", "rows_path"]
 
 
 def rows_path(work: Path, shard: int, config: str) -> Path:
@@ -30,8 +36,12 @@ def done_path(work: Path, shard: int) -> Path:
     return work / "rows" / f"shard-{shard:05d}.done.json"
 
 
-def shard_done(work: Path, shard: int) -> bool:
-    return done_path(work, shard).exists()
+def finished_shards(work: Path) -> int:
+    """How many shards, from shard 0 on, the work folder holds finished."""
+    s = 0
+    while done_path(work, s).exists():
+        s += 1
+    return s
 
 
 @lru_cache(maxsize=4)
@@ -41,99 +51,134 @@ def _decontaminator(local: tuple[tuple[str, str], ...], n: int, threshold: float
     return Decontaminator.default(local=dict(local), n=n, threshold=threshold)
 
 
-def process_shard(cfg, work: str | os.PathLike, shard: int) -> dict:
-    """Synthesize shard ``shard`` (unless cached), build and verify its rows, write them; return its counts."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+_VERIFIER = None
 
-    from execverify_data.pipeline import run_shard, shard_path
-    from execverify_data.release.config import schema_for
-    from execverify_data.release.rows import CONFIGS, rows_for_shard
+
+def _verifier():
+    """One :class:`~execverify_data.release.verify.Verifier` per worker process (closed at exit)."""
+    global _VERIFIER
+    if _VERIFIER is None:
+        import atexit
+
+        from execverify_data.release.verify import Verifier
+
+        _VERIFIER = Verifier()
+        atexit.register(_VERIFIER.close)
+    return _VERIFIER
+
+
+def release_chunk(cfg, start: int, stop: int) -> dict:
+    """Rows ``[start, stop)``: ``{"rows": [{"row", "level", "counts", "record", "out", "skipped"}], "failures", "seconds"}``.
+
+    ``out`` maps each config to the program's rows; ``skipped`` counts why a program has none
+    (decontamination, ...); ``failures`` lists the rows whose reference answer does not get full
+    marks (the build fails on them).
+    """
+    from execverify_data.pipeline import _record, _worker_tracer, iter_rows
+    from execverify_data.release.rows import CONFIGS, rows_for_program
 
     if sys.flags.hash_randomization:
-        raise InvalidArgument("process_shard must run with PYTHONHASHSEED=0 (set orders in traced values depend on it)")
-    work = Path(work)
-    synth_dir = work / "synth"
-    (work / "rows").mkdir(parents=True, exist_ok=True)
-    synth_dir.mkdir(parents=True, exist_ok=True)
-    if shard_done(work, shard):
-        return json.loads(done_path(work, shard).read_text())
+        raise InvalidArgument("release_chunk must run with PYTHONHASHSEED=0 (set orders in traced values depend on it)")
+    t0 = time.perf_counter()
     synth = cfg.synth_config()
-    stats_file = synth_dir / f"shard-{shard:05d}.stats.json"
-    if not (shard_path(synth_dir, shard).exists() and stats_file.exists()):
-        run_shard(synth, synth_dir, shard)
-    synth_stats = json.loads(stats_file.read_text())
-    records = pq.read_table(shard_path(synth_dir, shard)).to_pylist()
     decon = _decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold)
-    rows, counts = rows_for_shard(records, cfg, decon=decon)
-    for config in CONFIGS:
-        table = pa.Table.from_pylist(rows[config], schema=schema_for(config))
-        write_atomic(rows_path(work, shard, config), lambda p: pq.write_table(table, p, compression="zstd"))
-    result = {"shard": shard, "counts": counts, "rows": {c: len(rows[c]) for c in CONFIGS},
-              "synth_rejected": synth_stats["rejected"], "synth_slots": synth_stats["rows"], "synth_accepted": synth_stats["accepted"]}
-    write_atomic(done_path(work, shard), lambda p: p.write_text(json.dumps(result, indent=1, sort_keys=True)))
-    return result
+    rows, chunk_rows = [], {c: [] for c in CONFIGS}
+    for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth)):
+        row = {"row": i, "level": level, "counts": dict(counts), "record": None, "out": None, "skipped": {}}
+        if acc is not None:
+            record = _record(synth, i, seed, acc)
+            out, skipped = rows_for_program(record, cfg, decon=decon, traces=acc.traces)
+            row.update(record=record, out=out, skipped=dict(skipped))
+            for config, items in out.items():
+                chunk_rows[config].extend(items)
+        rows.append(row)
+    failures = _verifier().check(chunk_rows)
+    return {"rows": rows, "failures": failures, "seconds": time.perf_counter() - t0}
 
 
-def _job(args) -> dict:  # pragma: no cover - runs in worker processes
-    import warnings
+class ReleaseRun:
+    """The parent's side of a build: finishes shards in order into the work folder.
 
-    warnings.simplefilter("ignore", SyntaxWarning)
-    cfg, work, shard = args
-    return process_shard(cfg, work, shard)
-
-
-def run_local(cfg, work: Path, shards: Iterable[int], *, workers: int = 1, on_done: Callable[[dict], None] | None = None) -> None:
-    """Run ``shards`` in ``workers`` spawned processes (``PYTHONHASHSEED=0``)."""
-    shards = list(shards)
-    if not shards:
-        return
-    with hash_seeded_pool(min(workers, len(shards))) as pool:
-        for result in pool.imap_unordered(_job, [(cfg, str(work), s) for s in shards]):
-            if on_done:
-                on_done(result)
-
-
-def is_ray_available() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("ray") is not None
-
-
-def run_ray(cfg, work: Path, shards: Iterable[int], *, workers: int = 1, on_done: Callable[[dict], None] | None = None,
-            address: str | None = None) -> None:
-    """Run ``shards`` as a Ray Data pipeline: one row per shard, ``map`` = :func:`process_shard`.
-
-    Connects to ``address`` (or ``RAY_ADDRESS``, read by Ray itself) when given, else starts a
-    local Ray with ``workers`` CPUs. ``work`` must be on storage every node can write (NFS, a
-    mounted bucket) when the cluster has several nodes.
+    A program is kept when it has rows and its normalized AST is new to the build; the build has
+    enough once the ``trace`` config holds ``cfg.n`` examples (or ``cfg.max_rows`` rows were tried).
     """
-    if not is_ray_available():
-        raise ImportError("the ray engine needs Ray Data: pip install 'execverify-data[ray]'")
-    import ray
 
-    shards = list(shards)
-    if not shards:
-        return
-    started = False
-    if not ray.is_initialized():
-        kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
-        ray.init(runtime_env={"env_vars": {"PYTHONHASHSEED": "0"}}, log_to_driver=False, **kwargs)
-        started = True
-    try:
-        ds = ray.data.from_items([{"shard": s} for s in shards], override_num_blocks=len(shards))
-        work_s = str(work)
+    def __init__(self, cfg, work: Path, progress: Callable[[int, int], None] | None = None):
+        import pyarrow.parquet as pq
 
-        def fn(row: dict) -> dict:
-            result = process_shard(cfg, work_s, int(row["shard"]))
-            return {"result": json.dumps(result, sort_keys=True)}
+        from execverify_data.pipeline import shard_path
 
-        for row in ds.map(fn, num_cpus=1).iter_rows():
-            if on_done:
-                on_done(json.loads(row["result"]))
-    finally:
-        if started:
-            ray.shutdown()
+        self.cfg, self.work, self.progress = cfg, Path(work), progress
+        (self.work / "rows").mkdir(parents=True, exist_ok=True)
+        (self.work / "synth").mkdir(parents=True, exist_ok=True)
+        self.start = finished_shards(self.work)
+        self.seen: set[str] = set()
+        self.examples = 0
+        for s in range(self.start):
+            self.seen.update(pq.read_table(shard_path(self.work / "synth", s), columns=["ast_hash"]).column("ast_hash").to_pylist())
+            self.examples += json.loads(done_path(self.work, s).read_text())["rows"]["trace"]
+        self.resumed = self.start
+        self.pending = 0
+        self._show()
 
+    @property
+    def complete(self) -> bool:
+        return self.examples >= self.cfg.n or self.start * self.cfg.shard_size >= self.cfg.max_rows
 
-ENGINES = {"local": run_local, "ray": run_ray}
+    def _show(self) -> None:
+        if self.progress:
+            self.progress(min(self.cfg.n, self.examples + self.pending), self.cfg.n)
+
+    def jobs(self, shard: int) -> list:
+        from execverify_data.pipeline import CHUNK_ROWS
+
+        first = shard * self.cfg.shard_size
+        return [(release_chunk, [self.cfg, a, min(a + CHUNK_ROWS, first + self.cfg.shard_size)])
+                for a in range(first, first + self.cfg.shard_size, CHUNK_ROWS)]
+
+    def on_result(self, chunk: dict) -> None:
+        self.pending += sum(len(r["out"]["trace"]) for r in chunk["rows"] if r["out"])
+        self._show()
+
+    def finish(self, shard: int, results: list[dict]) -> bool:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from execverify_data.pipeline import _Tally, write_shard
+        from execverify_data.release.config import schema_for
+        from execverify_data.release.rows import CONFIGS
+
+        self.pending -= sum(len(r["out"]["trace"]) for chunk in results for r in chunk["rows"] if r["out"])
+        tally = _Tally()
+        counts: Counter = Counter()
+        records, rows = [], {c: [] for c in CONFIGS}
+        failing = {f["id"] for chunk in results for f in chunk["failures"]}
+        failures = []
+        for row in (row for chunk in results for row in chunk["rows"]):
+            if self.examples + len(rows["trace"]) >= self.cfg.n:
+                break  # past the n-th example: left out, not counted
+            counts.update(row["skipped"])
+            if row["record"] is not None and not any(row["out"].values()):
+                row = {**row, "record": None}  # no rows (decontaminated...): not a kept program, nor a duplicate
+            if not tally.add(row, self.seen):
+                continue
+            records.append(row["record"])
+            for config, items in row["out"].items():
+                rows[config].extend(items)
+                failures += [r["id"] for r in items if r["id"] in failing]
+        counts["programs_kept"] = len(records)
+        stats = tally.stats()
+        stats["seconds"] = sum(chunk["seconds"] for chunk in results)
+        write_shard(self.work / "synth", shard, records, stats)
+        for config in CONFIGS:
+            table = pa.Table.from_pylist(rows[config], schema=schema_for(config))
+            write_atomic(rows_path(self.work, shard, config), lambda p: pq.write_table(table, p, compression="zstd"))
+        why = {f["id"]: f for chunk in results for f in chunk["failures"]}
+        result = {"shard": shard, "counts": dict(sorted(counts.items())), "rows": {c: len(rows[c]) for c in CONFIGS},
+                  "synth_rejected": stats["rejected"], "synth_slots": stats["rows"], "synth_accepted": stats["accepted"],
+                  "verified": {c: len(rows[c]) for c in CONFIGS}, "failures": [why[i] for i in failures]}
+        write_atomic(done_path(self.work, shard), lambda p: p.write_text(json.dumps(result, indent=1, sort_keys=True)))
+        self.examples += len(rows["trace"])
+        self.start = shard + 1
+        self._show()
+        return self.complete

@@ -33,6 +33,13 @@ def _matplotlib():
     return plt
 
 
+def _integer_counts(axis) -> None:
+    """Ticks at whole numbers only: a count axis of small numbers has no 0.5 programs."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _save(fig, path: Path, write_atomic: Callable) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, lambda p: fig.savefig(p, format="png", dpi=100, metadata={"Software": None}))
@@ -44,7 +51,10 @@ def write_plots(out: Path, stats: dict, write_atomic: Callable) -> dict[str, str
     try:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         levels = sorted(stats["programs_by_level"], key=int)
-        ax.bar([str(lv) for lv in levels], [stats["programs_by_level"][lv] for lv in levels], color="#4c72b0")
+        bars = ax.bar([str(lv) for lv in levels], [stats["programs_by_level"][lv] for lv in levels], color="#4c72b0")
+        ax.bar_label(bars, fmt="{:,.0f}", padding=2)
+        ax.margins(y=0.12)
+        _integer_counts(ax.yaxis)
         ax.set_xlabel("level (ConstraintSpec)")
         ax.set_ylabel("programs")
         ax.set_title("Programs per level")
@@ -54,6 +64,7 @@ def write_plots(out: Path, stats: dict, write_atomic: Callable) -> dict[str, str
 
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.hist(stats["difficulty_values"], bins=[i / 40 for i in range(41)], color="#dd8452")
+        _integer_counts(ax.yaxis)
         ax.set_xlabel("heuristic difficulty score (trace config)")
         ax.set_ylabel("rows")
         ax.set_title("Difficulty")
@@ -65,6 +76,7 @@ def write_plots(out: Path, stats: dict, write_atomic: Callable) -> dict[str, str
         edges = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584]
         ax.hist(stats["trace_length_values"], bins=edges, color="#55a868")
         ax.set_xscale("log")
+        _integer_counts(ax.yaxis)
         ax.set_xlabel("line events per traced call (log scale)")
         ax.set_ylabel("rows")
         ax.set_title("Trace length")
@@ -75,8 +87,12 @@ def write_plots(out: Path, stats: dict, write_atomic: Callable) -> dict[str, str
         fig, ax = plt.subplots(figsize=(6, 3.5))
         cov = stats["coverage_by_kind"]
         kinds = sorted(cov)
-        ax.barh(kinds, [cov[k]["used"] / cov[k]["total"] for k in kinds], color="#8172b3")
-        ax.set_xlim(0, 1)
+        bars = ax.barh(kinds, [cov[k]["used"] / cov[k]["total"] for k in kinds], color="#8172b3")
+        # every bar says used/total, so a kind with no entry used reads "0/12", not as a missing bar
+        ax.bar_label(bars, labels=[f"{cov[k]['used']}/{cov[k]['total']}" + (" (none used)" if not cov[k]["used"] else "")
+                                      for k in kinds], padding=3, fontsize=8)
+        ax.set_xlim(0, 1.1)
+        ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         ax.set_xlabel("share of catalog entries used")
         ax.set_title(f"Catalog coverage ({stats['coverage']['used']}/{stats['coverage']['total']})")
         fig.tight_layout()

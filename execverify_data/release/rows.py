@@ -20,9 +20,8 @@ and one ``codegen`` row:
 * ``codegen``: a programming-by-example task: the signature and ``n_examples`` input/output
   examples are shown; hidden ``tests`` come from the other inputs and from fresh draws.
 
-Every question row's reference completion is scored with the shipped
-:class:`~execverify_data.questions.Scorer`; a row that does not score 1.0 is dropped
-and counted (``verify_failed``).
+The traces are the ones synthesis made (nothing is traced twice); every row's reference answer
+is then scored by the consumers' own functions (:mod:`execverify_data.release.verify`).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from typing import Any
 
 from execverify_data.models.base import derive_seed
 
-__all__ = ["QUESTION_CONFIGS", "CONFIGS", "rows_for_program", "rows_for_shard", "codegen_prompt"]
+__all__ = ["QUESTION_CONFIGS", "CONFIGS", "rows_for_program", "codegen_prompt"]
 
 QUESTION_CONFIGS = ("io", "oi", "trace", "sft")
 #: Wall-clock guard (seconds) when re-tracing accepted programs: far above what the step budget allows.
@@ -80,8 +79,12 @@ def _meta(rec: dict, config_seed: int, feats: dict, score: float, bucket: int) -
     }
 
 
-def rows_for_program(rec: dict, cfg, *, decon=None) -> tuple[dict[str, list[dict]], Counter]:
-    """Rows of every config for one program record (not yet verified), and counts of what was skipped."""
+def rows_for_program(rec: dict, cfg, *, decon=None, traces=None) -> tuple[dict[str, list[dict]], Counter]:
+    """Rows of every config for one program record (not yet verified), and counts of what was skipped.
+
+    ``traces`` are the record's traces as synthesis made them, one per input; when not given, the
+    inputs are traced again (for records read back from a synthesis run's shards).
+    """
     from execverify_data import difficulty as dif
     from execverify_data.errors import ProgramError
     from execverify_data.questions import build
@@ -96,8 +99,9 @@ def rows_for_program(rec: dict, cfg, *, decon=None) -> tuple[dict[str, list[dict
             return out, counts
     code, entry = rec["code"], rec["entry_point"]
     calls = [f"{entry}({inp})" for inp in rec["inputs"]]
-    # the step budget bounds these runs; a wall-clock limit would make the output depend on the machine's load
-    traces = [trace_call(code, c, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT) for c in calls]
+    if traces is None:
+        # the step budget bounds these runs; a wall-clock limit would make the output depend on the machine's load
+        traces = [trace_call(code, c, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT) for c in calls]
     if any(t.status is not Status.OK for t in traces):
         counts["retrace_failed"] += 1
         return out, counts
@@ -144,6 +148,8 @@ def rows_for_program(rec: dict, cfg, *, decon=None) -> tuple[dict[str, list[dict
         counts["no_question"] += 1
         return {c: [] for c in CONFIGS}, counts
     out["codegen"] = _codegen(rec, cfg, calls, traces, per_input[j], counts)
+    for r in out["sft"]:  # TRL's prompt-completion format
+        r["completion"] = r.pop("reference_completion")
     return out, counts
 
 
@@ -151,7 +157,7 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
     from execverify_data.inputs import draw_inputs
     from execverify_data.trace import Status, trace_call
     from execverify_data.errors import InvalidArgument
-    from execverify_data.values import format_arguments
+    from execverify_data.values import format_arguments, self_equal
 
     code, entry = rec["code"], rec["entry_point"]
     pairs = [(c, t.output) for c, t in zip(calls, traces)]
@@ -170,7 +176,7 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
             continue
         seen.add(call)
         t = trace_call(code, call, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT)
-        if t.status is Status.OK and t.output is not None and t.output.askable:
+        if t.status is Status.OK and t.output is not None and t.output.askable and self_equal(t.output.text):
             pairs.append((call, t.output))
     n_ex = cfg.codegen_examples
     if len(pairs) < n_ex + 1:
@@ -187,50 +193,3 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
         "tests": tests,
         "reference_solution": code,
     }]
-
-
-def verify_rows(rows: dict[str, list[dict]], scorer) -> tuple[dict[str, list[dict]], Counter]:
-    """Keep the question rows whose reference completion scores 1.0 under ``scorer``; count the rest."""
-    counts: Counter = Counter()
-    kept: dict[str, list[dict]] = {}
-    for config, items in rows.items():
-        if config not in QUESTION_CONFIGS or not items:
-            kept[config] = items
-            continue
-        results = scorer.score_batch([r["verification"] for r in items], [r["reference_completion"] for r in items])
-        good = []
-        for r, res in zip(items, results):
-            if res is not None and all(res.correct) and res.well_formed:
-                good.append(r)
-            else:
-                counts[f"verify_failed_{config}"] += 1
-        counts[f"verified_{config}"] += len(good)
-        kept[config] = good
-    return kept, counts
-
-
-def rows_for_shard(records: list[dict], cfg, *, decon=None, scorer=None) -> tuple[dict[str, list[dict]], dict]:
-    """Rows of every config for one synthesis shard's records (in record order), verified, and the shard's counts."""
-    from execverify_data.questions import OiExecutor, Scorer
-
-    rows: dict[str, list[dict]] = {c: [] for c in CONFIGS}
-    counts: Counter = Counter()
-    for rec in records:
-        out, c = rows_for_program(rec, cfg, decon=decon)
-        counts.update(c)
-        counts["programs"] += 1
-        if any(out.values()):
-            counts["programs_kept"] += 1
-        for config, items in out.items():
-            rows[config].extend(items)
-    own = scorer is None
-    scorer = scorer or Scorer(OiExecutor(workers=1))
-    try:
-        rows, c = verify_rows(rows, scorer)
-    finally:
-        if own and scorer._oi is not None:
-            scorer._oi.close()
-    counts.update(c)
-    for r in rows["sft"]:  # TRL's prompt-completion format
-        r["completion"] = r.pop("reference_completion")
-    return rows, dict(sorted(counts.items()))

@@ -13,11 +13,14 @@ name              default instance                 what it scores
 ``io``            :data:`io_reward`                the output question (``verification`` column)
 ``oi``            :data:`oi_reward`                the input question, re-executed in the trusted runner
 ``format``        :data:`format_reward`            one readable answer per question in the answer block
-``unit_test``     :data:`unit_test_reward`         share of asserts and stdio cases passed
+``paper``         :data:`paper_reward`             the paper's Stage I rule: oi 2 or 0; else 0, 1, or 1 + S
+``unit_test``     :data:`unit_test_reward`         share of asserts and stdio cases passed, in the sandbox
+``paper_codegen`` :data:`paper_codegen_reward`     the paper's Stage II rule: that fraction + 0.05 for the tags if > 0
 ================  ===============================  ============================================
 
 The formulas are in :mod:`execverify_data.rewards.execution` and ``docs/questions.md``;
-the sandbox scheme in :mod:`execverify_data.rewards.unit_tests` and ``docs/sandbox.md``.
+the sandbox scheme in :mod:`execverify_data.rewards.unit_tests` and ``docs/sandbox.md``;
+the paper's Stage II rule in :mod:`execverify_data.rewards.codegen`.
 
 >>> reward = get_reward("io")
 >>> reward.__name__
@@ -25,7 +28,7 @@ the sandbox scheme in :mod:`execverify_data.rewards.unit_tests` and ``docs/sandb
 >>> get_reward("nope")
 Traceback (most recent call last):
 ...
-ValueError: unknown reward 'nope'; valid names: format, io, oi, unit_test, whitebox
+ValueError: unknown reward 'nope'; valid names: format, io, oi, paper, paper_codegen, unit_test, whitebox
 """
 
 from __future__ import annotations
@@ -38,10 +41,12 @@ from execverify_data.rewards.execution import (
     FormatReward,
     IOReward,
     OIReward,
+    PaperReward,
     WhiteboxReward,
     format_reward,
     io_reward,
     oi_reward,
+    paper_reward,
     whitebox_reward,
 )
 from execverify_data.rewards.unit_tests import (
@@ -52,6 +57,7 @@ from execverify_data.rewards.unit_tests import (
     unit_test_reward,
     validate_tests,
 )
+from execverify_data.rewards.codegen import PaperCodegenReward, paper_codegen_reward  # noqa: E402  (after unit_tests)
 
 __all__ = [
     "REWARDS",
@@ -59,6 +65,8 @@ __all__ = [
     "FormatReward",
     "IOReward",
     "OIReward",
+    "PaperCodegenReward",
+    "PaperReward",
     "UnitTestReward",
     "WhiteboxReward",
     "extract_code",
@@ -66,6 +74,8 @@ __all__ = [
     "get_reward",
     "io_reward",
     "oi_reward",
+    "paper_codegen_reward",
+    "paper_reward",
     "split_assertion",
     "stdout_matches",
     "unit_test_reward",
@@ -79,7 +89,9 @@ REWARDS: dict[str, str] = {
     "io": "execverify_data.rewards.execution:IOReward",
     "oi": "execverify_data.rewards.execution:OIReward",
     "format": "execverify_data.rewards.execution:FormatReward",
+    "paper": "execverify_data.rewards.execution:PaperReward",
     "unit_test": "execverify_data.rewards.unit_tests:UnitTestReward",
+    "paper_codegen": "execverify_data.rewards.codegen:PaperCodegenReward",
 }
 
 

@@ -1,4 +1,4 @@
-"""TRL reward functions for execution reasoning (white-box, io, oi, format).
+"""TRL reward functions for execution reasoning (white-box, io, oi, format, and the paper's single reward).
 
 Every reward follows TRL's contract ``fn(prompts, completions, **columns) ->
 list[float | None]`` and reads one dataset column, ``verification`` (the dict made
@@ -23,7 +23,13 @@ Formulas (``docs/questions.md`` has the gaming table):
   (started on first use, never at import or unpickling; the default instances share
   one); None for rows without one.
 * :class:`FormatReward` (``format_reward``): 1.0 when the completion has the prompt
-  style's answer block with exactly one readable answer per question, else 0.0.
+  style's answer block (``<answer>`` ..., or ``[ANSWER]`` ... for the ``cruxeval``
+  style) with exactly one readable answer per question, else 0.0, on every kind of row.
+* :class:`PaperReward` (``paper_reward``): the ExecVerify paper's Stage I rule, one reward
+  for every row (its ``white_box.py``): a row with an ``oi`` question scores 2.0 or 0.0; any
+  other row 0.0 when the final answer is wrong, else ``mismatch`` (1.0) when the number of
+  answer lines differs from the number of questions or no step was asked, else 1 + S with
+  S = right step answers / step questions. At most 2.0; no format term.
 
 The classes are picklable (``__getstate__`` drops the runner) and carry
 ``__name__``, so TRL logs ``rewards/<name>/mean``.
@@ -38,6 +44,8 @@ The classes are picklable (``__getstate__`` drops the runner) and carry
 [0.0]
 >>> io_reward([""], ["<answer>\\n8\\n</answer>"], verification=[r.verification]), oi_reward([""], ["x"], verification=[r.verification])
 ([1.0], [None])
+>>> paper_reward([""], ["<answer>\\n8\\n-1\\n4; str\\n</answer>", "<answer>\\n8\\n</answer>"], verification=[r.verification] * 2)
+[1.5, 1.0]
 """
 
 from __future__ import annotations
@@ -45,18 +53,21 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from execverify_data.errors import InvalidArgument
+from execverify_data.questions.extract import has_answer_block
 from execverify_data.questions.kinds import Kind
-from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer
+from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer, load_verification
 
 __all__ = [
     "ExecutionReward",
     "FormatReward",
     "IOReward",
     "OIReward",
+    "PaperReward",
     "WhiteboxReward",
     "format_reward",
     "io_reward",
     "oi_reward",
+    "paper_reward",
     "whitebox_reward",
 ]
 
@@ -164,9 +175,11 @@ class OIReward(_FinalKindReward):
 
 
 class FormatReward(ExecutionReward):
-    """1.0 when the answer block holds exactly one readable answer per question, else 0.0.
+    """1.0 when the style's answer block holds exactly one readable answer per question, else 0.0.
 
-    It checks form only (e.g. a ``state`` answer is ``value; type``), not correctness.
+    It checks form only (e.g. a ``state`` answer is ``value; type``), not correctness, and it
+    requires the block itself on every kind of row: a ``cruxeval`` completion without
+    ``[ANSWER]`` earns 0.0 even though the scorer reads its text as a bare answer.
     """
 
     name = "format_reward"
@@ -174,6 +187,42 @@ class FormatReward(ExecutionReward):
 
     def reward(self, result: ScoreResult) -> float | None:
         return float(result.well_formed)
+
+    def __call__(self, prompts: Any = None, completions: Any = None, verification: Any = None, **kwargs: Any) -> list[float | None]:
+        results = self._results(completions, verification)
+        return [None if r is None else float(r.well_formed and has_answer_block(c, load_verification(v).style))
+                for r, c, v in zip(results, completions, verification)]
+
+
+class PaperReward(ExecutionReward):
+    """The paper's Stage I reward: one value per row, for white-box and ``oi`` rows alike.
+
+    Args:
+        mismatch (`float`, optional, defaults to 1.0): the value of a right final answer when
+            the answer count differs from the question count, or when no step was asked.
+        oi_correct (`float`, optional, defaults to 2.0): the value of a right ``oi`` answer.
+        **kwargs: as :class:`ExecutionReward`.
+    """
+
+    name = "paper_reward"
+
+    def __init__(self, *, mismatch: float = 1.0, oi_correct: float = 2.0, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.mismatch = _number("mismatch", mismatch)
+        self.oi_correct = _number("oi_correct", oi_correct)
+
+    def reward(self, result: ScoreResult) -> float | None:
+        final = result.final_correct
+        if final is None:
+            return None
+        if result.kinds[result.final_index] is Kind.OI:  # type: ignore[index]
+            return self.oi_correct if final else 0.0
+        if not final:
+            return 0.0
+        steps = result.step_correct
+        if not steps or result.n_answers != len(result.kinds):
+            return self.mismatch
+        return 1.0 + sum(steps) / len(steps)
 
 
 # The default instances share one scorer, hence one oi runner (started on first use).
@@ -184,3 +233,4 @@ whitebox_reward = WhiteboxReward(scorer=_DEFAULT_SCORER)
 io_reward = IOReward(scorer=_DEFAULT_SCORER)
 oi_reward = OIReward(scorer=_DEFAULT_SCORER)
 format_reward = FormatReward(scorer=_DEFAULT_SCORER)
+paper_reward = PaperReward(scorer=_DEFAULT_SCORER)

@@ -34,12 +34,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from execverify_data.errors import ExecVerifyError
 from execverify_data.sandbox import _wire
 
-__all__ = ["Boot", "PACKAGE_ROOT", "WarmProcess", "hash_seeded_pool", "minimal_env"]
+__all__ = ["PACKAGE_ROOT", "Boot", "WarmProcess", "minimal_env"]
 
 #: The directory that holds the ``execverify_data`` package (put on a helper's ``sys.path``).
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -228,25 +228,3 @@ def _wait_readable(sock: socket.socket, deadline: float) -> bool:
 
     left = deadline - time.monotonic()
     return left > 0 and bool(select.select([sock], [], [], left)[0])
-
-
-@contextlib.contextmanager
-def hash_seeded_pool(workers: int, *, seed: str = "0", initializer=None, initargs: tuple = ()) -> Iterator:
-    """A ``multiprocessing`` pool of ``workers`` spawned processes started with
-    ``PYTHONHASHSEED=seed``, so set and dict orders inside them do not depend on the worker.
-
-    The variable stays set while the pool is open (a pool replaces a dead worker with a
-    new spawn) and is put back as it was afterwards.
-    """
-    import multiprocessing
-
-    saved = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = seed
-    try:
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=initializer, initargs=initargs) as pool:
-            yield pool
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONHASHSEED", None)
-        else:
-            os.environ["PYTHONHASHSEED"] = saved

@@ -70,6 +70,7 @@ from execverify_data import catalog
 from execverify_data.astwalk import walk
 from execverify_data.catalog.usage import Usage, analyze
 from execverify_data.errors import InvalidArgument
+from execverify_data.synth.measures import Chains, deepest_call
 from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
 
 __all__ = [
@@ -233,7 +234,6 @@ def check(source: str, spec: ConstraintSpec, *, entry: str | None = None) -> Che
 class _Checker:
     def __init__(self, source: str, tree: ast.Module, spec: ConstraintSpec, entry: str | None) -> None:
         self.source, self.tree, self.spec = source, tree, spec
-        self.lines = source.splitlines()
         self.functions = {f.name: f for f in _functions(tree)}
         self.entry = entry if entry is not None else entry_point(tree)
         self.usage: Usage = analyze(tree)
@@ -359,22 +359,8 @@ class _Checker:
                     return f"`{self._snippet(node)}` at line {node.lineno} calls a function named {name}, not the method {target.id}"
         return f"no call `.{name}(...)` on a value that can be a {target.receiver}"
 
-    def _call_depth(self, node: ast.Call) -> int:
-        best = 0
-        for arg in (*node.args, *(k.value for k in node.keywords)):
-            if isinstance(arg, ast.Starred):
-                arg = arg.value
-            if isinstance(arg, ast.Call):
-                best = max(best, 1 + self._call_depth(arg))
-        return best
-
     def nested_calls(self) -> CheckItem:
-        best, where = 0, None
-        for node in self.nodes:
-            if isinstance(node, ast.Call):
-                depth = self._call_depth(node)
-                if depth > best:
-                    best, where = depth, node
+        best, where = deepest_call(self.tree, self.nodes)
         need = self.spec.nested_depth
         found = (
             f"deepest: `{self._snippet(where)}` at line {where.lineno}, depth {best}"
@@ -396,71 +382,15 @@ class _Checker:
             return CheckItem("other_methods", True, f"not required ({found})")
         return CheckItem("other_methods", bool(others), found)
 
-    def _is_elif(self, node: ast.If) -> bool:
-        if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
-            return False
-        inner = node.orelse[0]
-        line = self.lines[inner.lineno - 1].encode()
-        return line[inner.col_offset :].startswith(b"elif")
-
-    def _matches(self, node: ast.AST, kind: str) -> bool:
-        return {
-            "for": isinstance(node, ast.For),
-            "while": isinstance(node, ast.While),
-            "if": isinstance(node, ast.If),
-            "if-elif": isinstance(node, ast.If) and self._is_elif(node),
-        }[kind]
-
-    def _branches(self, node: ast.If) -> list[ast.stmt]:
-        """The statements of every branch of an if / elif / else chain (elif heads excluded)."""
-        if self._is_elif(node):
-            return node.body + self._branches(node.orelse[0])
-        return node.body + node.orelse
-
-    def _inside(self, node: ast.AST) -> list[ast.stmt]:
-        """Statements nested in ``node``'s controlled blocks, not crossing a def."""
-        if isinstance(node, ast.If):
-            blocks = self._branches(node)
-        elif isinstance(node, (ast.For, ast.While)):
-            blocks = node.body  # a loop's else clause is not inside the loop
-        elif isinstance(node, ast.Try):
-            blocks = [*node.body, *(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody]
-        else:
-            blocks = list(getattr(node, "body", []))
-        out: list[ast.stmt] = []
-        for child in blocks:
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            out.append(child)
-            out.extend(self._inside(child))
-        return out
-
-    def _find(self, scope: list[ast.stmt], chain: tuple[str, ...]) -> list[ast.AST] | None:
-        for node in scope:
-            if self._matches(node, chain[0]):
-                if len(chain) == 1:
-                    return [node]
-                rest = self._find(self._inside(node), chain[1:])
-                if rest is not None:
-                    return [node, *rest]
-        return None
-
-    def _longest_prefix(self, scope: list[ast.stmt], chain: tuple[str, ...]) -> list[ast.AST]:
-        for n in range(len(chain) - 1, 0, -1):
-            found = self._find(scope, chain[:n])
-            if found:
-                return found
-        return []
-
     def control_flow(self) -> CheckItem:
         chain = self.spec.control_flow
-        scope = [s for f in self.functions.values() for s in self._inside(f)]
         if not chain:
             return CheckItem("control_flow", True, "not required")
-        path = self._find(scope, chain)
+        chains = Chains(self.source, self.tree)
+        path = chains.find(chain)
         if path is not None:
             return CheckItem("control_flow", True, " > ".join(f"{k} (line {n.lineno})" for k, n in zip(chain, path)))
-        prefix = self._longest_prefix(scope, chain)
+        prefix = chains.longest_prefix(chain)
         if prefix:
             detail = f"found {' > '.join(f'{k} (line {n.lineno})' for k, n in zip(chain, prefix))} but no {chain[len(prefix)]} inside it"
         elif len(chain) == 1:
@@ -469,7 +399,7 @@ class _Checker:
             )
         else:
             detail = f"no {chain[1]} inside a{'n' if chain[0][0] in 'aeiou' else ''} {chain[0]}"
-        reverse = self._find(scope, chain[::-1]) if len(chain) > 1 else None
+        reverse = chains.find(chain[::-1]) if len(chain) > 1 else None
         if reverse is not None:
             detail += f" (the opposite order is there: {' > '.join(f'{k} (line {n.lineno})' for k, n in zip(chain[::-1], reverse))})"
         return CheckItem("control_flow", False, detail)

@@ -8,13 +8,15 @@ see :data:`REASONS`):
   each is run under a step budget and a time limit. An input whose call raises
   is discarded and counted (``input_raised``); a program that runs out of steps or
   time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
-  is ``too_few_inputs``; an output without a literal is ``unaskable_output``.
+  is ``too_few_inputs``; an output without a literal, or whose literal is not ``==`` to itself
+  (a NaN inside: ``assert f(INPUT) == OUTPUT`` could never hold), is ``unaskable_output``.
 * ``constant_output``: the output depends on the input (not all outputs equal).
 * ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
 * ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
   (the checker is the judge; a failure here is a generator bug, counted).
-* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) was seen
-  before in the same shard.
+* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) is that of a
+  program an earlier row of the run kept (:func:`evaluate` checks a ``seen`` set when given one;
+  a synthesis run decides it in its parent, where shards are finished in row order).
 * ``nondeterministic``: a second run of every kept input, in another interpreter with another
   hash seed (:mod:`execverify_data.synth.retrace`), gives an identical trace; a rerun in the
   same process could not see traces that depend on the order of a set of strings.
@@ -53,7 +55,7 @@ from execverify_data.synth.generator import Program
 from execverify_data.synth.retrace import Retracer, trace_digest
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
-from execverify_data.values import format_arguments, format_call
+from execverify_data.values import format_arguments, format_call, self_equal
 
 __all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "unused_params"]
 
@@ -249,7 +251,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     import signal
     import sys
 
-    from execverify_data.values import encode, parse_arguments
+    from execverify_data.values import encode, parse_call
 
     namespace: dict = {"__name__": "__synth__"}
     exec(compile(program.code, _PRESCREEN_FILENAME, "exec"), namespace)  # trusted: our own synthesized program
@@ -263,9 +265,12 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
         for args in candidates:
             if len(picked) >= config.k and (len({t for _, t, _ in picked}) >= 2 or extra >= config.extra):
                 break
-            # fresh objects for every call (a program may change its arguments): a pickle round trip
-            # builds them as the literal text would, except a set's order, so sets go through the text
-            fresh = parse_arguments(format_arguments(args))[0] if with_sets else pickle.loads(pickle.dumps(args, -1))
+            # fresh objects for every call (a program may change its arguments). A pickle round trip
+            # builds them as the literal text would, except a set's hash table (and with it the order
+            # of colliding elements), so arguments with a set are built from the call's text as Python
+            # compiles it (parse_call caches the code: the kept inputs' traces reuse it)
+            fresh = (parse_call(f"{program.entry_point}({format_arguments(args)})")[1] if with_sets
+                     else pickle.loads(pickle.dumps(args, -1)))
             counter = _LineCounter(config.max_steps)
             signal.setitimer(signal.ITIMER_REAL, config.timeout)
             sys.settrace(counter.on_call)
@@ -281,7 +286,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
                 sys.settrace(previous_trace)
                 signal.setitimer(signal.ITIMER_REAL, 0)
             value = encode(result)
-            if not value.askable:
+            if not value.askable or not self_equal(value.text):
                 return "unaskable_output"
             if len(picked) < config.k:
                 picked.append((args, value.text, counter.n))
@@ -325,7 +330,7 @@ def _select_traced(program: Program, candidates: list[tuple], config: FilterConf
                 if counts is not None:
                     counts["input_raised"] = counts.get("input_raised", 0) + 1
                 continue
-            if not trace.output.askable:
+            if not trace.output.askable or not self_equal(trace.output.text):
                 return "unaskable_output"
             if len(kept) < config.k:
                 kept.append(trace)

@@ -1,0 +1,126 @@
+"""The structural measures a :class:`~execverify_data.synth.spec.ConstraintSpec` is judged by, defined once.
+
+The checker (:mod:`.checker`) judges a program with them and the generator builds programs
+that meet them, so the two can never disagree on what "nested depth 2" or "a ``for`` inside an
+``if``" means:
+
+* :func:`call_depth`: how deeply calls nest as *arguments* of calls (``f(g(x))`` is 1; method
+  chains such as ``s.strip().split()`` are receivers, not arguments, and do not count);
+* :func:`deepest_call`: the call of greatest depth in a tree;
+* :class:`Chains`: control-flow statements nested in a given order (``for`` > ``if``...), each
+  inside the previous one's controlled blocks, ``if-elif`` being an ``if`` whose ``else`` is one
+  ``if`` written with the ``elif`` keyword.
+
+>>> import ast
+>>> call_depth(ast.parse("len(set(s.split()))", mode="eval").body)
+2
+>>> call_depth(ast.parse("s.strip().split()", mode="eval").body)
+0
+>>> src = "def f(xs):\\n    for x in xs:\\n        if x:\\n            pass\\n        elif x > 1:\\n            pass\\n"
+>>> [type(n).__name__ for n in Chains(src, ast.parse(src)).find(("for", "if-elif"))]
+['For', 'If']
+"""
+
+from __future__ import annotations
+
+import ast
+
+from execverify_data.astwalk import walk
+
+__all__ = ["Chains", "call_depth", "deepest_call"]
+
+
+def call_depth(node: ast.Call) -> int:
+    """Levels of calls passed as arguments (positional, keyword or ``*``-unpacked) below ``node``."""
+    if not isinstance(node, ast.Call):
+        return 0
+    best = 0
+    for arg in (*node.args, *(k.value for k in node.keywords)):
+        if isinstance(arg, ast.Starred):
+            arg = arg.value
+        if isinstance(arg, ast.Call):
+            best = max(best, 1 + call_depth(arg))
+    return best
+
+
+def deepest_call(tree: ast.AST, nodes: list[ast.AST] | None = None) -> tuple[int, ast.Call | None]:
+    """``(depth, call)`` of the call with the greatest :func:`call_depth` (the first one met in a walk)."""
+    best, where = 0, None
+    for node in nodes if nodes is not None else walk(tree):
+        if isinstance(node, ast.Call):
+            depth = call_depth(node)
+            if depth > best:
+                best, where = depth, node
+    return best, where
+
+
+class Chains:
+    """Control-flow chains of one module (``source`` is needed to tell ``elif`` from ``else: if``)."""
+
+    def __init__(self, source: str, tree: ast.Module):
+        self.lines = source.splitlines()
+        self.tree = tree
+
+    def is_elif(self, node: ast.If) -> bool:
+        if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
+            return False
+        inner = node.orelse[0]
+        line = self.lines[inner.lineno - 1].encode()
+        return line[inner.col_offset:].startswith(b"elif")
+
+    def matches(self, node: ast.AST, kind: str) -> bool:
+        if kind == "for":
+            return isinstance(node, ast.For)
+        if kind == "while":
+            return isinstance(node, ast.While)
+        if kind == "if":
+            return isinstance(node, ast.If)
+        return isinstance(node, ast.If) and self.is_elif(node)  # "if-elif"
+
+    def branches(self, node: ast.If) -> list[ast.stmt]:
+        """The statements of every branch of an if / elif / else chain (elif heads excluded)."""
+        if self.is_elif(node):
+            return node.body + self.branches(node.orelse[0])
+        return node.body + node.orelse
+
+    def inside(self, node: ast.AST) -> list[ast.stmt]:
+        """Statements nested in ``node``'s controlled blocks, not crossing a def or class."""
+        if isinstance(node, ast.If):
+            blocks = self.branches(node)
+        elif isinstance(node, (ast.For, ast.While)):
+            blocks = node.body  # a loop's else clause is not inside the loop
+        elif isinstance(node, ast.Try):
+            blocks = [*node.body, *(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody]
+        else:
+            blocks = list(getattr(node, "body", []))
+        out: list[ast.stmt] = []
+        for child in blocks:
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            out.append(child)
+            out.extend(self.inside(child))
+        return out
+
+    def scope(self) -> list[ast.stmt]:
+        """Every statement inside the module's top-level functions."""
+        return [s for f in self.tree.body if isinstance(f, ast.FunctionDef) for s in self.inside(f)]
+
+    def find(self, chain: tuple[str, ...], scope: list[ast.stmt] | None = None) -> list[ast.AST] | None:
+        """The statements of ``chain``, each nested in the previous one, or None."""
+        if not chain:
+            return []
+        for node in self.scope() if scope is None else scope:
+            if self.matches(node, chain[0]):
+                if len(chain) == 1:
+                    return [node]
+                rest = self.find(chain[1:], self.inside(node))
+                if rest is not None:
+                    return [node, *rest]
+        return None
+
+    def longest_prefix(self, chain: tuple[str, ...]) -> list[ast.AST]:
+        for n in range(len(chain) - 1, 0, -1):
+            found = self.find(chain[:n])
+            if found:
+                return found
+        return []
