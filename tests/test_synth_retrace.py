@@ -105,9 +105,9 @@ def test_a_helper_that_cannot_start_is_an_error_not_a_rejection(monkeypatch):
     from execverify_data.errors import ExecVerifyError
     from execverify_data.synth import retrace
 
-    monkeypatch.setattr(retrace, "_BOOT", "import execverify_data_not_installed")
+    monkeypatch.setattr(retrace, "_BOOT", "execverify_data_not_installed:main")
     with Retracer(max_steps=100, timeout=1.0) as again:
-        with pytest.raises(ExecVerifyError, match="did not start: .*ModuleNotFoundError.*import execverify_data"):
+        with pytest.raises(ExecVerifyError, match="could not start: .*ModuleNotFoundError.*import execverify_data"):
             again.digests(PLAIN, ["f([1])"])
 
 
@@ -143,3 +143,11 @@ def test_programs_without_a_set_skip_the_second_run_and_trace_the_same_under_eve
     finally:
         for h in helpers:
             h.close()
+
+
+def test_the_helper_sees_none_of_the_callers_environment(monkeypatch):
+    monkeypatch.setenv("EXECVERIFY_PLANTED_SECRET", "s3cret")
+    probe = "import os\ndef f() -> str:\n    return os.environ.get('EXECVERIFY_PLANTED_SECRET', 'absent')\n"
+    with Retracer(max_steps=100, timeout=2.0, hash_seed="0") as again:
+        absent = trace_digest(trace_call(probe.replace("'EXECVERIFY_PLANTED_SECRET'", "'EXECVERIFY_NOT_SET'"), "f()"))
+        assert again.digests(probe, ["f()"]) == [absent]
