@@ -78,7 +78,7 @@ KINDS = ("count", "total", "product", "xor", "collect", "collect_front", "build"
 
 #: targets that are accumulator updates -> the kinds that use them
 KINDS_FOR_TARGET: dict[str, tuple[str, ...]] = {
-    "list.append": ("collect", "partition", "group", "dedupe", "join"),
+    "list.append": ("collect", "partition", "group", "dedupe", "join", "recent"),
     "list.insert": ("collect_front",),
     "list.extend": ("extend",),
     "list.sort": ("collect_sorted",),
@@ -98,7 +98,7 @@ KINDS_FOR_TARGET: dict[str, tuple[str, ...]] = {
     "dict.setdefault": ("group",),
     "dict.copy": ("remaining_dict", "remaining_del"),
     "set.copy": ("remaining", "remaining_checked"),
-    "list.copy": ("remaining_list",),
+    "list.copy": ("remaining_list", "chunks"),
     "dict.update": ("index",),
     "dict.pop": ("remaining_dict",),
     "dict.popitem": ("drain",),
@@ -109,8 +109,8 @@ KINDS_FOR_TARGET: dict[str, tuple[str, ...]] = {
     "op.isub": ("total_signed",),
     "op.imul": ("product",),
     "op.ixor": ("xor",),
-    "op.ior": ("mask",),
-    "op.iand": ("mask_and",),
+    "op.ior": ("mask", "letters"),
+    "op.iand": ("mask_and", "common_op"),
     "op.imod": ("total_mod",),
     "op.ifloordiv": ("digits_loop",),
     "op.itruediv": ("mean",),
@@ -132,7 +132,7 @@ def make(kind: str, names: Names, rng: random.Random, *, value_grain: str = "", 
     """
     builder = BUILDERS[kind]
     acc = builder(names, rng, value_grain or "num", first_value, subject)
-    if copy and subject is not None and acc.init:  # start from the input's .copy() (dict.copy, set.copy, list.copy)
+    if copy and subject is not None and acc.init and kind.startswith("remaining"):  # start from the input's .copy() (dict.copy, set.copy, list.copy)
         acc.init = [f"{acc.name} = {subject.text}.copy()"]
     return acc
 
@@ -189,8 +189,11 @@ def _mask_and(names, rng, g, first, subject):
 
 def _mean(names, rng, g, first, subject):
     n = names.fresh("average")
-    return Acc("mean", n, [f"{n} = 0.0"], _NUMERIC, "amount", n,
-               _update=lambda v: [f"{n} += {v.text}", f"{n} /= 2"])
+    c = names.fresh(rng.choice(("count", "seen")))
+    acc = Acc("mean", n, [f"{n} = 0.0", f"{c} = 0"], _NUMERIC, "amount", n,
+              _update=lambda v: [f"{n} += {v.text}", f"{c} += 1"])
+    acc.finish = [Stmt(f"if {c}:", [f"{n} /= {c}"])]
+    return acc
 
 
 def _collect(names, rng, g, first, subject):
@@ -221,8 +224,47 @@ def _collect_reversed(names, rng, g, first, subject):
 
 def _extend(names, rng, g, first, subject):
     n = names.fresh(rng.choice(("flat", "pieces", "result")))
-    return Acc("extend", n, [f"{n} = []"], ("words", "nums", "blobs"), "words", n,
-               _update=lambda v: [f"{n}.extend({v.text})"])
+
+    def update(v):
+        if v.grain in ("text", "line"):  # the words of each line, one flat list
+            return [f"{n}.extend({v.atom}.split())"]
+        return [f"{n}.extend({v.text})"]  # a word extends the list with its letters
+    return Acc("extend", n, [f"{n} = []"], ("words", "nums", "blobs", "text", "line", "word"), "words", n,
+               _update=update)
+
+
+def _chunks(names, rng, g, first, subject):
+    n = names.fresh(rng.choice(("chunks", "batches", "groups")))
+    cur = names.fresh(rng.choice(("chunk", "batch", "current")))
+    size = rng.choice((2, 3))
+
+    def update(v):
+        return [f"{cur}.append({v.text})",
+                Stmt(f"if len({cur}) == {size}:", [f"{n}.append({cur}.copy())", f"{cur}.clear()"])]
+    acc = Acc("chunks", n, [f"{n} = []", f"{cur} = []"], _HASHABLE, "groups", n, _update=update)
+    acc.finish = [Stmt(f"if {cur}:", [f"{n}.append({cur})"])]
+    return acc
+
+
+def _recent(names, rng, g, first, subject):
+    n = names.fresh(rng.choice(("recent", "window", "last")))
+    k = rng.choice((2, 3))
+    trim = f"del {n}[:-{k}]" if rng.random() < 0.6 else f"{n}[:] = {n}[-{k}:]"
+    return Acc("recent", n, [f"{n} = []"], _HASHABLE, _list_of(g), n,
+               _update=lambda v: [f"{n}.append({v.text})", trim])
+
+
+def _chunks_set(names, rng, g, first, subject):
+    n = names.fresh(rng.choice(("runs", "segments")))
+    seen = names.fresh("seen")
+
+    def update(v):  # segments of distinct items: a repeat starts a new one
+        bind = []
+        if not v.text.isidentifier():
+            key = names.fresh("key")
+            bind, v = [f"{key} = {v.text}"], Val.of(key, v.grain)
+        return bind + [Stmt(f"if {v.text} in {seen}:", [f"{n} += 1", f"{seen}.clear()"]), f"{seen}.add({v.text})"]
+    return Acc("chunks_set", n, [f"{n} = 1", f"{seen} = set()"], _HASHABLE, "count", n, _update=update)
 
 
 def _build(names, rng, g, first, subject):
@@ -362,7 +404,9 @@ def _choose(names, rng, g, first, subject):
 def _partition(names, rng, g, first, subject):
     a = names.fresh(rng.choice(("kept", "matched", "hits")))
     b = names.fresh(rng.choice(("rest", "others", "misses")))
-    return Acc("partition", a, [f"{a}, {b} = [], []"], _HASHABLE, "pairs", f"({a}, {b})",
+    joined = rng.choices(("", "[*{a}, *{b}]", "(*{a}, *{b})"), (6, 3, 1))[0]  # the matches first, then the rest
+    return Acc("partition", a, [f"{a}, {b} = [], []"], _HASHABLE, _list_of(g) if joined else "pairs",
+               joined.format(a=a, b=b) if joined else f"({a}, {b})",
                _update=lambda v: [f"{a}.append({v.text})"], _other=lambda v: [f"{b}.append({v.text})"])
 
 
@@ -370,6 +414,19 @@ def _common(names, rng, g, first, subject):
     n = names.fresh("common")
     return Acc("common", n, [f"{n} = set({first})"], ("word", "text", "line", "words", "nums"), "words",
                f"sorted({n})", _update=lambda v: [f"{n}.intersection_update({v.text})"])
+
+
+def _common_op(names, rng, g, first, subject):
+    acc = _common(names, rng, g, first, subject)
+    n = acc.name
+    acc.kind, acc._update = "common_op", (lambda v: [f"{n} &= set({v.text})"])
+    return acc
+
+
+def _letters(names, rng, g, first, subject):
+    n = names.fresh(rng.choice(("letters", "seen", "used")))
+    return Acc("letters", n, [f"{n} = set()"], ("word", "text", "line"), "words", f"sorted({n})",
+               _update=lambda v: [f"{n} |= set({v.text})"])
 
 
 def _remaining(names, rng, g, first, subject):
@@ -424,5 +481,6 @@ BUILDERS = {
     "seen_many": _seen_many, "odd_seen": _odd_seen, "dedupe": _dedupe, "first": _first, "index_of": _index_of,
     "any": _any, "choose": _choose, "partition": _partition, "common": _common, "remaining": _remaining,
     "remaining_checked": _remaining_checked, "remaining_many": _remaining_many, "remaining_list": _remaining_list,
-    "remaining_dict": _remaining_dict, "remaining_del": _remaining_del,
+    "remaining_dict": _remaining_dict, "remaining_del": _remaining_del, "chunks": _chunks, "chunks_set": _chunks_set,
+    "common_op": _common_op, "letters": _letters, "recent": _recent,
 }

@@ -56,7 +56,7 @@ _ATTEMPTS = 4
 #: Targets no natural program uses (they would only appear as noise): left to other levels' vocabulary.
 UNNATURAL_TARGETS = frozenset({
     "int.conjugate", "float.conjugate", "int.as_integer_ratio", "builtin.print", "builtin.type", "builtin.isinstance",
-    "str.format_map", "builtin.bool", "dict.clear", "set.clear", "frozenset.copy",
+    "str.format_map", "builtin.bool", "dict.clear", "frozenset.copy",
 })
 
 
@@ -429,6 +429,8 @@ class _Gen:
         value, guard = self.use(form, subject)
         if _depth(value.text) < need:
             deeper = self.deep_argument(form, subject)
+            if deeper is None or (_depth(deeper[0].text) < need and self.rng.random() < 0.5):
+                deeper = self.prepared(form, subject, need) or deeper
             if deeper is not None:
                 value, guard = deeper
         value = self.deepen(value, lambda v: _depth(v.text) >= need, lambda grain: grain not in ("bool",))
@@ -442,7 +444,7 @@ class _Gen:
             value = self.combine(value, Val(self.liftable(rng.choice(("limit", "fragment")), ""), "marker"))
         out_grain = value.grain
         if out_grain in ("pairs", "iter", "keys", "items"):
-            value = Val.of(f"list({value.text})", "words")
+            value = Val.of(f"list({value.text})", out_grain)  # annotated list[tuple] / list
         if out_grain in ("triple", "btriple", "pairnum"):
             parts = [self.names.fresh(n) for n in (("head", "sep", "tail") if out_grain != "pairnum" else ("q", "r"))]
             body.append(f"{', '.join(parts)} = {value.text}")
@@ -512,6 +514,30 @@ class _Gen:
         guard = form.guard.format(x=subject.atom, y="", **values) if form.guard else ""
         return Val.of(text, _gives(form, subject)), guard
 
+    def prepared(self, form: Form, subject: Val, need: int) -> tuple[Val, str] | None:
+        """The target's use on a value made from its subject in one step that changes what the use sees
+        (``len(word.replace('a', ''))``, ``sum(sorted(nums)[:3])``, ``len(text.split())``), when the use on
+        the subject alone is not deep enough; None when no such step is meaningful."""
+        options = [f for role in ("parts", "agg", "map") for f in self.forms_on(subject.grain, role)
+                   if not f.y and not f.guard and _gives(f, subject) in form.on and f.head != form.head]
+        self.rng.shuffle(options)
+        best = None
+        for inner_form in options[:8]:
+            inner, _ = self.fill(inner_form, subject, lift=False)
+            if inner.grain in ("pairs", "iter", "keys", "items") or not _meaningful(form, inner):
+                continue
+            try:
+                value, guard = self.use(form, inner)
+            except GenFail:
+                continue
+            if _builtin_chain(value.text) >= 3 or not _meaningful_pair(inner_form, form):
+                continue
+            if best is None or _depth(value.text) > _depth(best[0].text):
+                best = (value, guard)
+            if _depth(value.text) >= need:
+                break
+        return best
+
     def returning(self, value: Val) -> list[str]:
         """The statements that return ``value``: a call of a builtin on a builtin's result is first bound to a
         name (``unique = sorted(set(words))`` / ``return unique``), as people write it; three builtins
@@ -525,74 +551,90 @@ class _Gen:
         return [f"return {value.text}"]
 
     def straight_mutation(self) -> tuple[str, str, str, list]:
-        """Straight-line code around a mutating target: a copy changed in place and returned."""
+        """Straight-line code around a mutating target: a copy of an input changed in place and returned (a
+        ``.copy()`` target makes the copy and changes it with another step)."""
         rng = self.rng
         t = self.target
-        if t.startswith("list."):
+        k = self.liftable("limit", repr(rng.choice((2, 3))))
+        family = t.split(".")[0]
+        if family == "list":
             subject = self.param(rng.choice(("nums", "words")))
+            x = subject.text
             copy = self.names.fresh(rng.choice(("items", "result", "ordered")))
-            elem = "0" if subject.grain == "nums" else "'end'"
-            step = {
-                "list.append": f"{copy}.append(len({subject.text}))",
-                "list.insert": f"{copy}.insert(0, {copy}[-1])",
-                "list.extend": f"{copy}.extend(sorted({subject.text})[:2])",
+            steps = {
+                "list.append": f"{copy}.append(len({x}))" if subject.grain == "nums" else f"{copy}.append(max({x}, key=len))",
+                "list.insert": f"{copy}.insert(0, {copy}.pop())",
+                "list.extend": f"{copy}.extend(sorted({x})[:{k}])",
                 "list.sort": f"{copy}.sort(reverse=True)",
                 "list.reverse": f"{copy}.reverse()",
                 "list.remove": f"{copy}.remove(max({copy}))",
                 "list.pop": f"{copy}.pop({copy}.index(min({copy})))",
-                "list.clear": None,
-            }.get(t)
-            if step is None:
-                raise GenFail("no straight use")
-            body = [f"{copy} = list({subject.text})", step, f"return {copy}"]
-            if self.spec.nested_depth >= 2:
-                body[-1] = f"return sorted(set({copy}))" if t not in ("list.sort",) else f"return list(map(str, {copy}))" if subject.grain == "nums" else f"return list(map(len, {copy}))"
-            self.placed = True
-            del elem
-        elif t.startswith("set."):
+                "op.slice_assign": f"{copy}[:{k}] = sorted({copy}[:{k}])",
+                "op.slice_delete": f"del {copy}[:{k}]",
+                "op.delitem": f"del {copy}[0]",
+            }
+            guarded = {"list.remove", "list.pop", "list.insert"}  # steps that need an item: not after a copy
+            first = f"{copy} = {rng.choices((f'list({x})', f'{x}[:]', f'[*{x}]'), (5, 4, 1))[0]}"
+        elif family == "set":
             subject = self.param(rng.choice(("ids", "tags")))
+            x = subject.text
             other = self.param(subject.grain) if self.spare > 0 else None
             copy = self.names.fresh("result")
-            arg = other.text if other else f"sorted({subject.text})[:2]"
-            step = {
-                "set.add": f"{copy}.add(len({subject.text}))" if subject.grain == "ids" else f"{copy}.add(min({subject.text}, key=len))",
+            arg = other.text if other else (f"range({k})" if subject.grain == "ids" else f"sorted({x})[:{k}]")
+            steps = {
+                "set.add": f"{copy}.add(len({x}))" if subject.grain == "ids" else f"{copy}.add(min({x}, key=len))",
                 "set.update": f"{copy}.update({arg})",
-                "set.discard": f"{copy}.discard(max({subject.text}))" if subject.grain == "ids" else f"{copy}.discard(min({subject.text}))",
+                "set.discard": f"{copy}.discard(max({x}))" if subject.grain == "ids" else f"{copy}.discard(min({x}))",
                 "set.remove": f"{copy}.remove(min({copy}))",
                 "set.intersection_update": f"{copy}.intersection_update({arg})",
                 "set.difference_update": f"{copy}.difference_update({arg})",
                 "set.symmetric_difference_update": f"{copy}.symmetric_difference_update({arg})",
-                "set.pop": None,
-            }.get(t)
-            if step is None:
-                raise GenFail("no straight use")
-            body = [f"{copy} = set({subject.text})", step, f"return sorted({copy})"]
-            if self.spec.nested_depth >= 2:
-                body[-1] = f"return sorted(map(len, {copy}))" if subject.grain == "tags" else f"return sorted(map(abs, {copy}))"
-            self.placed = True
-        elif t.startswith("dict."):
+            }
+            guarded = {"set.remove"}
+            first = f"{copy} = {rng.choices((f'set({x})', f'{{*{x}}}'), (4, 1))[0]}"
+        elif family == "dict":
             subject = self.param("table")
+            x = subject.text
             other = self.param("table") if self.spare > 0 else None
             copy = self.names.fresh(rng.choice(("merged", "result", "updated")))
-            step = {
+            steps = {
                 "dict.update": f"{copy}.update({other.text})" if other else f"{copy}.update({{'total': sum({copy}.values())}})",
                 "dict.setdefault": f"{copy}.setdefault(min({copy}), 0)",
                 "dict.pop": f"{copy}.pop(max({copy}, key={copy}.get), None)",
                 "dict.popitem": f"{copy}.popitem()",
-            }.get(t)
-            if step is None:
-                raise GenFail("no straight use")
-            body = [f"{copy} = dict({subject.text})", step, f"return {copy}"]
-            if self.spec.nested_depth >= 2:
-                body[-1] = f"return dict(sorted({copy}.items()))"
-            self.placed = True
+                "op.delitem": f"del {copy}[min({copy}, key={copy}.get)]",
+            }
+            guarded = {"dict.setdefault", "dict.popitem"}
+            first = f"{copy} = {rng.choices((f'dict({x})', f'{{**{x}}}'), (3, 1))[0]}"
         else:
             raise GenFail("no straight use")
-        while self.spare > 0:
+        if t.endswith(".copy"):
+            first = f"{copy} = {x}.copy()"
+            options = [v for key, v in steps.items() if key not in guarded and "_slot" not in v]
+            step = rng.choice(options)
+        else:
+            step = steps.get(t)
+        if step is None:
+            raise GenFail("no straight use")
+        body: list = [first, step]
+        self.placed = True
+        if family == "list":
+            body.append(f"return {copy}")
+            if self.spec.nested_depth >= 2:
+                body[-1] = (f"return sorted(set({copy}))" if t not in ("list.sort", "op.slice_assign") else
+                            f"return list(map(str, {copy}))" if subject.grain == "nums" else f"return list(map(len, {copy}))")
+        elif family == "set":
+            body.append(f"return sorted({copy})")
+            if self.spec.nested_depth >= 2:
+                body[-1] = f"return sorted(map(len, {copy}))" if subject.grain == "tags" else f"return sorted(map(abs, {copy}))"
+        else:
+            body.append(f"return {copy}")
+            if self.spec.nested_depth >= 2:
+                body[-1] = f"return dict(sorted({copy}.items()))"
+        if self.spare - len(self.markers) > 0:
             raise GenFail("unused parameter slot")
         name = self.names.fresh(_verb_for(t) + "_" + subject.text)
-        code_body = body
-        return (name, SIGNATURE, _annotation_of_return(body[-1], subject.grain), code_body)
+        return (name, SIGNATURE, _annotation_of_return(body[-1], subject.grain), body)
 
     def deepen(self, value: Val, deep_enough, accepts) -> Val:
         """Wrap ``value`` in steps that add a call level and a meaning (:data:`WRAPPERS`: ``len(set(word))`` is
@@ -817,6 +859,22 @@ _RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "la
                  "list": "items", "dict": "table", "tuple": "items", "abs": "distance", "str": "label", "int": "number"}
 
 
+_PADDING = {"builtin.range", "str.replace", "bytes.replace", "str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandtabs", "bytes.zfill",
+            "bytes.center", "bytes.ljust", "bytes.rjust", "bytes.expandtabs"}
+
+
+def _meaningful_pair(inner: Form, outer: Form) -> bool:
+    """Whether ``outer`` applied to what ``inner`` gives keeps ``inner``'s effect (``len`` of a case change or a
+    reorder, the case of a case change, a total of a reorder say nothing ``inner`` did)."""
+    if outer.head == "builtin.len" and (inner.head in _LENGTH_KEEPING or inner.head in _PADDING):
+        return False
+    if outer.head in _ORDER_BLIND and inner.head in _ORDER_ONLY:
+        return False
+    if outer.head in _CASE and inner.head in _CASE:
+        return False
+    return (outer.head, inner.head) not in _INVERSE
+
+
 def _builtin_chain(text: str) -> int:
     """The longest chain of builtin function calls, each the first argument of the one around it, in ``text``
     (``sorted(set(x))`` is 2), counted from the outermost call."""
@@ -893,10 +951,12 @@ def _annotation(grain: str) -> str:
 
 
 def _annotation_of_return(text: str, grain: str) -> str:
-    if "sorted(" in text or "list(" in text:
-        return "list[int]" if grain in ("nums", "ids") else "list"
-    if "dict(" in text:
+    """The annotation of ``return X`` in straight-line code over a copy of an input of ``grain``."""
+    value = text.removeprefix("return ").strip()
+    if value.startswith("dict("):
         return "dict[str, int]"
+    if value.startswith(("sorted(", "list(")):
+        return "list[int]" if grain in ("nums", "ids") or "map(len" in value or "map(abs" in value else "list"
     return _annotation(grain)
 
 

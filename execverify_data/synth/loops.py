@@ -611,11 +611,17 @@ class LoopBuilder:
         elif self.mode == "result":
             kinds = ["collect", "dedupe", "seen", "join"]
         elif grain in _NUMBERS or grain == "amount":
-            kinds = ["total", "total", "best", "collect", "tally", "worst", "first", "seen", "best_none"]
+            kinds = ["total", "total", "best", "collect", "tally", "worst", "first", "seen", "best_none", "mean"]
             if grain in ("num", "count", "byte", "index"):
-                kinds += ["xor", "total_mod", "product"] if rng.random() < 0.5 else []
+                kinds += ["xor", "total_mod", "product", "chunks", "recent"] if rng.random() < 0.5 else []
+            if grain in ("count", "index") and rng.random() < 0.3:
+                kinds.append("mask")
         elif grain in _TEXTS:
             kinds = ["collect", "build", "join", "tally", "seen", "dedupe", "longest", "first", "group"]
+            if grain in ("word", "text", "line"):
+                kinds += ["letters", "common_op"] if rng.random() < 0.4 else []
+            if grain in ("word", "char") and rng.random() < 0.3:
+                kinds += ["chunks", "chunks_set", "recent"]
         elif grain == "blob":
             kinds = ["collect", "first"]
         else:
@@ -636,7 +642,7 @@ class LoopBuilder:
             first = f"{context[0].text}[0]" if context and context[0].grain == "words" else ""
             if kind.startswith("remaining") and subject is None:
                 continue
-            if kind == "common" and not first:
+            if kind in ("common", "common_op") and not first:
                 continue
             if kind == "choose":
                 subject = context[0]
@@ -1067,12 +1073,13 @@ def _reads(block) -> set[str]:
 def _name_for(acc, top: Val) -> str:
     stem = top.text.rstrip("0123456789")
     verb = {"count": "count", "total": "sum", "total_signed": "net", "total_mod": "checksum", "product": "product_of",
-            "xor": "xor_of", "mask": "mask_of", "mask_and": "common_bits", "mean": "smooth", "collect": "collect",
+            "xor": "xor_of", "mask": "mask_of", "mask_and": "common_bits", "collect": "collect",
             "collect_front": "reverse", "collect_sorted": "sorted", "collect_reversed": "reversed", "extend": "flatten",
             "build": "build", "join": "join", "join_repr": "quote", "tally": "tally", "index": "index",
             "group": "group", "best": "max", "worst": "min", "best_none": "best", "longest": "longest",
             "seen": "unique", "seen_many": "letters_in", "odd_seen": "odd", "dedupe": "dedupe", "first": "first",
-            "index_of": "find", "any": "has", "partition": "split", "common": "common", "choose": "pick"}.get(acc.kind, "remaining")
+            "index_of": "find", "any": "has", "partition": "split", "common": "common", "choose": "pick", "chunks": "chunk", "chunks_set": "segments_of", "recent": "last_of",
+            "letters": "letters_in", "common_op": "common", "mean": "mean_of"}.get(acc.kind, "remaining")
     return f"{verb}_{stem}"
 
 
@@ -1082,9 +1089,11 @@ def _annotation(acc, secondary, value_grain: str | None = None) -> str:
 
     number = "float" if value_grain == "amount" else "int"
     base = {"count": "int", "total": number, "total_signed": number, "total_mod": "int", "product": "int", "xor": "int",
-            "mask": "int", "mask_and": "int", "mean": "float", "build": "str", "join": "str", "join_repr": "str",
+            "mask": "int", "mask_and": "int", "mean": "float", "chunks": "list[list]", "chunks_set": "int",
+            "letters": "list[str]", "common_op": "list[str]", "build": "str", "join": "str", "join_repr": "str",
             "tally": "dict", "index": "dict", "group": "dict", "best": number, "worst": number, "best_none": number,
-            "longest": "str", "any": "bool", "partition": "tuple[list, list]"}.get(acc.kind)
+            "longest": "str", "any": "bool",
+            "partition": {"[": "list", "(": "tuple"}.get(acc.returns[0]) if "*" in acc.returns else "tuple[list, list]"}.get(acc.kind)
     if base is None:
         if acc.early:
             base = by_grain(value_grain or acc.gives)

@@ -261,6 +261,8 @@ op.gt ;; num count ;; bool ;; pred ;; {x} > {k}
 op.gt ;; amount ;; bool ;; pred ;; {x} > 1.0
 op.lt ;; num ;; bool ;; pred ;; {x} < 0
 op.ge ;; num count ;; bool ;; pred ;; {x} >= {k}
+op.le ;; num count ;; bool ;; pred ;; {x} <= {k}
+op.le ;; word ;; bool ;; pred ;; len({x}) <= {k}
 op.bitand ;; num count number ;; bool ;; pred ;; {x} & 1
 int.bit_count ;; count number ;; bool ;; pred ;; {x}.bit_count() == 1
 op.in ;; num ;; bool ;; pred ;; {x} in {y} ;; ;; ids
@@ -405,7 +407,7 @@ builtin.range ;; nums words ;; nums ;; parts ;; range(len({x}))
 builtin.range ;; count ;; nums ;; parts ;; range({x})
 builtin.range ;; count ;; nums ;; parts ;; range(1, {x} + 1)
 builtin.range ;; nums ;; nums ;; parts ;; range(0, len({x}), 2)
-builtin.iter ;; words nums ;; iter ;; parts ;; iter({x})
+builtin.iter ;; words nums ;; pairs ;; parts ;; zip(*[iter({x})] * 2)
 builtin.next ;; words ;; word ;; agg ;; next((w for w in {x} if w.startswith({prefix})), '')
 builtin.next ;; nums ;; num ;; agg ;; next((n for n in {x} if n > {k}), -1)
 op.unpack_list ;; nums words ;; same ;; agg ;; [*{x}, *{y}] ;; ;; same
