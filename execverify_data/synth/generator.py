@@ -517,7 +517,11 @@ class _Gen:
     def prepared(self, form: Form, subject: Val, need: int) -> tuple[Val, str] | None:
         """The target's use on a value made from its subject in one step that changes what the use sees
         (``len(word.replace('a', ''))``, ``sum(sorted(nums)[:3])``, ``len(text.split())``), when the use on
-        the subject alone is not deep enough; None when no such step is meaningful."""
+        the subject alone is not deep enough; None when no such step is meaningful. Only for a builtin function
+        without a guard: a method's receiver keeps its exact type (``sorted(t)`` is no tuple), and a guard
+        would repeat the step."""
+        if not form.head.startswith("builtin.") or form.guard:
+            return None
         options = [f for role in ("parts", "agg", "map") for f in self.forms_on(subject.grain, role)
                    if not f.y and not f.guard and _gives(f, subject) in form.on and f.head != form.head]
         self.rng.shuffle(options)
