@@ -249,7 +249,7 @@ def _chunks(names, rng, g, first, subject):
 def _recent(names, rng, g, first, subject):
     n = names.fresh(rng.choice(("recent", "window", "last")))
     k = rng.choice((2, 3))
-    trim = f"del {n}[:-{k}]" if rng.random() < 0.6 else f"{n}[:] = {n}[-{k}:]"
+    trim = rng.choice((f"del {n}[:-{k}]", f"{n}[:] = {n}[-{k}:]", Stmt(f"if len({n}) > {k}:", [f"del {n}[0]"])))
     return Acc("recent", n, [f"{n} = []"], _HASHABLE, _list_of(g), n,
                _update=lambda v: [f"{n}.append({v.text})", trim])
 

@@ -561,14 +561,16 @@ class _Gen:
         t = self.target
         k = self.liftable("limit", repr(rng.choice((2, 3))))
         family = t.split(".")[0]
+        deep = self.spec.nested_depth >= 2
         if family == "list":
             subject = self.param(rng.choice(("nums", "words")))
             x = subject.text
             copy = self.names.fresh(rng.choice(("items", "result", "ordered")))
             steps = {
-                "list.append": f"{copy}.append(len({x}))" if subject.grain == "nums" else f"{copy}.append(max({x}, key=len))",
-                "list.insert": f"{copy}.insert(0, {copy}.pop())",
-                "list.extend": f"{copy}.extend(sorted({x})[:{k}])",
+                "list.append": (f"{copy}.append(len(set({x})))" if deep else f"{copy}.append(len({x}))"
+                                if subject.grain == "nums" else f"{copy}.append(max({x}, key=len))"),
+                "list.insert": f"{copy}.insert(0, {copy}.pop({copy}.index(max({copy}))))" if deep else f"{copy}.insert(0, {copy}.pop())",
+                "list.extend": f"{copy}.extend(sorted(set({x}))[:{k}])" if deep else f"{copy}.extend(sorted({x})[:{k}])",
                 "list.sort": f"{copy}.sort(reverse=True)",
                 "list.reverse": f"{copy}.reverse()",
                 "list.remove": f"{copy}.remove(max({copy}))",
@@ -612,29 +614,19 @@ class _Gen:
             first = f"{copy} = {rng.choices((f'dict({x})', f'{{**{x}}}'), (3, 1))[0]}"
         else:
             raise GenFail("no straight use")
+        need = self.spec.nested_depth
         if t.endswith(".copy"):
             first = f"{copy} = {x}.copy()"
-            options = [v for key, v in steps.items() if key not in guarded and "_slot" not in v]
-            step = rng.choice(options)
+            options = [v for key, v in steps.items() if key not in guarded and "_slot" not in v and _depth(v) >= need]
+            step = rng.choice(options) if options else None
         else:
             step = steps.get(t)
-        if step is None:
-            raise GenFail("no straight use")
-        body: list = [first, step]
+        if step is not None and _depth(step) < need == 1 and not t.endswith(".copy"):
+            first = f"{copy} = {_NORMALIZED_COPY[subject.grain].format(x=x)}"  # the copy made of normalized items
+        if step is None or max(_depth(step), _depth(first)) < need:  # reached in the code, never by wrapping the result
+            raise GenFail("no straight use" if step is None else "depth not reached")
         self.placed = True
-        if family == "list":
-            body.append(f"return {copy}")
-            if self.spec.nested_depth >= 2:
-                body[-1] = (f"return sorted(set({copy}))" if t not in ("list.sort", "op.slice_assign") else
-                            f"return list(map(str, {copy}))" if subject.grain == "nums" else f"return list(map(len, {copy}))")
-        elif family == "set":
-            body.append(f"return sorted({copy})")
-            if self.spec.nested_depth >= 2:
-                body[-1] = f"return sorted(map(len, {copy}))" if subject.grain == "tags" else f"return sorted(map(abs, {copy}))"
-        else:
-            body.append(f"return {copy}")
-            if self.spec.nested_depth >= 2:
-                body[-1] = f"return dict(sorted({copy}.items()))"
+        body: list = [first, step, f"return sorted({copy})" if family == "set" else f"return {copy}"]
         if self.spare - len(self.markers) > 0:
             raise GenFail("unused parameter slot")
         name = self.names.fresh(_verb_for(t) + "_" + subject.text)
@@ -862,6 +854,10 @@ def _meaningful(outer: Form, value: Val) -> bool:
 _RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "largest", "min": "smallest", "set": "unique",
                  "list": "items", "dict": "table", "tuple": "items", "abs": "distance", "str": "label", "int": "number"}
 
+
+#: a one-call-deeper copy of an input of each grain, of normalized items (straight-line code over a copy)
+_NORMALIZED_COPY = {"nums": "list(map(abs, {x}))", "words": "list(map(str.lower, {x}))", "ids": "set(map(abs, {x}))",
+                    "tags": "set(map(str.lower, {x}))", "table": "dict(sorted({x}.items()))"}
 
 _PADDING = {"builtin.range", "str.replace", "bytes.replace", "str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandtabs", "bytes.zfill",
             "bytes.center", "bytes.ljust", "bytes.rjust", "bytes.expandtabs"}

@@ -205,6 +205,9 @@ class LoopBuilder:
         need = self.spec.nested_depth
         if max(self.g.depth_so_far, max((_depth(t) for t in _flat(body)), default=0)) >= need:
             return body
+        def grain_of(name: str) -> str:
+            return next(p.grain for p in self.g.params if p.name == name)
+
         def depth_now() -> int:
             return max(self.g.depth_so_far, max((_depth(t) for t in _flat(body)), default=0))
 
@@ -214,6 +217,7 @@ class LoopBuilder:
             (r"for (\w+), (\w+) in enumerate\((\w+)\):", lambda m: f"for {m[1]}, {m[2]} in enumerate(sorted({m[3]})):"),
             (r"for (\w+) in sorted\((\w+)\):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
             (r"for (\w+) in (\w+):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
+            (r"for (\w+) in (?:sorted\()?(\w+)\)?:", lambda m: f"for {m[1]} in sorted(map({_NORMAL[grain_of(m[2])]}, {m[2]})):"),
         ]
         for st in _statements(body):
             if not isinstance(st, Stmt) or not st.head.startswith("for "):
@@ -224,6 +228,9 @@ class LoopBuilder:
                     continue
                 src = m.groups()[1] if pattern.startswith("for (\\w+) in (\\w+)") else None
                 grain = next((p.grain for p in self.g.params if p.name == (src or "")), None)
+                walked = next((p.grain for p in self.g.params if p.name in m.groups()[1:]), None)
+                if pattern.endswith(r"\)?:") != (walked in _NORMAL):
+                    continue  # a set has no duplicates to drop: its items are walked normalized instead
                 if src is not None and pattern.endswith(r"(\w+):") and grain not in (
                         "words", "nums", "text", "word", "line", "twords", "tnums", "numstrs"):
                     continue
@@ -339,6 +346,16 @@ class LoopBuilder:
     def _walk(self, value: Val, item_grain: str) -> tuple[str, list[Val]]:
         names = self.names
         if value.grain == "pairs":
+            item = {"word": "word", "num": "n", "char": "ch", "numstr": "token", "byte": "b"}.get(item_grain, "item")
+            if value.text.startswith("enumerate("):
+                a, b = names.fresh(self.rng.choice(("i", "pos", "idx"))), names.fresh(item)
+                return f"for {a}, {b} in {value.text}:", [_v(a, "index"), _v(b, item_grain)]
+            if value.text.startswith("zip(*[iter("):  # consecutive pairs of one input
+                a, b = names.fresh("left"), names.fresh("right")
+                return f"for {a}, {b} in {value.text}:", [_v(a, item_grain), _v(b, item_grain)]
+            if ", " in value.text and "[1:]" in value.text:  # zip(xs, xs[1:]): each item and the next
+                a, b = names.fresh("prev"), names.fresh("cur")
+                return f"for {a}, {b} in {value.text}:", [_v(a, item_grain), _v(b, item_grain)]
             a, b = names.fresh("first"), names.fresh("second")
             return f"for {a}, {b} in {value.text}:", [_v(a, "word"), _v(b, item_grain)]
         if value.grain == "items":
@@ -707,6 +724,8 @@ _SUBJECT_GRAINS = {"remaining": ("ids", "tags", "words", "nums"), "remaining_che
                    "remaining_many": ("tags", "words"), "remaining_list": ("words", "nums", "twords", "tnums"),
                    "remaining_dict": ("table", "names"), "remaining_del": ("table", "names")}
 _PRE_NAMES = {"map": "cleaned", "measure": "value"}
+#: how reach_depth walks the items of a set parameter in order, one call deeper (a set has no duplicates to drop)
+_NORMAL = {"ids": "abs", "fids": "abs", "tags": "str.lower", "ftags": "str.lower"}
 _SETUP_NAMES = {"builtin.max": "top", "builtin.min": "low", "builtin.sum": "total", "builtin.len": "size",
                 "builtin.next": "first", "op.getitem": "pivot", "dict.get": "base", "list.index": "where",
                 "tuple.index": "where", "builtin.any": "flag", "builtin.all": "every", "list.count": "zeros",
