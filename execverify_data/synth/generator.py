@@ -445,6 +445,8 @@ class _Gen:
         out_grain = value.grain
         if out_grain in ("pairs", "iter", "keys", "items"):
             value = Val.of(f"list({value.text})", out_grain)  # annotated list[tuple] / list
+        elif value.text.startswith(("range(", "reversed(", "map(", "filter(")):
+            value = Val.of(f"list({value.text})", out_grain)  # a list, as annotated, not a lazy object
         if out_grain in ("triple", "btriple", "pairnum"):
             parts = [self.names.fresh(n) for n in (("head", "sep", "tail") if out_grain != "pairnum" else ("q", "r"))]
             body.append(f"{', '.join(parts)} = {value.text}")
@@ -641,8 +643,13 @@ class _Gen:
         for _ in range(3):
             if deep_enough(value):
                 return value
+            heads = _heads_of(value.text)
+            if heads & _PADDING:
+                return value  # a padded string is an end product: its letters, sorted or counted, say nothing
+            reshaped = heads & _RESHAPING  # case-changed: its length or distinct letters say little
             options = [w for w in WRAPPERS.get(value.grain, ()) if accepts(w[1]) and w[0] not in applied
-                       and not (w[0] == "len({v})" and _keeps_length(value.text))]
+                       and not (w[0] == "len({v})" and _keeps_length(value.text))
+                       and not (reshaped and w[0].startswith("len("))]
             if not options:
                 return value
             template, grain, prep = self.rng.choice(options)
@@ -780,7 +787,8 @@ def _unwrap_list(text: str) -> str:
 #: wrappers that add a call level and a meaning, by the grain of the value they take:
 #: (template, grain of the result, preparations of a plain name when one level is not enough)
 WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
-    "word": (("len(set({v}))", "count", (".lower()",)), ("len({v})", "count", (".strip('.')", ".strip()"))),
+    "word": (("len(set({v}))", "count", (".lower()",)), ("len({v})", "count", (".strip('.')", ".strip()")),
+             ("''.join(sorted({v}))", "word", (".lower()",))),  # the letters in order: an anagram's key
     "text": (("len({v}.split())", "count", ()), ("sorted({v}.split())", "words", (".lower()",)),
              ("len(set({v}.split()))", "count", (".lower()",)), ("max({v}.split(), key=len)", "word", ()),
              ("' '.join({v}.split())", "text", (".strip()",))),
@@ -794,7 +802,8 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "words": (("len(set({v}))", "count", ()), ("sorted(set({v}))", "words", ()), ("' '.join({v})", "text", ()),
               ("max({v}, key=len)", "word", ())),
     "nums": (("sum({v})", "num", ()), ("len(set({v}))", "count", ()), ("sorted(set({v}))", "nums", ())),
-    "blob": (("len({v})", "count", (".strip()",)), ("len(set({v}))", "count", (".lower()",))),
+    "blob": (("len({v})", "count", (".strip()",)), ("len(set({v}))", "count", (".lower()",)),
+             ("bytes(sorted({v}))", "blob", ())),
     "amount": (("round({v}, 1)", "amount", ()), ("int({v})", "num", ())),
     "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
 }
@@ -858,6 +867,12 @@ _RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "la
 #: a one-call-deeper copy of an input of each grain, of normalized items (straight-line code over a copy)
 _NORMALIZED_COPY = {"nums": "list(map(abs, {x}))", "words": "list(map(str.lower, {x}))", "ids": "set(map(abs, {x}))",
                     "tags": "set(map(str.lower, {x}))", "table": "dict(sorted({x}.items()))"}
+
+#: steps after which a count of the items or letters is noise (``len(set(word.zfill(8)))``, ``len(set(b.title()))``)
+_RESHAPING = {"str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandtabs", "str.title", "str.capitalize",
+              "str.swapcase", "str.upper", "str.lower", "str.casefold", "str.translate", "bytes.zfill", "bytes.center",
+              "bytes.ljust", "bytes.rjust", "bytes.expandtabs", "bytes.title", "bytes.capitalize", "bytes.swapcase",
+              "bytes.upper", "bytes.lower", "bytes.translate"}
 
 _PADDING = {"builtin.range", "str.replace", "bytes.replace", "str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandtabs", "bytes.zfill",
             "bytes.center", "bytes.ljust", "bytes.rjust", "bytes.expandtabs"}
