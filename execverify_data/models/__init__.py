@@ -27,6 +27,7 @@ from execverify_data.models.base import (
     is_torch_available,
     is_transformers_available,
     is_vllm_available,
+    prompt_seeds,
     prompt_text,
     truncate_at_stop,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "is_torch_available",
     "is_transformers_available",
     "is_vllm_available",
+    "prompt_seeds",
     "prompt_text",
     "truncate_at_stop",
 ]
