@@ -33,7 +33,7 @@ from execverify_data.models.base import (
 )
 from execverify_data.models.hf import TransformersGenerator
 from execverify_data.models.openai_compat import OpenAICompatibleGenerator
-from execverify_data.models.registry import BACKENDS, BackendSpecError, get_generator
+from execverify_data.models.registry import BACKENDS, BackendSpecError, get_generator, parse_spec
 from execverify_data.models.vllm_backend import VLLMGenerator
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "is_torch_available",
     "is_transformers_available",
     "is_vllm_available",
+    "parse_spec",
     "prompt_seeds",
     "prompt_text",
     "truncate_at_stop",
