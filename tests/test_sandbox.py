@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import shutil
+import tempfile
 import threading
 import time
 
@@ -184,13 +186,13 @@ def test_pool_is_not_picklable(pool):
 
 
 def test_layers_are_reported_with_details():
-    assert list(LAYERS) == ["zygote", "privilege_drop", "seccomp", "bwrap"]
+    assert list(LAYERS) == ["zygote", "privilege_drop", "seccomp", "landlock", "bwrap"]
     assert all(layer.detail for layer in LAYERS.values())
     assert LAYERS["zygote"].available
 
 
 def test_every_layer_can_be_switched_off():
-    with UntrustedPool(1, bwrap=False, seccomp=False, drop_privileges=False) as bare:
+    with UntrustedPool(1, bwrap=False, seccomp=False, drop_privileges=False, landlock=False) as bare:
         assert bare.active_layers == ("zygote",)
         assert bare.run("x = 5", ["x"]).calls[0].value.text == "5"
         assert bare.run("while True: pass", timeout=0.5).status is Status.TIMEOUT
@@ -240,7 +242,7 @@ def test_seccomp_layer(pool):
 
 
 @needs("bwrap")
-def test_bwrap_layer(pool, tmp_path):
+def test_bwrap_layer(tmp_path):
     (tmp_path / "host-file").write_text("host")
     code = ("import os, socket\n"
             "hostname = socket.gethostname() if False else os.uname().nodename\n"
@@ -252,9 +254,12 @@ def test_bwrap_layer(pool, tmp_path):
             "        return True\n"
             "    except OSError:\n"
             "        return False\n")
-    result = pool.run(code, ["len(pids) < 10", "sees_host_tmp", "writable('/usr/execverify-x')", "writable('x')"],
-                      )
-    assert [c.value.text for c in result.calls] == ["True", "False", "False", "True"]
+    with UntrustedPool(1, landlock=False) as bwrap_only:  # Landlock would refuse the listing of /proc itself
+        result = bwrap_only.run(code, ["len(pids) < 10", "sees_host_tmp", "writable('/usr/execverify-x')", "writable('x')",
+                                       "os.path.exists('/work') and sorted(os.listdir('/work'))"])
+        assert [c.value.text for c in result.calls][:4] == ["True", "False", "False", "True"]
+        assert "wt-" not in result.calls[4].value.text  # no checkout is in the sandbox's root
+        assert stray_processes([bwrap_only]) == []
 
 
 def test_no_zombie_after_many_calls(pool):
@@ -294,12 +299,50 @@ def test_a_forked_process_gets_its_own_workers(pool):
     assert pool.run("x = 3", ["x"]).calls[0].value.text == "3"
 
 
-def test_paths_under_tmp_are_bound_back_over_the_private_tmp(monkeypatch):
+def test_paths_under_tmp_are_bound_back_over_the_private_tmp():
     # CI clones (and many virtual environments) live under /tmp, which the bwrap tier
-    # replaces by a private tmpfs: the interpreter's own paths must be bound back read-only.
+    # replaces by a private tmpfs: the interpreter's own paths must be bound after it,
+    # and the parents bwrap makes for a bind must be readable by the children (not 0700)
     from execverify_data.sandbox import layers
 
-    monkeypatch.setattr(
-        layers, "interpreter_paths", lambda: ["/tmp/ci/.venv", "/tmp/ci/.venv/lib/site-packages", "/usr/lib", "/tmpx"]
-    )
-    assert layers._rebind_under_tmp() == ["--ro-bind", "/tmp/ci/.venv", "/tmp/ci/.venv"]
+    venv = tempfile.mkdtemp(prefix="ci-", dir="/tmp")
+    os.mkdir(os.path.join(venv, ".venv"))
+    try:
+        before, after = layers._binds([os.path.join(venv, ".venv"), "/usr"])
+        assert after == ["--perms", "0755", "--dir", venv, "--ro-bind", f"{venv}/.venv", f"{venv}/.venv"]
+        assert before == ["--ro-bind", "/usr", "/usr"]
+        before, _ = layers._binds(["/usr/lib"])
+        assert before == ["--perms", "0755", "--dir", "/usr", "--ro-bind", "/usr/lib", "/usr/lib"]
+    finally:
+        shutil.rmtree(venv)
+
+
+def test_the_package_and_its_checkout_are_never_in_a_childs_view(monkeypatch, tmp_path):
+    from execverify_data.sandbox import layers
+
+    assert not any(layers._below(path, top) for path in layers.sandbox_paths() for top in layers._holes())
+    # a package installed inside a directory a child may read is cut out of it
+    site = tmp_path / "site-packages"
+    for name in ("execverify_data", "numpy", "six.py"):
+        (site / name).mkdir(parents=True) if "." not in name else (site / name).write_text("")
+    monkeypatch.setattr(layers, "_holes", lambda: [str(site / "execverify_data")])
+    assert layers._punch(str(site), layers._holes()) == [str(site / "numpy"), str(site / "six.py")]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.one_of(st.integers(), st.floats(allow_nan=False), st.text(max_size=8), st.booleans(), st.none(),
+                    st.lists(st.integers(), max_size=6), st.lists(st.integers(), max_size=6).map(tuple),
+                    st.tuples(st.integers()), st.lists(st.text(max_size=3), max_size=3), st.floats())
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES)
+def test_the_testers_shortcuts_read_canonical_text_as_the_restricted_parser_does(value):
+    from execverify_data.sandbox._tester import read_canonical
+    from execverify_data.values import encode, parse
+
+    canonical = encode(value)
+    fast, slow = read_canonical(canonical.text, canonical.type), parse(canonical.text)
+    assert type(fast) is type(slow) and repr(fast) == repr(slow)

@@ -53,25 +53,62 @@ def test_timeout_without_trace_events_does_not_hang(runner):
     assert runner.trace(DOUBLE, "f(1)").output.text == "2"
 
 
-def test_a_job_that_swallows_the_timeout_is_killed():
-    # The program catches the in-process timeout and spins on: the worker kills the job's
-    # process after timeout + grace (no events survive a kill).
-    source = (
-        "def f():\n"
-        "    try:\n"
-        "        while True:\n"
-        "            x = 1\n"
-        "    except BaseException:\n"
-        "        pass\n"
-        "    while True:\n"
-        "        pass\n"
-    )
-    with TrustedRunner(1, timeout=0.5, grace=0.5, max_steps=10**9) as pool:
+SWALLOWS_TIMEOUT = (
+    "import time\n"
+    "def f():\n"
+    "    n = 0\n"
+    "    try:\n"
+    "        while True:\n"
+    "            n += 1\n"
+    "            time.sleep(0.01)\n"
+    "    except BaseException:\n"
+    "        pass\n"
+    "    while True:\n"
+    "        try:\n"
+    "            time.sleep(1)\n"
+    "        except BaseException:\n"
+    "            pass\n"
+)
+
+
+def test_a_job_that_swallows_the_timeout_keeps_its_events():
+    # The program catches the in-process timeout and runs on: after timeout + grace / 2 the
+    # worker asks the job for a checkpoint, and the events recorded until the trace stopped
+    # come back with status timeout (before: none survived the hard kill).
+    with TrustedRunner(1, timeout=0.5, grace=1.0, max_steps=10**9) as pool:
         start = time.monotonic()
-        result = pool.trace(source, "f()")
-        assert result.status is Status.TIMEOUT and result.events == ()
-        assert 0.9 < time.monotonic() - start < 5
+        result = pool.trace(SWALLOWS_TIMEOUT, "f()")
+        elapsed = time.monotonic() - start
+        assert result.status is Status.TIMEOUT
+        lines = [event.line for event in result.events]
+        assert lines[:3] == [3, 4, 5] and lines.count(6) >= 5, lines[:20]
+        assert result.events[-1].locals["n"].type == "int"
+        assert 0.9 < elapsed < 5
         assert pool.trace(DOUBLE, "f(2)").output.text == "4"
+
+
+def test_the_cli_prints_the_events_of_a_hard_killed_timeout(tmp_path):
+    from click.testing import CliRunner
+
+    from execverify_data.cli import main
+
+    program = tmp_path / "swallow.py"
+    program.write_text(SWALLOWS_TIMEOUT)
+    result = CliRunner().invoke(main, ["trace", str(program), "--call", "f()", "--timeout", "0.5", "--json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    printed = json.loads(result.output)
+    assert printed["status"] == "timeout" and len(printed["events"]) >= 10
+
+
+def test_a_checkpoint_that_does_not_come_ends_in_a_kill():
+    # a job stuck in one C call cannot answer the checkpoint: it is killed, without events
+    with TrustedRunner(1, timeout=0.3, grace=0.4) as pool:
+        start = time.monotonic()
+        result = pool.trace("def f():\n    x = 1\n    return sum(range(10 ** 15))\n", "f()")
+        assert result.status is Status.TIMEOUT and result.events == ()
+        assert time.monotonic() - start < 5
 
 
 def test_uninterruptible_c_call_is_killed():

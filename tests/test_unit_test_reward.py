@@ -168,3 +168,135 @@ def test_humaneval_prompt_alone_scores_zero():
         entry_point=[p["entry_point"] for p in problems],
     )
     assert out == [0.0] * len(problems)
+
+
+# --------------------------------------------------------------------------- stdin/stdout cases
+
+SUM_SCRIPT = "import sys\n\ndef main():\n    a, b = map(int, sys.stdin.read().split())\n    print(a + b)\n\n" \
+             "if __name__ == '__main__':\n    main()\n"
+
+
+def test_the_interface_other_engineers_rely_on():
+    import inspect
+
+    parameters = inspect.signature(UnitTestReward.__call__).parameters
+    assert [name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY] == ["tests", "entry_point", "stdio_tests"]
+    assert all(parameters[name].default is None for name in ("tests", "entry_point", "stdio_tests"))
+
+
+def test_stdio_cases_run_the_program_as_a_script_and_compare_stdout_here(reward):
+    cases = [{"stdin": "1 2\n", "stdout": "3\n"}, {"stdin": "40 2", "stdout": "42"}, {"stdin": "1 1", "stdout": "3"}]
+    assert reward(prompts=[""], completions=[fenced(SUM_SCRIPT)], stdio_tests=[cases]) == [pytest.approx(2 / 3)]
+    with_input = "a, b = map(int, input().split())\nprint(a + b, ' ')\nprint()\n"  # trailing spaces and blank lines
+    assert reward(prompts=[""], completions=[with_input], stdio_tests=[cases[:2]]) == [1.0]
+
+
+def test_a_script_passes_only_when_it_ends_without_error(reward):
+    cases = [{"stdin": "1 2", "stdout": "3"}]
+    programs = ["print(3)\nimport sys\nsys.exit(0)\n", "print(3)\nraise SystemExit\n",
+                "print(3)\nraise ValueError('after the answer')\n", "print(3)\nimport sys\nsys.exit(2)\n",
+                "import os\nprint(3, flush=True)\nos._exit(0)\n"]
+    out = reward(prompts=[""] * len(programs), completions=programs, stdio_tests=[cases] * len(programs))
+    assert out == [1.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_tests_and_stdio_cases_mix_in_one_row(reward):
+    code = fenced("def add(a, b):\n    return a + b\n\nif __name__ == '__main__':\n    print(add(*map(int, input().split())))\n")
+    out = reward(prompts=[""], completions=[code], tests=[["assert add(1, 2) == 3", "assert add(1, 1) == 3"]],
+                 stdio_tests=[[{"stdin": "2 2", "stdout": "4"}, {"stdin": "2 2", "stdout": "5"}]])
+    assert out == [0.5]
+
+
+def test_a_long_expected_output_is_not_cut_by_the_output_cap(reward):
+    expected = "\n".join(str(i) for i in range(30_000))  # ~170 kB, beyond the default 64 KiB cap
+    code = "n = int(input())\nfor i in range(n):\n    print(i)\n"
+    assert reward(prompts=[""], completions=[code], stdio_tests=[[{"stdin": "30000", "stdout": expected}]]) == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "matches"),
+    [("3\n", "3", True), ("  3  \r\n", "3", True), ("\n\n1\n2\n\n", "1\n2", True), ("1.50 2", "1.5 2.0", True),
+     ("1e3", "1000", True), ("1 2", "2 1", False), ("1\n\n2", "1\n2", False), ("0.30000001", "0.3", False),
+     ("YES", "yes", False), ("1 2 3", "1 2", False), ("", "0", False), ("nan", "nan", True)],
+)
+def test_stdout_comparison_rule(actual, expected, matches):
+    from execverify_data.rewards import stdout_matches
+
+    assert stdout_matches(actual, expected) is matches
+
+
+@pytest.mark.parametrize(
+    ("tests", "stdio_tests", "message"),
+    [([""], None, "test 0 .* asserts nothing"), (["x = 1"], None, "asserts nothing"),
+     (["assert True"], None, "asserts nothing"), (["assert 1 == 1"], None, "asserts nothing"),
+     (["def check(candidate):\n    candidate(1)\n"], None, "asserts nothing"), (["assert f(1) =="], None, "asserts nothing"),
+     (["assert f(1) == 2", 3], None, "test 1 is a int"), ("assert f(1) == 2", None, "list of assertion strings"),
+     (None, [{"stdin": "1"}], "stdio case 0 has no expected output"), (None, [{"stdin": "1", "stdout": " \n"}], "no expected output"),
+     (None, [{"stdout": "1"}], "no 'stdin' string"), (None, {"stdin": "1", "stdout": "2"}, "must be a list")],
+)
+def test_validate_tests_rejects_tests_that_cannot_fail(tests, stdio_tests, message):
+    from execverify_data.rewards import validate_tests
+
+    with pytest.raises(InvalidArgument, match=message) as raised:
+        validate_tests(tests, stdio_tests)
+    assert "\n" not in str(raised.value)
+
+
+def test_validate_tests_accepts_real_tests():
+    from execverify_data.rewards import validate_tests
+
+    validate_tests(["assert f(1) == 2", "def check(candidate):\n    assert candidate(1)\n",
+                    "import math\nassert math.isclose(f(0.1), 0.2)", "self.assertEqual(f(1), 2)",
+                    "if f(1) != 2:\n    raise AssertionError"], [{"stdin": "", "stdout": "0"}])
+    validate_tests([], [{"stdin": "1", "stdout": "2"}])
+    validate_tests(None, None)
+
+
+def test_the_reward_never_passes_a_program_on_a_test_that_cannot_fail(reward):
+    # before: "" and "x = 1" ran as (trivially passing) tests and "" stdout matched a silent program
+    reward._warned = False  # the warning comes once per reward object
+    with pytest.warns(UserWarning, match="count as failed"):
+        out = reward(prompts=[""] * 2, completions=[ADD, "pass"],
+                     tests=[["", "x = 1", "assert True", "assert add(1, 2) == 3"], []],
+                     stdio_tests=[[], [{"stdin": "", "stdout": ""}, {"stdin": "", "stdout": None}]])
+    assert out == [0.25, 0.0]
+
+
+# --------------------------------------------------------------------------- tests decided here
+
+
+@pytest.mark.slow
+def test_tests_decided_here_agree_with_the_tester_on_humaneval():
+    """A test whose outcome follows from its calls' answers is decided in this process; on every
+    HumanEval problem and three kinds of programs (right, a stub, a wrong constant) that verdict
+    is the tester's."""
+    from execverify_data.rewards.unit_tests import _decidable, _with_check_call
+    from execverify_data.sandbox import UntrustedPool
+
+    problems = humaneval_records()
+    decided = [p for p in problems if _decidable(_with_check_call(p["test"], p["entry_point"]), p["entry_point"])]
+    assert len(decided) >= 140
+    variants = {"right": lambda p: p["prompt"] + p["canonical_solution"], "stub": lambda p: p["prompt"] + "    pass\n",
+                "constant": lambda p: p["prompt"] + "    return 0\n"}
+    with UntrustedPool(2) as pool:
+        here = UnitTestReward(timeout=3.0)
+        here._get_pool = lambda: pool
+        for name, make in variants.items():
+            jobs = [{"code": make(p), "test": _with_check_call(p["test"], p["entry_point"]), "timeout": 3.0} for p in decided]
+            tester = [r.test_passed is True and r.ok for r in pool.run_many(jobs)]
+            out = here(prompts=[""] * len(decided), completions=[make(p) for p in decided],
+                       tests=[[p["test"]] for p in decided], entry_point=[p["entry_point"] for p in decided])
+            assert [score == 1.0 for score in out] == tester, name
+            if name == "right":
+                assert all(tester)
+
+
+def test_a_test_decided_here_falls_back_to_the_tester_when_an_answer_is_too_large(reward):
+    code = "def big(n):\n    return list(range(n))\n"
+    test = "def check(candidate):\n    assert len(candidate(20000)) == 20000\n    assert candidate(3) == [0, 1, 2]\n"
+    from execverify_data.rewards.unit_tests import _decidable, _with_check_call
+
+    assert _decidable(_with_check_call(test, "big"), "big") is not None
+    assert reward(prompts=[""], completions=[code], tests=[[test]], entry_point=["big"]) == [1.0]
+    wrong = "def big(n):\n    return list(range(n + 1))\n"
+    assert reward(prompts=[""], completions=[wrong], tests=[[test]], entry_point=["big"]) == [0.0]

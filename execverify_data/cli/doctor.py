@@ -12,17 +12,39 @@ IMPORTS_WARNING = ("only pre-imported modules work inside the sandbox; install P
 
 
 def _smoke(report: dict) -> None:
+    from execverify_data.errors import ExecVerifyError
     from execverify_data.sandbox import UntrustedPool
 
-    with UntrustedPool(1) as pool:
-        result = pool.run("import os\nx = os.getuid()", ["x", "sum(range(10))"], timeout=10)
-        ok = result.ok and result.calls[1].ok and result.calls[1].value.text == "45"
-        uid = result.calls[0].value.text if result.calls and result.calls[0].ok else None
-        # a module the zygote did not pre-import: the dropped uid must be able to read the interpreter
-        imports = pool.run("import email.mime.text", ["1"], timeout=10)
-        report["smoke"] = {"ok": ok, "status": result.status.value, "layers_used": list(pool.active_layers), "child_uid": uid,
-                           "ms": round(result.duration_s * 1000, 1), "detail": None if ok else result.detail}
-        report["imports"] = {"ok": imports.ok, "detail": None if imports.ok else imports.detail}
+    try:
+        with UntrustedPool(1) as pool:  # its start-up probe already imports modules the zygote did not
+            result = pool.run("import os\nx = os.getuid()", ["x", "sum(range(10))"], timeout=10)
+            ok = result.ok and result.calls[1].ok and result.calls[1].value.text == "45"
+            uid = result.calls[0].value.text if result.calls and result.calls[0].ok else None
+            # a module the zygote did not pre-import: the dropped uid must be able to read the interpreter
+            imports = pool.run("import email.mime.text", ["1"], timeout=10)
+            report["smoke"] = {"ok": ok, "status": result.status.value, "layers_used": list(pool.active_layers),
+                               "child_uid": uid, "ms": round(result.duration_s * 1000, 1),
+                               "detail": None if ok else result.detail}
+            report["imports"] = {"ok": imports.ok, "detail": None if imports.ok else imports.detail}
+    except ExecVerifyError as exc:  # a pool that cannot start says why, in one line
+        report["smoke"] = {"ok": False, "status": "unusable", "layers_used": [], "child_uid": None, "ms": None,
+                           "detail": str(exc)}
+        report["imports"] = {"ok": False, "detail": str(exc)}
+
+
+def _notes(layers) -> list[str]:
+    from execverify_data.sandbox.layers import interpreter_dirs, unreadable_ancestors
+
+    available = {layer.name for layer in layers if layer.available}
+    notes = []
+    hidden = unreadable_ancestors(interpreter_dirs())
+    if hidden and {"bwrap", "privilege_drop"} <= available:
+        notes.append(f"bwrap is needed here: without it the sandbox's uid could not read {', '.join(hidden)}, "
+                     "where the interpreter lives")
+    if not {"bwrap", "landlock"} & available:
+        notes.append("neither bwrap nor landlock: a completion can read files this machine's users can "
+                     "(the package's benchmark data among them); install bubblewrap")
+    return notes
 
 
 @click.command()
@@ -44,7 +66,7 @@ def doctor(smoke: bool, as_json: bool) -> None:
         "python": platform.python_version(), "system": f"{platform.system()} {platform.release()}", "euid": os.geteuid(),
         "cpus": len(os.sched_getaffinity(0)),
         "layers": [{"name": layer.name, "available": layer.available, "detail": layer.detail} for layer in layers],
-        "usable": layers[0].available, "smoke": None, "imports": None,
+        "usable": layers[0].available, "smoke": None, "imports": None, "notes": _notes(layers),
     }
     if smoke and report["usable"]:
         _smoke(report)
@@ -62,11 +84,16 @@ def _print(report: dict) -> None:
     for number, layer in enumerate(report["layers"], 1):
         mark = "active " if layer["available"] else "missing"
         click.echo(f"  {number}. {layer['name']:<15} {mark}  {layer['detail']}")
+    for note in report["notes"]:
+        click.echo(f"note: {note}")
     if not report["usable"]:
         click.echo("sandbox: unusable on this machine")
         return
     run = report["smoke"]
     if run is None:
+        return
+    if run["status"] == "unusable":
+        click.echo(f"sandbox: {run['detail']}")
         return
     click.echo(f"smoke run: {run['status']} (layers used: {', '.join(run['layers_used'])}; "
                f"child uid {run['child_uid'] or '?'}; {run['ms']:.1f} ms)")

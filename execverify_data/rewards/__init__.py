@@ -14,7 +14,7 @@ name              default instance                 what it scores
 ``oi``            :data:`oi_reward`                the input question, re-executed in the trusted runner
 ``format``        :data:`format_reward`            one readable answer per question in the answer block
 ``paper``         :data:`paper_reward`             the paper's Stage I rule: oi 2 or 0; else 0, 1, or 1 + S
-``unit_test``     :data:`unit_test_reward`         fraction of unit tests passed, in the sandbox
+``unit_test``     :data:`unit_test_reward`         share of asserts and stdio cases passed, in the sandbox
 ``paper_codegen`` :data:`paper_codegen_reward`     the paper's Stage II rule: that fraction + 0.05 for the tags if > 0
 ================  ===============================  ============================================
 
@@ -49,7 +49,14 @@ from execverify_data.rewards.execution import (
     paper_reward,
     whitebox_reward,
 )
-from execverify_data.rewards.unit_tests import UnitTestReward, extract_code, split_assertion, unit_test_reward
+from execverify_data.rewards.unit_tests import (
+    UnitTestReward,
+    extract_code,
+    split_assertion,
+    stdout_matches,
+    unit_test_reward,
+    validate_tests,
+)
 from execverify_data.rewards.codegen import PaperCodegenReward, paper_codegen_reward  # noqa: E402  (after unit_tests)
 
 __all__ = [
@@ -70,7 +77,9 @@ __all__ = [
     "paper_codegen_reward",
     "paper_reward",
     "split_assertion",
+    "stdout_matches",
     "unit_test_reward",
+    "validate_tests",
     "whitebox_reward",
 ]
 

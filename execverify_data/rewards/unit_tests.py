@@ -1,19 +1,29 @@
 """The code-generation reward: the fraction of unit tests a generated program passes.
 
 The program runs in the untrusted sandbox (:mod:`execverify_data.sandbox`); every
-verdict is decided in the calling process with :func:`execverify_data.values.same`.
+verdict is decided in the calling process. A row's tests are assertion strings
+(``tests``), standard-input/output cases (``stdio_tests``), or both;
+:func:`validate_tests` rejects, with one line that says why, a test that could not
+tell a right program from a wrong one.
 
 >>> unit_test_reward(prompts=["p"], completions=["```python\\ndef add(a, b):\\n    return a + b\\n```"],
 ...                  tests=[["assert add(1, 2) == 3", "assert add(2, 2) == 5"]])
+[0.5]
+>>> unit_test_reward(prompts=["p"], completions=["print(sum(map(int, input().split())))"],
+...                  stdio_tests=[[{"stdin": "1 2\\n", "stdout": "3\\n"}, {"stdin": "2 2", "stdout": "5"}]])
 [0.5]
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import threading
-from typing import Any, Sequence
+import warnings
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from execverify_data.completions import completion_text
 from execverify_data.completions import extract_code as _extract_code
@@ -24,7 +34,9 @@ __all__ = [
     "UnitTestReward",
     "extract_code",
     "split_assertion",
+    "stdout_matches",
     "unit_test_reward",
+    "validate_tests",
 ]
 
 # --------------------------------------------------------------------------- completions
@@ -50,6 +62,7 @@ def extract_code(completion: Any) -> str:
 # --------------------------------------------------------------------------- tests
 
 
+@functools.lru_cache(maxsize=8192)  # a GRPO group runs every test against each of its completions
 def split_assertion(test: str) -> tuple[str, CanonicalValue] | None:
     """Split ``assert CALL == EXPECTED`` into ``CALL`` (to run in the sandbox) and the canonical
     ``EXPECTED`` (parsed here with :func:`values.parse`, never evaluated); ``None`` for any other form.
@@ -102,6 +115,110 @@ def _with_check_call(test: str, entry_point: str | None) -> str:
     return test
 
 
+# --------------------------------------------------------------------------- validating tests
+
+
+@functools.lru_cache(maxsize=8192)
+def _asserts_something(test: str) -> bool:
+    """Whether a test can fail: it parses and has an ``assert`` (or an ``assert*`` call, or a
+    ``raise``) that mentions a name, so that its outcome may depend on the program."""
+    try:
+        tree = ast.parse(test)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and any(isinstance(sub, ast.Name) for sub in ast.walk(node.test)):
+            return True
+        if isinstance(node, ast.Raise):
+            return True
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name.startswith(("assert", "assert_")):
+                return True
+    return False
+
+
+def validate_tests(tests: Sequence[str] | None = None, stdio_tests: Sequence[dict] | None = None) -> None:
+    """Check one codegen row's tests before they are used; raise ``InvalidArgument`` naming the
+    first one that cannot tell a right program from a wrong one.
+
+    Args:
+        tests (`list[str]`, optional): assertion strings (``assert f(1) == 2``, a HumanEval
+            ``def check(candidate): ...``); each must parse and assert something that mentions
+            a name (``""``, ``x = 1`` and ``assert True`` are rejected).
+        stdio_tests (`list[dict]`, optional): ``{"stdin": str, "stdout": str}`` cases; the
+            expected ``stdout`` must be given and not blank (a program that prints nothing
+            would pass it).
+
+    >>> validate_tests(["assert f(1) == 2"], [{"stdin": "1", "stdout": "2"}])
+    >>> validate_tests(["x = 1"])
+    Traceback (most recent call last):
+    ...
+    execverify_data.errors.InvalidArgument: test 0 ('x = 1') asserts nothing about the program: every program would pass it; write it as an assertion such as 'assert f(1) == 2', or drop it
+    """
+    if tests is not None:
+        if isinstance(tests, str) or not isinstance(tests, Sequence):
+            raise InvalidArgument(f"tests must be a list of assertion strings, got {type(tests).__name__}")
+        for i, test in enumerate(tests):
+            if not isinstance(test, str):
+                raise InvalidArgument(f"test {i} is a {type(test).__name__}, not a string of Python code")
+            if not _asserts_something(test):
+                raise InvalidArgument(f"test {i} ({test[:60]!r}) asserts nothing about the program: every program "
+                                      "would pass it; write it as an assertion such as 'assert f(1) == 2', or drop it")
+    if stdio_tests is not None:
+        if isinstance(stdio_tests, (str, dict)) or not isinstance(stdio_tests, Sequence):
+            raise InvalidArgument("stdio_tests must be a list of {'stdin': str, 'stdout': str} cases, "
+                                  f"got {type(stdio_tests).__name__}")
+        for i, case in enumerate(stdio_tests):
+            if not isinstance(case, dict):
+                raise InvalidArgument(f"stdio case {i} is a {type(case).__name__}, not a {{'stdin', 'stdout'}} dict")
+            if not isinstance(case.get("stdin"), str):
+                raise InvalidArgument(f"stdio case {i} has no 'stdin' string (use '' for a program that reads nothing)")
+            expected = case.get("stdout")
+            if not isinstance(expected, str) or not expected.strip():
+                raise InvalidArgument(f"stdio case {i} has no expected output ('stdout' is {expected!r}): every "
+                                      "program that prints nothing would pass it; give the expected output, or drop it")
+
+
+# --------------------------------------------------------------------------- comparing standard output
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.strip().split("\n")]
+
+
+def _decimals(line: str) -> list[Decimal] | None:
+    try:
+        return [Decimal(token) for token in line.split()]
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def stdout_matches(actual: str, expected: str) -> bool:
+    """Whether a program's standard output answers a stdio case (LiveCodeBench's rule).
+
+    Both texts are stripped and split into lines, and every line is stripped (so trailing
+    spaces, a final newline or ``\\r\\n`` line ends do not matter); the line counts must be
+    equal, and each line must be equal as text or, when both are whitespace-separated
+    numbers, equal as exact decimals (``1.0`` answers ``1``; ``0.30000001`` does not
+    answer ``0.3``). APPS and PRIME also accept a float tolerance and the same tokens in
+    another order; those accept wrong answers, so this rule does not.
+
+    >>> stdout_matches("3 \\n", "3"), stdout_matches("1.50\\r\\n2\\n", "1.5\\n2"), stdout_matches("2 1", "1 2")
+    (True, True, False)
+    """
+    got, want = _lines(actual), _lines(expected)
+    if len(got) != len(want):
+        return False
+    for line, wanted in zip(got, want):
+        if line == wanted:
+            continue
+        numbers, wanted_numbers = _decimals(line), _decimals(wanted)
+        if numbers is None or wanted_numbers is None or numbers != wanted_numbers:
+            return False
+    return True
+
+
 # --------------------------------------------------------------------------- the reward
 
 
@@ -114,8 +231,9 @@ class UnitTestReward:
         workers (`int`, optional): size of a private worker pool; by default the process-wide
             :func:`execverify_data.sandbox.default_pool` (1.5 workers per CPU) is used.
 
-    Called as ``reward(prompts, completions, tests, entry_point=None, **kwargs)`` where
-    ``tests[i]`` is a list of assertion strings (or ``None``: the row gets ``None``).
+    Called as ``reward(prompts, completions, *, tests=None, entry_point=None, stdio_tests=None,
+    **kwargs)``: ``tests[i]`` is a list of assertion strings, ``stdio_tests[i]`` a list of
+    ``{"stdin", "stdout"}`` cases; a row with neither gets ``None``.
 
     * ``assert CALL == EXPECTED`` with a literal ``EXPECTED``: all such tests of a row share one
       sandboxed execution that only computes the ``CALL`` values; the comparison happens here,
@@ -126,7 +244,11 @@ class UnitTestReward:
       exchange canonical values with the candidate, so the test's assertions compare plain
       builtin values and its verdict travels on a pipe the candidate never had. A test that
       defines ``check`` without calling it gets ``check(<entry_point>)`` appended.
+    * a stdio case runs the code as a script (``__name__ == "__main__"``) with the case's
+      ``stdin``; it passes when the run ends without error and its standard output answers the
+      case's ``stdout`` (:func:`stdout_matches`), compared here.
 
+    A test that :func:`validate_tests` would reject never passes (a warning says so once).
     Thread-safe; pickling keeps only the settings (workers start again in the new process).
     """
 
@@ -143,6 +265,8 @@ class UnitTestReward:
         self.workers = workers
         self._pool = None
         self._lock = threading.Lock()
+        self._warned = False
+        self._costs: dict[tuple, float] = {}  # seconds a job took, by its test, calls and stdin
 
     def _get_pool(self):
         from execverify_data.sandbox import UntrustedPool, default_pool
@@ -154,57 +278,118 @@ class UnitTestReward:
                 self._pool = UntrustedPool(self.workers)
             return self._pool
 
-    def __call__(self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None,
-                 tests: Sequence[Sequence[str] | None] | None = None, **kwargs: Any) -> list[float | None]:
+    def __call__(self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, *,
+                 tests: Sequence[Sequence[str] | None] | None = None, entry_point: Sequence[str | None] | None = None,
+                 stdio_tests: Sequence[Sequence[dict] | None] | None = None, **kwargs: Any) -> list[float | None]:
         if completions is None:
             raise InvalidArgument("unit_test_reward needs completions=")
-        if tests is None:
-            raise InvalidArgument("unit_test_reward needs a tests column: one list of assertion strings per row")
-        if len(tests) != len(completions):
-            raise InvalidArgument(f"got {len(completions)} completions but {len(tests)} rows of tests")
-        entry_points = kwargs.get("entry_point") or [None] * len(completions)
+        if tests is None and stdio_tests is None:
+            raise InvalidArgument("unit_test_reward needs a tests column (lists of assertion strings) "
+                                  "or a stdio_tests column (lists of {'stdin', 'stdout'} cases)")
+        for name, column in (("tests", tests), ("stdio_tests", stdio_tests), ("entry_point", entry_point)):
+            if column is not None and len(column) != len(completions):
+                raise InvalidArgument(f"got {len(completions)} completions but {len(column)} rows of {name}")
+        n = len(completions)
+        tests = tests if tests is not None else [None] * n
+        stdio_tests = stdio_tests if stdio_tests is not None else [None] * n
+        entry_points = entry_point if entry_point is not None else [None] * n
         jobs: list[dict] = []
         plans: list[tuple[int, list] | None] = []
-        for completion, row_tests, entry_point in zip(completions, tests, entry_points):
-            if isinstance(row_tests, str):
-                row_tests = [row_tests]
-            if not row_tests:
+        for completion, row_tests, row_stdio, row_entry in zip(completions, tests, stdio_tests, entry_points):
+            row_tests = [row_tests] if isinstance(row_tests, str) else list(row_tests or [])
+            row_stdio = list(row_stdio or [])
+            if not row_tests and not row_stdio:
                 plans.append(None)
                 continue
             if not all(isinstance(t, str) for t in row_tests):
                 raise InvalidArgument("each row of tests must be a list of assertion strings, "
                                       f"got {[type(t).__name__ for t in row_tests]}")
+            if not all(isinstance(case, dict) for case in row_stdio):
+                raise InvalidArgument("each row of stdio_tests must be a list of {'stdin', 'stdout'} dicts, "
+                                      f"got {[type(c).__name__ for c in row_stdio]}")
             code = extract_code(completion)
-            checks: list = []  # (kind, job index, call index or None, expected or None)
-            equality = [(t, split_assertion(t)) for t in row_tests]
-            calls = [split[0] for _, split in equality if split is not None]
-            eq_job = None
-            if calls:
-                eq_job = len(jobs)
-                jobs.append(self._job(code, calls=calls))
-            call_index = 0
-            for test, split in equality:
+            checks: list = []  # (kind, job index, detail): detail = (call index, expected) | (call index, Decidable) | ...
+            calls: list[str] = []  # the row's call-mode execution: equality splits and tests decided here
+            pending = []
+            for test in row_tests:
+                if not _asserts_something(test):
+                    continue
+                split = split_assertion(test)
                 if split is not None:
-                    checks.append(("eq", eq_job, call_index, split[1]))
-                    call_index += 1
+                    pending.append(("eq", (len(calls), split[1])))
+                    calls.append(split[0])
+                    continue
+                full = _with_check_call(test, row_entry)
+                decided = _decidable(full, row_entry)
+                if decided is not None:
+                    pending.append(("host", (len(calls), decided, code, full)))
+                    calls.extend(decided.calls)
                 else:
-                    checks.append(("test", len(jobs), None, None))
-                    jobs.append(self._job(code, test=_with_check_call(test, entry_point)))
-            plans.append((len(row_tests), checks))
-        results = self._get_pool().run_many(jobs) if jobs else []
+                    pending.append(("test", None))
+                    jobs.append(self._job(code, test=full))
+                    pending[-1] = ("test", len(jobs) - 1)
+            call_job = None
+            if calls:
+                call_job = len(jobs)
+                jobs.append(self._job(code, calls=calls))
+            for kind, detail in pending:
+                checks.append((kind, detail, None) if kind == "test" else (kind, call_job, detail))
+            for case in row_stdio:
+                expected = case.get("stdout")
+                if isinstance(case.get("stdin"), str) and isinstance(expected, str) and expected.strip():
+                    checks.append(("stdio", len(jobs), expected))
+                    jobs.append(self._job(code, stdin=case["stdin"], output_limit=max(1 << 16, 2 * len(expected) + 4096)))
+            usable = len(checks)
+            if usable < len(row_tests) + len(row_stdio) and not self._warned:
+                self._warned = True
+                warnings.warn("unit_test_reward: some tests assert nothing or give no expected output; they count as "
+                              "failed (validate_tests says which)", stacklevel=2)
+            plans.append((len(row_tests) + len(row_stdio), checks))
+        pool = self._get_pool()
+        results = self._run(pool, jobs)
+        # a test decided here whose answers were too large to cross in call mode runs again with the tester
+        retry = [(i, j) for i, plan in enumerate(plans) if plan for j, (kind, job, detail) in enumerate(plan[1])
+                 if kind == "host" and _needs_tester(results[job], detail)]
+        if retry:
+            extra = self._run(pool, [self._job(plans[i][1][j][2][2], test=plans[i][1][j][2][3]) for i, j in retry])
+            for (i, j), result in zip(retry, extra):
+                plans[i][1][j] = ("test", len(results), None)
+                results.append(result)
         rewards: list[float | None] = []
         for plan in plans:
             if plan is None:
                 rewards.append(None)
                 continue
             total, checks = plan
-            passed = sum(_passed(results[job], kind, index, expected) for kind, job, index, expected in checks)
+            passed = sum(_passed(results[job], kind, detail) for kind, job, detail in checks)
             rewards.append(passed / total)
         return rewards
 
-    def _job(self, code: str, *, calls: Sequence[str] = (), test: str | None = None) -> dict:
-        return {"code": code, "calls": list(calls), "test": test, "timeout": self.timeout,
-                "memory_mb": self.memory_mb}
+    def _run(self, pool, jobs: list[dict]) -> list:
+        """Run ``jobs`` on ``pool``, those whose test took longest before first (a GRPO batch runs every
+        test once per completion, and epochs run them again): a slow test started last would keep
+        the whole call waiting while the other workers idle. Results come back in the jobs' order."""
+        if not jobs:
+            return []
+        keys = [(job["test"], tuple(job["calls"]), job["stdin"]) for job in jobs]
+        with self._lock:
+            expected = [self._costs.get(key, float("inf")) for key in keys]
+        order = sorted(range(len(jobs)), key=lambda i: -expected[i])
+        ran = pool.run_many([jobs[i] for i in order])
+        results: list = [None] * len(jobs)
+        with self._lock:
+            if len(self._costs) > 65536:
+                self._costs.clear()
+            for i, result in zip(order, ran):
+                results[i] = result
+                previous = self._costs.get(keys[i])
+                self._costs[keys[i]] = result.duration_s if previous is None else (previous + result.duration_s) / 2
+        return results
+
+    def _job(self, code: str, *, calls: Sequence[str] = (), test: str | None = None, stdin: str | None = None,
+             output_limit: int = 1 << 16) -> dict:
+        return {"code": code, "calls": list(calls), "test": test, "stdin": stdin, "timeout": self.timeout,
+                "memory_mb": self.memory_mb, "output_limit": output_limit}
 
     def __getstate__(self) -> dict:
         return {"timeout": self.timeout, "memory_mb": self.memory_mb, "workers": self.workers}
@@ -216,14 +401,57 @@ class UnitTestReward:
         return f"UnitTestReward(timeout={self.timeout}, memory_mb={self.memory_mb}, workers={self.workers})"
 
 
-def _passed(result, kind: str, index: int | None, expected: CanonicalValue | None) -> bool:
+def _answers(result, start: int, count: int) -> list | None:
+    """The values of calls ``start .. start + count`` of a call-mode result, read with the restricted
+    parser (an exception instance for a call that raised or gave no canonical value), or ``None``
+    when one was too large to cross in call mode."""
+    from execverify_data.sandbox._tester import read_canonical
+
+    answers: list = []
+    for call in result.calls[start:start + count]:
+        if call.error is not None:
+            answers.append(RuntimeError(call.error))
+        elif call.value.askable:
+            try:
+                answers.append(read_canonical(call.value.text, call.value.type))
+            except (AnswerError, ValueError, TypeError, RecursionError):
+                answers.append(TypeError("unreadable answer"))
+        elif call.value.reason == "too large":
+            return None
+        else:
+            answers.append(TypeError(f"a {call.value.type} has no canonical value"))
+    return answers if len(answers) == count else [RuntimeError("missing answers")] * count
+
+
+def _needs_tester(result, detail) -> bool:
+    from execverify_data.sandbox import Status
+
+    start, decided, _, _ = detail
+    return result.status is Status.OK and _answers(result, start, len(decided.calls)) is None
+
+
+@functools.lru_cache(maxsize=8192)
+def _decidable(test: str, entry_point: str | None):
+    from execverify_data.sandbox._prefetch import decidable
+
+    return decidable(test, entry_point)
+
+
+def _passed(result, kind: str, detail) -> bool:
     from execverify_data.sandbox import Status
 
     if result.status is not Status.OK:
         return False
     if kind == "test":
         return result.test_passed is True
-    if index is None or index >= len(result.calls):
+    if kind == "stdio":
+        return stdout_matches(result.stdout, detail)
+    if kind == "host":
+        start, decided, _, _ = detail
+        answers = _answers(result, start, len(decided.calls))
+        return answers is not None and decided.verdict(answers)
+    index, expected = detail
+    if index >= len(result.calls):
         return False
     call = result.calls[index]
     return call.ok and call.value.askable and same(expected, call.value.text)

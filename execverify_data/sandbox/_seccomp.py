@@ -7,10 +7,14 @@ wherever ``libseccomp.so.2`` can be loaded (Debian package ``libseccomp2``).
 The filter allows everything except what untrusted code has no business doing:
 creating processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``;
 ``clone3`` answers ``ENOSYS`` so that glibc falls back to ``clone`` for threads),
-``execve``, sockets, signalling any process but itself, ``ptrace`` and the
+``execve``, sockets, signalling any process but itself (``kill``, ``tgkill``, queued
+signals, and the signal-ownership calls ``fcntl(F_SETOWN/F_SETOWN_EX/F_SETSIG)`` and
+``ioctl(FIOSETOWN/SIOCSPGRP)`` that make the kernel signal another process), the limits
+and priorities of other processes (``prlimit64``, ``setpriority``, ``sched_set*``,
+``ioprio_set`` on any pid but 0), SysV and POSIX IPC, ``ptrace``, file handles, and the
 namespace, mount, BPF, keyring, io_uring and module calls. Denied calls fail with
-``EPERM`` (Python raises ``PermissionError``), so the verdict stays "error"
-rather than a crash.
+``EPERM`` (Python raises ``PermissionError``), so the verdict stays "error" rather than
+a crash.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import ctypes
 import errno
 import os
 
-__all__ = ["available", "compile_filter", "install_compiled", "install_filter", "load_library"]
+from execverify_data.sandbox import _linux
+
+__all__ = ["available", "compile_filter", "install_compiled", "install_filter", "load_library", "placeholder_offsets"]
 
 _ACT_ALLOW = 0x7FFF0000
 _CMP_NE = 1
@@ -40,11 +46,12 @@ class _ArgCmp(ctypes.Structure):
     ]
 
 
-# Denied outright (EPERM). Names unknown on this architecture are skipped.
-_DENY = (
-    "fork", "vfork", "execve", "execveat",
-    "socket", "socketpair",
-    "tkill", "pidfd_send_signal", "pidfd_open", "pidfd_getfd",
+# Denied outright (EPERM). Names unknown on this architecture are skipped. The *shared* part
+# is installed once in the zygote itself (its children inherit it without a new compilation);
+# the *child* part, which a zygote needs for itself (processes, uids, its tester's socket
+# pair), is loaded by each child on top of it, with its own pid in the signal rules.
+_DENY_SHARED = (
+    "execve", "execveat", "socket",
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
     "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
@@ -53,11 +60,28 @@ _DENY = (
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
     "reboot", "swapon", "swapoff", "acct", "syslog", "quotactl",
-    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
-    "setfsuid", "setfsgid", "capset",
     "settimeofday", "clock_settime", "adjtimex", "clock_adjtime",
     "sethostname", "setdomainname", "vhangup", "migrate_pages", "move_pages", "mbind",
+    # IPC objects outlive the call (SysV) or cross between calls of a worker
+    "ipc", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semtimedop", "semctl",
+    "shmget", "shmat", "shmdt", "shmctl",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    "ioprio_set", "name_to_handle_at", "open_by_handle_at", "process_madvise", "process_mrelease",
 )
+_DENY_CHILD = (
+    "fork", "vfork", "socketpair",
+    "tkill", "pidfd_send_signal", "pidfd_open", "pidfd_getfd",
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
+    "setfsuid", "setfsgid", "capset",
+)
+PARTS = ("all", "shared", "child")
+# Calls that act on another process when their ``pid`` argument (index) is not 0 (the caller).
+_OTHERS_BY_ARG = (("prlimit64", 0), ("setpriority", 1), ("sched_setaffinity", 0), ("sched_setparam", 0),
+                  ("sched_setscheduler", 0), ("sched_setattr", 0))
+# fcntl / ioctl commands that name a process to be signalled (signal ownership).
+_F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
+_FIOSETOWN, _SIOCSPGRP = 0x8901, 0x8902
+_CMP_EQ = 4
 
 _lib = None
 _lib_error: str | None = None
@@ -72,7 +96,9 @@ def load_library():
         try:
             lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
         except OSError:
-            from ctypes import util  # runs ldconfig: only when the usual soname is missing
+            from ctypes import (
+                util,  # runs ldconfig: only when the usual soname is missing
+            )
 
             lib = ctypes.CDLL(util.find_library("seccomp") or "libseccomp.so", use_errno=True)
         lib.seccomp_init.restype = ctypes.c_void_p
@@ -117,25 +143,35 @@ def _rule(lib, ctx, action: int, name: str, *cmps: tuple[int, int, int, int]) ->
 # Placeholder for the child's pid in a compiled filter: patched into the BPF at install time,
 # so the filter is compiled once per zygote and each child only copies and loads it.
 PID_PLACEHOLDER = 0x3EC0C0DE
-_PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 
 
-def _build(lib, pid: int):
+def _build(lib, pid: int, part: str = "all"):
     ctx = lib.seccomp_init(_ACT_ALLOW)
     if not ctx:
         raise OSError(errno.ENOMEM, "seccomp_init failed")
     try:
         eperm = _act_errno(errno.EPERM)
-        for name in _DENY:
-            _rule(lib, ctx, eperm, name)
-        # new processes: clone without CLONE_THREAD; clone3 cannot be inspected (pointer argument)
-        _rule(lib, ctx, eperm, "clone", (0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
-        _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
-        # signals only to itself (glibc passes pid sign-extended to a long)
-        for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
-            _rule(lib, ctx, eperm, name, (0, _CMP_NE, pid, 0))
+        if part in ("all", "shared"):
+            for name in _DENY_SHARED:
+                _rule(lib, ctx, eperm, name)
+            for name, index in _OTHERS_BY_ARG:
+                _rule(lib, ctx, eperm, name, (index, _CMP_NE, 0, 0))
+            for name in ("fcntl", "fcntl64"):
+                for command in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX):
+                    _rule(lib, ctx, eperm, name, (1, _CMP_EQ, command, 0))
+            for command in (_FIOSETOWN, _SIOCSPGRP):
+                _rule(lib, ctx, eperm, "ioctl", (1, _CMP_EQ, command, 0))
+        if part in ("all", "child"):
+            for name in _DENY_CHILD:
+                _rule(lib, ctx, eperm, name)
+            # new processes: clone without CLONE_THREAD; clone3 cannot be inspected (pointer argument)
+            _rule(lib, ctx, eperm, "clone", (0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
+            _rule(lib, ctx, _act_errno(errno.ENOSYS), "clone3")
+            # signals only to itself (glibc passes pid sign-extended to a long)
+            for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
+                _rule(lib, ctx, eperm, name, (0, _CMP_NE, pid, 0))
     except BaseException:
         lib.seccomp_release(ctx)
         raise
@@ -159,12 +195,15 @@ def install_filter() -> None:
         lib.seccomp_release(ctx)
 
 
-def compile_filter() -> bytes:
-    """The filter as classic BPF, with :data:`PID_PLACEHOLDER` where the pid goes."""
+def compile_filter(part: str = "all") -> bytes:
+    """The filter (or its ``"shared"`` or ``"child"`` part) as classic BPF, with
+    :data:`PID_PLACEHOLDER` where the pid goes."""
+    if part not in PARTS:
+        raise ValueError(f"unknown filter part {part!r}; valid names: {', '.join(PARTS)}")
     lib = load_library()
     if lib is None:
         raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
-    ctx = _build(lib, PID_PLACEHOLDER)
+    ctx = _build(lib, PID_PLACEHOLDER, part)
     fd = os.memfd_create("execverify-seccomp", os.MFD_CLOEXEC)
     try:
         rc = lib.seccomp_export_bpf(ctx, fd)
@@ -182,35 +221,30 @@ def compile_filter() -> bytes:
     return program
 
 
-_libc_handle = None
-
-
-def _libc():
-    """libc with a typed ``prctl`` (cached: a zygote loads it once, its children inherit it)."""
-    global _libc_handle
-    if _libc_handle is None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-        _libc_handle = libc
-    return _libc_handle
-
-
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_compiled(program: bytes, pid: int) -> None:
-    """Install a program from :func:`compile_filter` for process ``pid`` (the caller)."""
+def placeholder_offsets(program: bytes) -> tuple[int, ...]:
+    """Where the pid goes in a program from :func:`compile_filter` (computed once per zygote)."""
+    import struct
+
+    return tuple(offset + 4 for offset in range(0, len(program), 8)
+                 if struct.unpack_from("<I", program, offset + 4)[0] == PID_PLACEHOLDER)
+
+
+def install_compiled(program: bytes, pid: int, offsets: tuple[int, ...] | None = None) -> None:
+    """Install a program from :func:`compile_filter` for process ``pid`` (the caller);
+    ``offsets`` from :func:`placeholder_offsets` spare the search for the pid's places."""
     import struct
 
     patched = bytearray(program)
-    for offset in range(0, len(patched), 8):
-        if struct.unpack_from("<I", patched, offset + 4)[0] == PID_PLACEHOLDER:
-            struct.pack_into("<I", patched, offset + 4, pid)
+    for offset in placeholder_offsets(program) if offsets is None else offsets:
+        struct.pack_into("<I", patched, offset, pid)
     buffer = ctypes.create_string_buffer(bytes(patched), len(patched))
     prog = _SockFprog(len(patched) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    libc = _libc()
-    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+    libc = _linux.libc()
+    if libc.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from execverify_data.sandbox._zygote import TESTER_NAME
+from execverify_data.sandbox._tester import TESTER_NAME
 
 __all__ = ["stray_processes"]
 
@@ -66,7 +66,7 @@ def stray_processes(pools=(), ignore=()) -> list[str]:
         if pid not in ignore and not _is_infrastructure(cmdline):
             stray.append(f"{pid} (parent {ppid}, uid {uid}): {cmdline[:120]}")
         todo.extend(children.get(pid, []))
-    uids = {worker.uid for pool in pools for worker in list(pool._workers) if worker.uid is not None}
+    uids = {uid for pool in pools for worker in list(pool._workers) for uid in worker.uids}
     for pid, (ppid, uid, cmdline) in table.items():
         if uid in uids and not (ppid in testers and cmdline.startswith(f"[{TESTER_NAME.decode()}]")):
             stray.append(f"{pid} (parent {ppid}, sandbox uid {uid}): {cmdline[:120]}")

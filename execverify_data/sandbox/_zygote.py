@@ -1,49 +1,52 @@
-"""The zygote of the untrusted runner: a small pre-imported process that forks one
-child per execution (see ``docs/sandbox.md``).
+"""The zygote of the untrusted runner: a small pre-imported process that forks one child per
+execution and never sees what the children run (see ``docs/sandbox.md``, "Process model").
 
-This module runs in its own process, started by :class:`~execverify_data.sandbox.UntrustedPool`
-(inside ``bwrap`` when available). It is trusted code: it never executes untrusted
-code itself, only forks children that do. Protocol with the host, on the zygote's
-stdin/stdout: frames of a 4-byte big-endian length and UTF-8 JSON.
+This module runs in its own process, a :class:`~execverify_data.sandbox.warm.WarmProcess`
+started by :class:`~execverify_data.sandbox.UntrustedPool` (inside ``bwrap`` when available).
+It is trusted code: it never executes untrusted code itself, and it never *reads* a
+request's content either. The host sends, on a ``SOCK_SEQPACKET`` channel, a small JSON
+frame with the limits of a job and, attached as file descriptors, everything else: a memfd
+with the code (and the calls), memfds for stdout and stderr, a pipe for the result (call
+mode), a memfd with the test and a pipe for the verdict (test mode). The zygote forks the
+candidate with those descriptors and hands the test's to the tester, so neither the code,
+nor the tests, nor any child's output, results or verdicts ever pass through the memory
+that later candidates are forked from.
 
-Host -> zygote: first a configuration frame, then one request frame per execution::
+Host -> zygote: first the configuration, then per job::
 
-    {"code": str, "calls": [expr, ...], "test": str | null, "timeout": float,
-     "memory_mb": int, "output_limit": int, "max_threads": int}
+    {"mode": "calls" | "test", "timeout": float, "memory_mb": int, "output_limit": int, "max_threads": int}
+    fds, call mode: request memfd, result pipe (write end), secret pipe (read end), stdout, stderr
+    fds, test mode: request memfd, stdout, stderr, test memfd, verdict pipe (write end)
 
-Zygote -> host: ``{"ready": ...}`` once, then one response per request::
+Zygote -> host: ``{"ready": true, ..., "imports": null | why}`` once, then per job::
 
-    {"status": str, "detail": str, "error": str | null, "calls": [...],
-     "test_passed": bool | null, "stdout": str, "stderr": str, "duration_s": float,
-     "exit_code": int | null, "signal": int | null}
+    {"exit_status": int | null, "killed": bool, "timed_out": bool, "duration_s": float,
+     "tester": "ok" | "died" | "stuck" | null}
 
-Child -> zygote, on fd 3 (the result channel), one frame carrying the secret the
-zygote put in the child's fd 4 *after* forking it; the child reads fd 4 only once
-the untrusted code and the test have finished. Frames without that secret are
-ignored, so bytes written to fd 3 by the untrusted code cannot forge a result.
+A candidate in call mode writes one *record* frame (``_wire``) on fd 3: the secret the host
+put in its fd 4 (read only after the code and the calls ran), its error, and five fields
+per call. In test mode it answers the tester's calls (pickled arguments in, record replies
+out); the tester, a persistent child with a uid of its own, runs the test text with proxies
+for the candidate's functions and writes the verdict straight to the host.
 """
 
 from __future__ import annotations
 
-import builtins
 import fcntl
+import gc
 import io
-import json
 import math
 import os
 import resource
 import select
-import shutil
 import signal
-import struct
+import socket
 import sys
 import time
 
-_HEADER = struct.Struct(">I")
-_MAX_FRAME = 64 * 1024 * 1024
-_MAX_RESULT_BYTES = 16 * 1024 * 1024
-RESULT_FD = 3
-SECRET_FD = 4
+from execverify_data.sandbox import _fs, _linux, _seccomp, _wire
+from execverify_data.sandbox._candidate import describe, probe_imports, run_calls, serve_candidate
+from execverify_data.sandbox._tester import serve_tests
 
 # Modules a completion commonly imports; pre-importing them keeps the per-call cost a fork.
 # Kept small on purpose: every pre-imported module makes each fork (and each child's exit) a
@@ -55,462 +58,224 @@ PREIMPORTS = (
     "ctypes", "execverify_data.values",
 )
 
-# Values crossing between the test child and the candidate child may be large (tests with big inputs).
-RPC_MAX_CHARS = 16 * 1024 * 1024
-RPC_MAX_ITEMS = 2_000_000
-TESTER_NAME = b"ev-tester"  # the persistent test child's process name (``/proc/<pid>/comm``)
-_PR_SET_NAME = 15
+_CHILD_NAME = b"ev-child"
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
-_PR_SET_PDEATHSIG = 1
-_PR_SET_DUMPABLE = 4
-_PR_SET_CHILD_SUBREAPER = 36
-
-
-# --------------------------------------------------------------------------- framing
-
-
-def read_exact(fd: int, n: int) -> bytes | None:
-    chunks = []
-    while n:
-        chunk = _os_read(fd, min(n, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_frame(fd: int):
-    header = read_exact(fd, _HEADER.size)
-    if header is None:
-        return None
-    (size,) = _HEADER.unpack(header)
-    if size > _MAX_FRAME:
-        raise ValueError(f"frame of {size} bytes exceeds {_MAX_FRAME}")
-    body = read_exact(fd, size)
-    if body is None:
-        return None
-    return _loads(body.decode("utf-8"))
-
-
-# bound at import: a completion that patches ``json`` or ``os`` in its own child cannot reroute the harness
-_dumps = json.dumps
-_loads = json.loads
-_os_write = os.write
-_os_read = os.read
-
-
-def write_frame(fd: int, obj) -> None:
-    body = _dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    data = _HEADER.pack(len(body)) + body
-    view = memoryview(data)
-    while view:
-        written = _os_write(fd, view)
-        view = view[written:]
-
-
-def parse_frames(data: bytes):
-    """Every well-formed frame in ``data``, in order (garbage between frames is skipped)."""
-    frames = []
-    pos = 0
-    while pos + _HEADER.size <= len(data):
-        (size,) = _HEADER.unpack_from(data, pos)
-        end = pos + _HEADER.size + size
-        if size <= len(data) and end <= len(data):
-            try:
-                frames.append(json.loads(data[pos + _HEADER.size:end].decode("utf-8")))
-                pos = end
-                continue
-            except (ValueError, UnicodeDecodeError):
-                pass
-        pos += 1
-    return frames
-
-
-# --------------------------------------------------------------------------- libc helpers
-
-_libc = None
-
-
-def _prctl(option: int, arg) -> None:
-    global _libc
-    if _libc is None:
-        import ctypes
-
-        _libc = ctypes.CDLL(None, use_errno=True)
-    _libc.prctl(option, arg, 0, 0, 0)
+_TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gone
 
 
 # --------------------------------------------------------------------------- child side
 
 
-def _describe(exc: BaseException) -> str:
-    try:
-        message = str(exc)
-    except BaseException:  # noqa: BLE001 - a hostile __str__
-        message = "<unprintable>"
-    return f"{type(exc).__name__}: {message[:500]}" if message else type(exc).__name__
-
-
-def _confine(request: dict, cfg: dict, fd_list: list[int], workdir: str, cpu_limit: bool = True) -> None:
-    """Set up a freshly forked child: session, fds ``0..n-1`` = ``fd_list``, rlimits, uid, seccomp."""
+def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids, *, cpu_limit: bool) -> None:
+    """Set up a freshly forked child: session, uid, Landlock, fds ``0..n-1`` = ``fd_list``, rlimits, seccomp."""
+    cfg = zygote.cfg
     os.setsid()
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 256) for fd in fd_list]
+    if not cfg.get("bwrap"):  # inside bwrap the pid namespace ends with the zygote
+        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.chdir(workdir)
+    if ids is not None:
+        os.setgroups([])
+        os.setgid(ids[1])
+        os.setuid(ids[0])
+    _linux.prctl(_linux.PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
+    _linux.prctl(_linux.PR_SET_NAME, _CHILD_NAME)  # "ev-child" in ps and /proc/<pid>/comm (the tester renames itself)
+    if zygote.landlock_fd is not None:  # no_new_privs: set in the zygote, inherited
+        _linux.restrict_self(zygote.landlock_fd)
+    elif zygote.landlock_rules is not None:
+        abi = cfg["landlock"]
+        here = os.open(".", os.O_PATH | os.O_CLOEXEC)
+        own = os.open("/proc/self", os.O_PATH | os.O_CLOEXEC)  # /proc/<this pid>, nothing of other processes
+        _linux.restrict([*zygote.landlock_rules, (here, _linux.all_rights(abi)), (own, _linux.read_rights(abi))], abi)
+        os.close(here)
+        os.close(own)
+    high = [_dup_high(fd) for fd in fd_list]
     for target, fd in enumerate(high):
         os.dup2(fd, target)
     os.closerange(len(fd_list), resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-    os.chdir(workdir)
-    timeout = float(request["timeout"])
+    timeout = float(limits["timeout"])
     cpu = max(1, math.ceil(timeout)) + 1
-    limits = {
+    rlimits = {
         resource.RLIMIT_CPU: (cpu, cpu + 1),
-        resource.RLIMIT_AS: (int(request["memory_mb"]) << 20,) * 2,
-        resource.RLIMIT_FSIZE: (int(request["output_limit"]),) * 2,
+        resource.RLIMIT_AS: (int(limits["memory_mb"]) << 20,) * 2,
+        resource.RLIMIT_FSIZE: (int(limits["output_limit"]),) * 2,
         resource.RLIMIT_NOFILE: (64, 64),
         resource.RLIMIT_CORE: (0, 0),
     }
     if not cpu_limit:  # the persistent test child: the zygote's wall-clock limit applies per test
-        del limits[resource.RLIMIT_CPU]
-    if cfg.get("uid") is not None:
-        # the main thread, the threads it may start, and the persistent test child (same uid)
-        limits[resource.RLIMIT_NPROC] = (int(request["max_threads"]) + 2,) * 2
-    for which, (soft, hard) in limits.items():
+        del rlimits[resource.RLIMIT_CPU]
+    if ids is not None:  # the main thread and the threads it may start (its uid is its own)
+        rlimits[resource.RLIMIT_NPROC] = (int(limits["max_threads"]) + 1,) * 2
+    for which, (soft, hard) in rlimits.items():
         _, current = resource.getrlimit(which)
         if current != resource.RLIM_INFINITY:
             soft, hard = min(soft, current), min(hard, current)
         resource.setrlimit(which, (soft, hard))
-    if cfg.get("uid") is not None:
-        os.setgroups([])
-        os.setgid(cfg["gid"])
-        os.setuid(cfg["uid"])
-    _prctl(_PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
     if cfg.get("seccomp"):
-        from execverify_data.sandbox import _seccomp
-
-        if cfg.get("seccomp_program"):
-            _seccomp.install_compiled(cfg["seccomp_program"], os.getpid())
-        else:
-            _seccomp.install_filter()
+        _seccomp.install_compiled(zygote.seccomp_program, os.getpid(), zygote.seccomp_offsets)
     os.environ.clear()
-    sys.stdin = open(0, "r", closefd=False)
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    gc.enable()  # off in the zygote only
+    sys.stdin, sys.stdout, sys.stderr = zygote.streams  # made before the fork: fds 0-2 are the child's own now
     sys.argv = [""]
 
 
-def _child(role, request: dict, cfg: dict, fd_list: list[int], workdir: str, *args) -> None:
-    """Runs in a forked child; never returns (``os._exit``)."""
-    try:
-        _confine(request, cfg, fd_list, workdir, cpu_limit=role is not _serve_tests)
-    except BaseException as exc:  # noqa: BLE001 - set-up failed: report and die
-        try:
-            os.write(2, f"sandbox set-up failed: {_describe(exc)}\n".encode())
-        finally:
-            os._exit(71)
-    try:
-        role(request, *args)
-    finally:
-        os._exit(73)
-
-
-def _flush_std() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:  # noqa: BLE001
-            pass
-
-
-def _exec_completion(code: str):
-    """Run the untrusted code; return its namespace and ``"Type: message"`` of its failure, if any."""
-    namespace = {"__name__": "__sandbox__", "__builtins__": builtins}
-    try:
-        exec(compile(code, "<completion>", "exec"), namespace)  # trusted: inside the sandboxed child, its purpose
-    except BaseException as exc:  # noqa: BLE001 - the completion's own failure
-        return namespace, _describe(exc), isinstance(exc, MemoryError)
-    return namespace, None, False
-
-
-def _run_calls(request: dict) -> None:
-    """Role of the child in call mode (fds: 0 null, 1 out, 2 err, 3 result, 4 secret)."""
-    from execverify_data.values import encode
-
-    pristine = dict(builtins.__dict__)
-    namespace, error, memory = _exec_completion(request["code"])
-    outcome: dict = {"calls": [], "error": error, "memory": memory}
-    returned = []
-    if error is None:
-        for expr in request["calls"]:
-            try:
-                returned.append((True, eval(compile(expr, "<call>", "eval"), namespace)))  # trusted: sandboxed child
-            except BaseException as exc:  # noqa: BLE001
-                outcome["memory"] = outcome["memory"] or isinstance(exc, MemoryError)
-                returned.append((False, {"error": type(exc).__name__, "message": _describe(exc)}))
-    # the harness's own work runs with the builtins and hooks the completion may have replaced restored
-    sys.settrace(None)
-    sys.setprofile(None)
-    current = builtins.__dict__
-    for key in [k for k in current if k not in pristine]:
-        del current[key]
-    current.update(pristine)
-    for ok, item in returned:
-        outcome["calls"].append({"value": list(encode(item))} if ok else item)
-    _flush_std()
-    try:
-        outcome["secret"] = _os_read(SECRET_FD, 64).decode("ascii")
-        write_frame(RESULT_FD, outcome)
-    except BaseException:  # noqa: BLE001
-        os._exit(72)
-    os._exit(0)
-
-
-def _serve_candidate(request: dict) -> None:
-    """Role of the candidate child in test mode (fds: 0 null, 1 out, 2 err, 3 requests in, 4 replies out).
-
-    Runs the untrusted code, then answers calls from the test child: arguments arrive as
-    canonical text (read with the restricted parser), results leave as canonical text."""
-    from execverify_data.values import encode, parse
-
-    namespace, error, memory = _exec_completion(request["code"])
-    names = sorted(k for k, v in namespace.items() if not k.startswith("__") and callable(v))
-    _flush_std()
-    write_frame(4, {"names": names, "error": error, "memory": memory})
-    while True:
-        call = read_frame(3)
-        if call is None:
-            os._exit(0)
-        try:
-            args = parse(call["args"], max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
-            kwargs = parse(call["kwargs"], max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
-            value = namespace[call["name"]](*args, **kwargs)
-            reply = {"value": list(encode(value, max_chars=RPC_MAX_CHARS))}
-        except BaseException as exc:  # noqa: BLE001
-            reply = {"error": type(exc).__name__, "message": _describe(exc), "memory": isinstance(exc, MemoryError)}
-        _flush_std()
-        write_frame(4, reply)
-
-
-class _CandidateDied(Exception):
-    pass
-
-
-_compiled_tests: dict[str, object] = {}
-
-
-def _compile_test(test: str):
-    """Compile a test's text, cached in the persistent test child: under GRPO every test is run
-    against many completions of the same prompt."""
-    code = _compiled_tests.get(test)
-    if code is None:
-        code = compile(test, "<test>", "exec")
-        if len(_compiled_tests) >= 512:
-            _compiled_tests.clear()
-        _compiled_tests[test] = code
-    return code
-
-
-def _test_once(test: str, reply_fd: int, request_fd: int) -> dict:
-    """Run one test against the candidate behind ``reply_fd``/``request_fd``; return the outcome.
-
-    Runs in the test child, which never executes untrusted code: the test's names for the
-    candidate's functions are proxies that send canonical arguments to the candidate child
-    and parse its answers with the restricted parser."""
-    from execverify_data.values import encode, parse
-
-    outcome: dict = {"test_passed": False, "detail": "", "candidate_error": None, "memory": False,
-                     "candidate_died": False}
-    state = {"memory": False}
-
-    def remote(name: str):
-        def call(*args, **kwargs):
-            args_value = encode(tuple(args), max_chars=RPC_MAX_CHARS)
-            kwargs_value = encode(dict(kwargs), max_chars=RPC_MAX_CHARS)
-            if not (args_value.askable and kwargs_value.askable):
-                raise TypeError(f"arguments of {name}() cannot cross the sandbox boundary")
-            try:
-                write_frame(request_fd, {"name": name, "args": args_value.text, "kwargs": kwargs_value.text})
-                reply = read_frame(reply_fd)
-            except (OSError, ValueError):
-                reply = None
-            if not isinstance(reply, dict):
-                raise _CandidateDied(f"the candidate process died during {name}()")
-            if "value" in reply:
-                text, type_name, askable, _ = reply["value"]
-                if not askable:
-                    raise TypeError(f"{name}() returned a {type_name}, which has no canonical value")
-                return parse(text, max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
-            state["memory"] = state["memory"] or bool(reply.get("memory"))
-            exc_type = getattr(builtins, str(reply.get("error")), None)
-            if not (isinstance(exc_type, type) and issubclass(exc_type, Exception)):
-                exc_type = RuntimeError
-            raise exc_type(reply.get("message", ""))
-
-        call.__name__ = call.__qualname__ = name
-        return call
-
-    try:
-        hello = read_frame(reply_fd)
-    except (OSError, ValueError):
-        hello = None
-    if not isinstance(hello, dict):
-        outcome.update(candidate_died=True, detail="the candidate process died before answering")
-    elif hello.get("error"):
-        outcome.update(candidate_error=str(hello["error"]), memory=bool(hello.get("memory")),
-                       detail=str(hello["error"]))
-    else:
-        namespace = {"__name__": "__test__", "__builtins__": builtins}
-        for name in hello.get("names", []):
-            # never let the candidate shadow a builtin the test relies on (abs, isinstance, len...)
-            if isinstance(name, str) and name.isidentifier() and name not in builtins.__dict__:
-                namespace[name] = remote(name)
-        try:
-            exec(_compile_test(test), namespace)  # trusted: test text, in the tester process that runs no model code
-            outcome["test_passed"] = True
-        except _CandidateDied as exc:
-            outcome.update(candidate_died=True, detail=str(exc))
-        except BaseException as exc:  # noqa: BLE001
-            outcome["detail"] = _describe(exc)
-        outcome["memory"] = state["memory"]
-    return outcome
-
-
-def _serve_tests(request: dict) -> None:
-    """Role of the persistent test child (fds: 0-2 null, 3 verdicts out, 4 control socket in).
-
-    Each job is a frame ``{"id", "test"}`` followed by one byte carrying, as ``SCM_RIGHTS``, the
-    two pipe ends connected to that job's candidate child. Started once per zygote (and again
-    after a time-out), so a test costs one fork (the candidate's), not two."""
-    import socket
-
-    _prctl(_PR_SET_NAME, TESTER_NAME)
-    control = socket.socket(fileno=4)
-    while True:
-        job = read_frame(4)
-        if not isinstance(job, dict):
-            os._exit(0)
-        _, fds, _, _ = socket.recv_fds(control, 1, 2)
-        if len(fds) != 2:
-            os._exit(74)
-        reply_fd, request_fd = fds
-        try:
-            outcome = _test_once(str(job.get("test", "")), reply_fd, request_fd)
-        finally:
-            os.close(reply_fd)
-            os.close(request_fd)
-        outcome["id"] = job.get("id")
-        write_frame(3, outcome)
+def _dup_high(fd: int) -> int:
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 256)
 
 
 # --------------------------------------------------------------------------- zygote side
 
 
 class Zygote:
-    def __init__(self, cfg: dict, req_fd: int, resp_fd: int):
+    def __init__(self, cfg: dict, channel: socket.socket):
         self.cfg = cfg
-        self.req_fd = req_fd
-        self.resp_fd = resp_fd
+        self.channel = channel
         self.base = cfg.get("tmpdir") or "/tmp"
-        self.private = os.path.join(self.base, f"zygote-{os.getpid()}")
-        os.makedirs(self.private, mode=0o700, exist_ok=True)
         self.null = os.open(os.devnull, os.O_RDWR)
         self.counter = 0
         self.jobs = 0
         self.tester = None
-        # the test child's working directory: owned by the zygote, so no child (the candidates run as
-        # the same uid as the test child) can plant anything in it
+        self.candidate_ids = (cfg["uid"], cfg["gid"]) if cfg.get("uid") is not None else None
+        self.tester_ids = (cfg["tester_uid"], cfg["tester_gid"]) if cfg.get("tester_uid") is not None else None
+        # owned by the zygote: no child can plant anything in the test child's directory or in the trash
         self.tester_dir = os.path.join(self.base, f"tester-{os.getpid()}")
         os.mkdir(self.tester_dir, 0o711)
         os.chmod(self.tester_dir, 0o711)
+        self.trash = os.path.join(self.base, f"trash-{os.getpid()}")
+        os.mkdir(self.trash, 0o700)
+        self.trash_count = 0
+        self.trashed = False
+        self.landlock_rules = self._landlock_rules(cfg)
+        self.landlock_fd = None
+        if self.landlock_rules is not None:
+            _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)  # inherited by every child; Landlock needs it
+            if cfg.get("bwrap") and self.candidate_ids is not None:
+                # one ruleset for every child: inside bwrap /proc shows only the sandbox's processes, and
+                # /tmp is a private tmpfs where the children's uids can write only their own directories
+                abi = int(cfg["landlock"])
+                extra = []
+                for path, rights in (("/proc", _linux.read_rights(abi)), (self.base, _linux.all_rights(abi))):
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                    extra.append((_dup_high(fd), rights))
+                    os.close(fd)
+                ruleset = _linux.ruleset([*self.landlock_rules, *extra], abi)
+                self.landlock_fd = _dup_high(ruleset)
+                os.close(ruleset)
+        self.seccomp_program = self.seccomp_offsets = None
+        self.streams = (open(0, "r", closefd=False),  # noqa: SIM115 - the children's streams, for their life
+                        io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"),
+                        io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace"))
 
-    def _fork(self, role, request: dict, fd_list: list[int], workdir: str, *args) -> int:
+    @staticmethod
+    def _landlock_rules(cfg: dict):
+        """``(O_PATH fd, rights)`` for every path a child may read, opened once here."""
+        abi = int(cfg.get("landlock") or 0)
+        if abi < 1:
+            return None
+        rules = []
+        for path in cfg.get("read_paths", []):
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            rules.append((_dup_high(fd), _linux.read_rights(abi) if os.path.isdir(path) else _linux.file_rights(abi)))
+            os.close(fd)
+        for path in cfg.get("devices", []):
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            rules.append((_dup_high(fd), _linux.file_rights(abi, write=path == os.devnull)))
+            os.close(fd)
+        return rules
+
+    def _fork(self, role, limits: dict, fd_list: list[int], workdir: str, ids, *args, cpu_limit: bool = True) -> int:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - child
             try:
-                _child(role, request, self.cfg, fd_list, workdir, *args)
+                try:
+                    _confine(self, limits, fd_list, workdir, ids, cpu_limit=cpu_limit)
+                except BaseException as exc:  # noqa: BLE001 - set-up failed: report and die
+                    try:
+                        os.write(2, f"sandbox set-up failed: {describe(exc)}\n".encode())
+                    finally:
+                        os._exit(71)
+                role(*args)
             finally:
                 os._exit(70)
         return pid
 
-    def handle(self, request: dict) -> dict:
+    def probe(self) -> str | None:
+        """Why a confined child cannot import what a completion would, or ``None`` when it can."""
+        report_r, report_w = os.pipe2(os.O_CLOEXEC)
+        workdir = self._workdir()
+        limits = {"timeout": 30.0, "memory_mb": 1024, "output_limit": 1 << 20, "max_threads": 4}
+        pid = self._fork(probe_imports, limits, [self.null, self.null, self.null, report_w], workdir,
+                         self.candidate_ids, list(self.cfg.get("site_dirs", [])))
+        os.close(report_w)
+        try:
+            report = _read_until_eof(report_r, 4096, time.monotonic() + 30.0)
+        finally:
+            os.close(report_r)
+        _kill(pid)
+        _, status = os.waitpid(pid, 0)
+        self._remove(workdir)
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+            return None
+        return report.decode("utf-8", "replace") or f"the probe child ended with status {status}"
+
+    def _workdir(self) -> str:
         self.counter += 1
         workdir = os.path.join(self.base, f"call-{os.getpid()}-{self.counter}")
         os.mkdir(workdir, 0o700)
-        uid = self.cfg.get("uid")
-        if uid is not None:
-            os.chown(workdir, uid, self.cfg["gid"])
-        flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
-        out = os.open(os.path.join(self.private, "stdout"), flags, 0o600)
-        err = os.open(os.path.join(self.private, "stderr"), flags, 0o600)
-        pids: list[int] = []
-        try:
-            if request.get("test_follows"):
-                response = self._handle_test(request, workdir, out, err, pids)
-            else:
-                response = self._handle_calls(request, workdir, out, err, pids)
-        finally:
-            self._cleanup(pids, workdir)
-        output_limit = int(request["output_limit"])
-        for name, fd in (("stdout", out), ("stderr", err)):
-            size = os.fstat(fd).st_size
-            os.lseek(fd, 0, os.SEEK_SET)
-            response[name] = os.read(fd, output_limit).decode("utf-8", "replace")
-            if size >= output_limit and response["status"] in ("ok", "error", "crashed"):
-                response.update(status="output_limit", detail=f"{name} reached the {output_limit}-byte cap")
-            os.close(fd)
-        return response
+        if self.candidate_ids is not None:
+            os.chown(workdir, *self.candidate_ids)
+        return workdir
 
-    # -- call mode: one child runs the code and evaluates the calls
-    def _handle_calls(self, request: dict, workdir: str, out: int, err: int, pids: list[int]) -> dict:
-        result_r, result_w = os.pipe2(os.O_CLOEXEC)
-        secret_r, secret_w = os.pipe2(os.O_CLOEXEC)
-        start = time.monotonic()
-        deadline = start + float(request["timeout"])
-        pid = self._fork(_run_calls, request, [self.null, out, err, result_w, secret_r], workdir)
-        pids.append(pid)
-        os.close(result_w)
-        os.close(secret_r)
-        secret = os.urandom(16).hex()
-        os.write(secret_w, secret.encode())  # generated after the fork: never in the child's memory image
-        os.close(secret_w)
+    def handle(self, job: dict, fds: list[int]) -> dict:
+        """Run one job; the host's descriptors ``fds`` are closed here, whatever happens."""
         try:
-            status, data, timed_out, too_much = self._watch(pid, result_r, deadline)
+            mode = job.get("mode")
+            if mode not in ("calls", "test") or len(fds) != 5 + (mode == "calls" and bool(job.get("stdin"))):
+                raise ValueError(f"a job of mode {mode!r} with {len(fds)} descriptors")
+            workdir = self._workdir()
+            pids: list[int] = []
+            try:
+                if mode == "test":
+                    return self._handle_test(job, fds, workdir, pids)
+                return self._handle_calls(job, fds, workdir, pids)
+            finally:
+                self._cleanup(pids, workdir)
         finally:
-            os.close(result_r)
-        response = _base_response(time.monotonic() - start, status)
-        frame = None
-        for candidate in parse_frames(data):
-            if isinstance(candidate, dict) and candidate.get("secret") == secret:
-                frame = candidate
-        if timed_out:
-            response.update(status="timeout", detail=f"no result within {request['timeout']} s")
-        elif too_much:
-            response.update(status="output_limit", detail="result channel exceeded its cap")
-        elif frame is not None and response["exit_code"] == 0:
-            response["calls"] = frame.get("calls", [])
-            response["error"] = frame.get("error")
-            if frame.get("memory"):
-                response.update(status="memory", detail=frame.get("error") or "MemoryError in a call")
-            elif frame.get("error"):
-                response.update(status="error", detail=frame["error"])
-        else:
-            response.update(_death(status, deadline))
-        return response
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    # -- call mode: one child runs the code and evaluates the calls; its result goes to the host
+    def _handle_calls(self, job: dict, fds: list[int], workdir: str, pids: list[int]) -> dict:
+        request, result_w, secret_r, stdout, stderr = fds[:5]
+        stdin = fds[5] if len(fds) > 5 else self.null
+        start = time.monotonic()
+        pid = self._fork(run_calls, job, [stdin, stdout, stderr, result_w, secret_r, request], workdir,
+                         self.candidate_ids)
+        pids.append(pid)
+        for fd in (result_w, secret_r):  # the host sees end of file on them once the child is gone
+            os.close(fd)
+        fds[1] = fds[2] = -1
+        timed_out = not self._wait_exit(pid, start + float(job["timeout"]))
+        return self._outcome(pid, start, timed_out)
 
     # -- test mode: the candidate child runs the code; the persistent test child runs the test
-    def _tester(self, request: dict):
+    def _tester(self, limits: dict):
         """The persistent test child (started on first use and after a failure)."""
         if self.tester is None:
-            import socket
-
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            verdict_r, verdict_w = os.pipe2(os.O_CLOEXEC)
-            limits = {**request, "memory_mb": max(1024, int(request["memory_mb"])), "output_limit": 1 << 20}
-            pid = self._fork(_serve_tests, limits, [self.null, self.null, self.null, verdict_w, theirs.fileno()],
-                             self.tester_dir)
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            limits = {**limits, "memory_mb": max(1024, int(limits["memory_mb"])), "output_limit": 1 << 20}
+            pid = self._fork(serve_tests, limits, [self.null, self.null, self.null, theirs.fileno()],
+                             self.tester_dir, self.tester_ids, cpu_limit=False)
             theirs.close()
-            os.close(verdict_w)
-            self.tester = {"pid": pid, "socket": ours, "verdicts": verdict_r, "jobs": 0}
+            self.tester = {"pid": pid, "socket": ours, "pidfd": os.pidfd_open(pid), "jobs": 0}
         return self.tester
 
     def _drop_tester(self) -> None:
@@ -522,159 +287,113 @@ class Zygote:
             except ChildProcessError:
                 pass
             tester["socket"].close()
-            os.close(tester["verdicts"])
+            os.close(tester["pidfd"])
 
-    def _handle_test(self, request: dict, workdir: str, out: int, err: int, pids: list[int]) -> dict:
-        import socket
-
-        req_r, req_w = os.pipe2(os.O_CLOEXEC)
-        rep_r, rep_w = os.pipe2(os.O_CLOEXEC)
+    def _handle_test(self, job: dict, fds: list[int], workdir: str, pids: list[int]) -> dict:
+        request, stdout, stderr, test, verdict_w = fds
+        calls_r, calls_w = os.pipe2(os.O_CLOEXEC)
+        replies_r, replies_w = os.pipe2(os.O_CLOEXEC)
         start = time.monotonic()
-        deadline = start + float(request["timeout"])
-        candidate = self._fork(_serve_candidate, request, [self.null, out, err, req_r, rep_w], workdir)
+        deadline = start + float(job["timeout"])
+        candidate = self._fork(serve_candidate, job, [self.null, stdout, stderr, calls_r, replies_w, request],
+                               workdir, self.candidate_ids)
         pids.append(candidate)
-        os.close(req_r)
-        os.close(rep_w)
-        # the test text is read only now, so the candidate's memory never held it
-        test_frame = read_frame(self.req_fd)
-        if not isinstance(test_frame, dict):
-            _kill(candidate)
-            os._exit(0)  # the host is gone
+        for fd in (calls_r, replies_w):  # the tester sees end of file on replies once the candidate is gone
+            os.close(fd)
         self.jobs += 1
-        job_id = self.jobs
-        tester = self._tester(request)
+        tester = self._tester(job)
         try:
-            write_frame(tester["socket"].fileno(), {"id": job_id, "test": str(test_frame.get("test", ""))})
-            socket.send_fds(tester["socket"], [b"F"], [rep_r, req_w])
+            _wire.send_message(tester["socket"], _wire.pack_json({"id": self.jobs}), [replies_r, calls_w, test, verdict_w])
+            sent = True
         except OSError:
             self._drop_tester()
-            tester = None
+            sent = False
         finally:
-            os.close(rep_r)
-            os.close(req_w)
-        frame, timed_out = None, False
-        if tester is not None:
-            frame, timed_out = self._await_verdict(tester, job_id, candidate, deadline)
-        try:
-            done, candidate_status = os.waitpid(candidate, os.WNOHANG)
-        except ChildProcessError:
-            done, candidate_status = 0, 0
-        if not done:
-            _kill(candidate)
-            os.waitpid(candidate, 0)
-        response = _base_response(time.monotonic() - start, candidate_status if done else 0)
-        if not done:
-            response["exit_code"] = None
-        if timed_out:
-            response.update(status="timeout", detail=f"no result within {request['timeout']} s")
-        elif frame is None:
-            response.update(status="crashed", detail="the test process died without a verdict")
-        else:
-            response["test_passed"] = bool(frame.get("test_passed"))
-            response["detail"] = str(frame.get("detail") or "")
-            if frame.get("candidate_error"):
-                response["error"] = str(frame["candidate_error"])
-                response["status"] = "memory" if frame.get("memory") else "error"
-            elif frame.get("candidate_died"):
-                response["test_passed"] = False
-                if done:
-                    response.update(_death(candidate_status, deadline))
-                else:
-                    response.update(status="crashed", detail=response["detail"])
-            elif frame.get("memory"):
-                response["status"] = "memory"
+            for fd in (replies_r, calls_w):
+                os.close(fd)
+        tester_state, timed_out = "died", False
+        if sent:
+            tester_state, timed_out = self._await_tester(tester, self.jobs, candidate, deadline)
+        outcome = self._outcome(candidate, start, timed_out)
+        outcome["tester"] = tester_state
         if self.tester is not None and self.tester["jobs"] >= _TESTER_JOBS:
             self._drop_tester()
-        return response
+        return outcome
 
-    def _await_verdict(self, tester: dict, job_id: int, candidate: int, deadline: float):
-        """The test child's verdict for ``job_id`` (``None`` if it died), and whether time ran out.
+    def _await_tester(self, tester: dict, job_id: int, candidate: int, deadline: float) -> tuple[str, bool]:
+        """Wait for the test child to finish job ``job_id``: its state and whether time ran out.
 
-        On time-out the candidate is killed first: the test child then sees end-of-file and
-        answers at once; one that still does not answer within a second is replaced."""
+        On time-out the candidate is killed first: the test child then sees end of file and
+        finishes at once; one that still has not within a grace period is replaced."""
         tester["jobs"] += 1
-        pidfd = os.pidfd_open(tester["pid"])
         poller = select.poll()
-        poller.register(tester["verdicts"], select.POLLIN)
-        poller.register(pidfd, select.POLLIN)
-        poller.register(self.req_fd, select.POLLHUP)
-        buffer = bytearray()
+        poller.register(tester["socket"], select.POLLIN)
+        poller.register(tester["pidfd"], select.POLLIN)
+        poller.register(self.channel, select.POLLIN)
         timed_out = False
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                if timed_out:  # the grace period is over too
+                    self._drop_tester()
+                    return "stuck", True
+                timed_out = True
+                _kill(candidate)
+                deadline = time.monotonic() + _TESTER_GRACE
+                continue
+            for fd, _ in poller.poll(remaining * 1000):
+                if fd == tester["socket"].fileno():
+                    try:
+                        done, stray = _wire.recv_message(tester["socket"], max_fds=0)
+                    except (OSError, _wire.FrameError):
+                        done, stray = None, []
+                    for extra in stray:
+                        os.close(extra)
+                    if not isinstance(done, dict):
+                        self._drop_tester()
+                        return "died", timed_out
+                    if done.get("id") == job_id:
+                        return "ok", timed_out
+                elif fd == tester["pidfd"]:
+                    self._drop_tester()
+                    return "died", timed_out
+                elif fd == self.channel.fileno():
+                    _kill(candidate)
+                    self._drop_tester()
+                    os._exit(0)  # the host is gone (or broke the protocol)
+
+    # -- shared
+    def _wait_exit(self, pid: int, deadline: float) -> bool:
+        """Wait until ``pid`` exits (``True``) or ``deadline`` passes (``False``)."""
+        pidfd = os.pidfd_open(pid)
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        poller.register(self.channel, select.POLLIN)
         try:
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    if timed_out:  # the grace period is over too
-                        self._drop_tester()
-                        return None, True
-                    timed_out = True
-                    _kill(candidate)
-                    deadline = time.monotonic() + 1.0
-                    continue
-                for fd, event in poller.poll(remaining * 1000):
-                    if fd == tester["verdicts"]:
-                        chunk = os.read(fd, 1 << 16)
-                        if not chunk:
-                            self._drop_tester()
-                            return None, timed_out
-                        buffer += chunk
-                        for frame in parse_frames(bytes(buffer)):
-                            if isinstance(frame, dict) and frame.get("id") == job_id:
-                                return frame, timed_out
-                    elif fd == pidfd:
-                        self._drop_tester()
-                        return None, timed_out
-                    elif fd == self.req_fd and event & (select.POLLHUP | select.POLLERR):
-                        _kill(candidate)
-                        self._drop_tester()
-                        os._exit(0)  # the host is gone
+                    return False
+                for fd, _ in poller.poll(remaining * 1000):
+                    if fd == pidfd:
+                        return True
+                    _kill(pid)
+                    os._exit(0)  # the host is gone (or broke the protocol)
         finally:
             os.close(pidfd)
 
-    # -- shared
-    def _watch(self, pid: int, result_r: int, deadline: float):
-        """Wait for ``pid`` until ``deadline`` while reading ``result_r``; kill it on time-out."""
-        pidfd = os.pidfd_open(pid)
-        poller = select.poll()
-        poller.register(result_r, select.POLLIN)
-        poller.register(pidfd, select.POLLIN)
-        poller.register(self.req_fd, select.POLLHUP)
-        data = bytearray()
-        timed_out = too_much = exited = False
+    def _outcome(self, pid: int, start: float, timed_out: bool) -> dict:
+        """Kill ``pid`` if it still runs, reap it, and describe how it ended."""
         try:
-            while not (exited or too_much):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                for fd, event in poller.poll(remaining * 1000):
-                    if fd == result_r:
-                        chunk = os.read(result_r, 1 << 16)
-                        if not chunk:
-                            poller.unregister(result_r)
-                        data += chunk
-                        too_much = len(data) > _MAX_RESULT_BYTES
-                    elif fd == pidfd:
-                        exited = True
-                    elif fd == self.req_fd and event & (select.POLLHUP | select.POLLERR):
-                        _kill(pid)
-                        os._exit(0)  # the host is gone
-            if not exited:
-                _kill(pid)
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        killed = not done
+        if killed:
+            _kill(pid)
             _, status = os.waitpid(pid, 0)
-        finally:
-            os.close(pidfd)
-        # drain what the child wrote before exiting (non-blocking: a leftover holder cannot stall us)
-        os.set_blocking(result_r, False)
-        try:
-            while len(data) <= _MAX_RESULT_BYTES:
-                chunk = os.read(result_r, 1 << 16)
-                if not chunk:
-                    break
-                data += chunk
-        except BlockingIOError:
-            pass
-        return status, bytes(data[:_MAX_RESULT_BYTES]), timed_out, too_much
+        return {"exit_status": status, "killed": killed, "timed_out": timed_out,
+                "duration_s": time.monotonic() - start, "tester": None}
 
     def _cleanup(self, pids: list[int], workdir: str) -> None:
         for pid in pids:
@@ -682,54 +401,58 @@ class Zygote:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
-        uid = self.cfg.get("uid")
-        if uid is not None and not self.cfg.get("seccomp"):
-            # without seccomp a grandchild may have left the process group: kill every process of the
-            # uid (the persistent test child included, it is restarted on the next test)
-            self._drop_tester()
+        ids = self.candidate_ids
+        if ids is not None and not self.cfg.get("seccomp"):
+            # without seccomp a grandchild may have left the process group, and SysV IPC objects may be
+            # left for the next call: a helper running as the candidates' uid kills and removes all of them
             helper = os.fork()
             if helper == 0:  # pragma: no cover - helper
                 try:
                     os.setgroups([])
-                    os.setgid(self.cfg["gid"])
-                    os.setuid(uid)
+                    os.setgid(ids[1])
+                    os.setuid(ids[0])
                     os.kill(-1, signal.SIGKILL)
+                    _linux.remove_ipc_objects(ids[0])
                 finally:
                     os._exit(0)
             os.waitpid(helper, 0)
+        elif ids is None and not self.cfg.get("seccomp") and self.cfg.get("bwrap"):
+            _linux.remove_ipc_objects(None)  # bwrap's IPC namespace holds only what the children made
         _reap_all()
+        self._remove(workdir)
+
+    def _remove(self, workdir: str) -> None:
         try:
             os.rmdir(workdir)  # the common case: the code wrote no files
         except OSError:
-            shutil.rmtree(workdir, ignore_errors=True)
+            # whatever tree it left is moved where no child can reach it, and removed while the zygote is idle
+            self.trash_count += 1
+            self.trashed = True
+            try:
+                os.rename(workdir, os.path.join(self.trash, str(self.trash_count)))
+            except OSError:
+                _fs.remove_tree(workdir)
+
+    def purge(self, budget: float) -> bool:
+        """Remove trash for at most ``budget`` seconds; ``True`` once the trash is empty."""
+        deadline = time.monotonic() + budget
+        for name in os.listdir(self.trash):
+            if not _fs.remove_tree(os.path.join(self.trash, name), deadline=deadline):
+                return False
+        return True
 
 
-def _exit_info(status: int) -> tuple[int | None, int | None]:
-    if os.WIFSIGNALED(status):
-        return None, os.WTERMSIG(status)
-    return os.WEXITSTATUS(status), None
-
-
-def _base_response(duration: float, status: int) -> dict:
-    exit_code, sig = _exit_info(status)
-    return {"status": "ok", "detail": "", "error": None, "calls": [], "test_passed": None,
-            "duration_s": duration, "exit_code": exit_code, "signal": sig}
-
-
-def _death(status: int, deadline: float) -> dict:
-    """Status and detail for a child that ended without a valid result."""
-    exit_code, sig = _exit_info(status)
-    if sig == signal.SIGXFSZ:
-        return {"status": "output_limit", "detail": "file size limit (RLIMIT_FSIZE) reached"}
-    if sig == signal.SIGXCPU:
-        return {"status": "timeout", "detail": "CPU time limit (RLIMIT_CPU) reached"}
-    if sig == signal.SIGKILL:
-        return {"status": "killed", "detail": "killed by SIGKILL"}
-    if sig is not None:
-        return {"status": "crashed", "detail": f"killed by signal {signal.Signals(sig).name}"}
-    if exit_code == 71:
-        return {"status": "crashed", "detail": "sandbox set-up failed in the child"}
-    return {"status": "crashed", "detail": f"exited with code {exit_code} without a valid result"}
+def _read_until_eof(fd: int, cap: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < cap:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, cap - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _kill(pid: int) -> None:
@@ -750,55 +473,77 @@ def _reap_all() -> None:
             return
 
 
-def main() -> None:
-    """Entry point of the zygote process (stdin: requests, stdout: responses)."""
-    req_fd = os.dup(0)
-    resp_fd = os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    os.set_inheritable(req_fd, False)
-    os.set_inheritable(resp_fd, False)
-    cfg = read_frame(req_fd)
-    if cfg is None:
+def _forget_package(package_fd: int | None) -> None:
+    """Close the descriptor the package was imported through; later imports from it fail cleanly."""
+    if package_fd is None:
         return
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    entry = f"/proc/self/fd/{package_fd}"
+    sys.path[:] = [p for p in sys.path if p != entry]
+    sys.path_importer_cache.pop(entry, None)
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] == "execverify_data" and isinstance(getattr(module, "__path__", None), list):
+            module.__path__[:] = []
+    os.close(package_fd)
+
+
+def main() -> None:
+    """Entry point of the zygote process (its channel to the host is fd 0)."""
+    channel = socket.socket(fileno=_wire.take_channel())
+    cfg, _ = _wire.recv_message(channel)
+    if not isinstance(cfg, dict):
+        return
+    _linux.prctl(_linux.PR_SET_CHILD_SUBREAPER, 1)
     import importlib
 
-    for name in PREIMPORTS:
+    for name in (*PREIMPORTS, "pickle"):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
+    _forget_package(cfg.get("package_fd"))
+    zygote = Zygote(cfg, channel)
     if cfg.get("seccomp"):
-        from execverify_data.sandbox import _seccomp
-
-        cfg["seccomp"] = _seccomp.load_library() is not None
-        try:  # compiled once here; each child only patches in its pid and loads it
-            cfg["seccomp_program"] = _seccomp.compile_filter()
-            _seccomp._libc()
+        try:  # compiled once here; each child only patches in its pid and loads the small child part
+            zygote.seccomp_program = _seccomp.compile_filter("child")
+            zygote.seccomp_offsets = _seccomp.placeholder_offsets(zygote.seccomp_program)
+            _seccomp.install_compiled(_seccomp.compile_filter("shared"), os.getpid())  # the zygote's own, inherited
         except OSError:
-            cfg["seccomp_program"] = None
-    zygote = Zygote(cfg, req_fd, resp_fd)
-    import gc
-
+            cfg["seccomp"] = False
+    imports = zygote.probe()
     gc.collect()
     gc.freeze()  # children's collections then skip (and do not copy-on-write) the zygote's objects
-    write_frame(resp_fd, {"ready": True, "pid": os.getpid(), "uid": os.getuid(), "seccomp": bool(cfg.get("seccomp"))})
+    gc.disable()  # the zygote's own loop makes no cycles to speak of; a collection would touch its pages
+    _wire.send_message(channel, _wire.pack_json({
+        "ready": True, "pid": os.getpid(), "uid": os.getuid(), "seccomp": bool(cfg.get("seccomp")),
+        "landlock": int(cfg.get("landlock") or 0) if zygote.landlock_rules is not None else 0, "imports": imports}))
+    clean = True
     while True:
-        request = read_frame(req_fd)
-        if request is None:
+        if not clean and not select.select([channel], [], [], 0)[0]:
+            clean = zygote.purge(0.05)
+            continue
+        try:
+            job, fds = _wire.recv_message(channel)
+        except _wire.FrameError as exc:
+            for fd in getattr(exc, "fds", []):
+                os.close(fd)
+            break
+        except OSError:
+            break
+        if job is None:
             break
         try:
-            response = zygote.handle(request)
+            response = zygote.handle(job, fds)
         except Exception as exc:  # noqa: BLE001 - report, keep serving
-            response = {"status": "crashed", "detail": f"zygote error: {_describe(exc)}", "error": None,
-                        "calls": [], "test_passed": None, "stdout": "", "stderr": "", "duration_s": 0.0,
-                        "exit_code": None, "signal": None}
-        write_frame(resp_fd, response)
+            response = {"error": f"zygote error: {describe(exc)}"}
+        _wire.send_message(channel, _wire.pack_json(response))
+        if zygote.trashed:  # this job left a tree behind: remove it while idle
+            zygote.trashed, clean = False, False
     zygote._drop_tester()
-    shutil.rmtree(zygote.private, ignore_errors=True)
-    shutil.rmtree(zygote.tester_dir, ignore_errors=True)
+    for path in (zygote.tester_dir, zygote.trash):
+        try:
+            _fs.remove_tree(path)
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

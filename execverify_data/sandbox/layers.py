@@ -1,4 +1,5 @@
-"""Run-time detection of the untrusted runner's isolation layers.
+"""Run-time detection of the untrusted runner's isolation layers, and the filesystem view
+they give a sandboxed child.
 
 Each layer is probed on this machine, once per process (results are cached), and
 reported by ``execverify doctor``:
@@ -7,19 +8,29 @@ reported by ``execverify doctor``:
    environment, private working directory, rlimits. Needs Linux ``fork`` and
    ``pidfd_open``.
 2. ``privilege_drop``: children switch to an unprivileged uid/gid of their own
-   (one per worker). Only possible when running as root.
+   (one for a worker's candidates, another for its tester). Only possible as root.
 3. ``seccomp``: a libseccomp filter (see :mod:`execverify_data.sandbox._seccomp`),
    probed by loading it into a throw-away child and checking that ``fork`` fails.
-4. ``bwrap``: the zygote runs inside one bubblewrap sandbox; probed by running the
-   exact invocation on ``/bin/true``. The strongest invocation that works is used.
+4. ``landlock``: each child confines itself to reading the interpreter and system
+   directories and writing its own working directory (:mod:`~execverify_data.sandbox._linux`);
+   probed in a throw-away child.
+5. ``bwrap``: the zygote runs inside one bubblewrap sandbox whose filesystem holds only
+   the system and interpreter directories (read-only); probed by running the exact
+   invocation on ``/bin/true``. The strongest invocation that works is used.
+
+What a child may read (:func:`sandbox_paths`): the system directories, the interpreter's
+prefixes and site directories, ``/etc``, a few devices, never this package (whose data
+holds benchmark solutions) nor the source checkout it lives in.
 
 >>> report = detect_layers()
 >>> [layer.name for layer in report]
-['zygote', 'privilege_drop', 'seccomp', 'bwrap']
+['zygote', 'privilege_drop', 'seccomp', 'landlock', 'bwrap']
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import shutil
 import subprocess
@@ -27,7 +38,15 @@ import sys
 import threading
 from dataclasses import dataclass
 
-__all__ = ["Layer", "bwrap_command", "detect_layers", "layer"]
+__all__ = ["LAYER_NAMES", "Layer", "bwrap_command", "detect_layers", "interpreter_dirs", "layer", "sandbox_paths",
+           "site_dirs", "unreadable_ancestors"]
+
+LAYER_NAMES = ("zygote", "privilege_drop", "seccomp", "landlock", "bwrap")
+#: System directories a sandboxed child may read (those that exist here).
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys/devices/system/cpu")
+#: Devices a child may open (``/dev/null`` also for writing).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 @dataclass(frozen=True)
@@ -35,7 +54,7 @@ class Layer:
     """One isolation layer and whether it is usable here.
 
     Args:
-        name (`str`): ``zygote``, ``privilege_drop``, ``seccomp`` or ``bwrap``.
+        name (`str`): one of :data:`LAYER_NAMES`.
         available (`bool`): whether the layer works on this machine.
         detail (`str`): how it was detected, or why it is missing and how to get it.
     """
@@ -46,66 +65,105 @@ class Layer:
 
 
 _cache: dict[str, Layer] = {}
-_bwrap_argv: list[str] | None = None
+_bwrap_form: tuple[str, list[str]] | None = None
 _lock = threading.Lock()
 
 
-def _zygote_layer() -> Layer:
-    if not sys.platform.startswith("linux"):
-        return Layer("zygote", False, f"needs Linux (this is {sys.platform})")
-    if not hasattr(os, "pidfd_open"):
-        return Layer("zygote", False, "needs os.pidfd_open (Linux >= 5.3, Python >= 3.9)")
-    return Layer("zygote", True, "fork per call from a pre-imported zygote; setsid, closed fds, empty env, rlimits")
+# --------------------------------------------------------------------------- what a child sees
 
 
-def _privilege_layer() -> Layer:
-    if os.geteuid() != 0:
-        return Layer("privilege_drop", False, f"not root (euid {os.geteuid()}): children keep this uid; "
-                     "RLIMIT_NPROC still applies to them")
-    return Layer("privilege_drop", True, "root: each worker's children run as their own unprivileged uid/gid")
+# Run in this process, or by another interpreter (with a print of its result): where an interpreter lives.
+_DIRS_QUERY = """
+import os, site, sys, sysconfig
+_paths = sysconfig.get_paths()
+sites = [*site.getsitepackages(), _paths.get("purelib"), _paths.get("platlib")]
+dirs = [sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)), _paths.get("stdlib"), _paths.get("platstdlib"), *sites]
+"""
 
 
-def _seccomp_layer() -> Layer:
-    from execverify_data.sandbox import _seccomp
-
-    ok, why = _seccomp.available()
-    if not ok:
-        return Layer("seccomp", False, why)
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - probe child
-        code = 1
+@functools.lru_cache(maxsize=8)
+def _interpreter(python: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The directories of interpreter ``python`` (prefixes, binaries, libraries), and its site directories."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        namespace: dict = {}
+        exec(_DIRS_QUERY, namespace)  # trusted: our own constant query about this interpreter
+        found = [namespace["dirs"], namespace["sites"]]
+    else:
         try:
-            _seccomp.install_filter()
-            try:
-                child = os.fork()
-            except PermissionError:
-                code = 0
-            else:
-                if child == 0:
-                    os._exit(0)
-                code = 2
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-        return Layer("seccomp", True, f"{why}; filter loads and blocks fork/exec/sockets/kill")
-    return Layer("seccomp", False, f"{why}, but the kernel refused the filter (status {status})")
+            done = subprocess.run([python, "-I", "-c", _DIRS_QUERY + "print(__import__('json').dumps([dirs, sites]))"],
+                                  capture_output=True, text=True, timeout=60, env={})
+            found = json.loads(done.stdout) if done.returncode == 0 else [[], []]
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            found = [[], []]
+
+    def existing(paths) -> tuple[str, ...]:
+        real = {p for p in paths if p} | {os.path.realpath(p) for p in paths if p}  # a venv's paths as written, and real
+        return tuple(sorted(p for p in real if os.path.isdir(p)))
+
+    return existing(found[0]), existing(found[1])
 
 
-def interpreter_paths() -> list[str]:
-    """Directories the zygote must read: the interpreter, its prefixes, this package."""
-    import sysconfig
-    from pathlib import Path
-
-    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             str(Path(__file__).resolve().parents[1])}  # the execverify_data package itself
-    paths.update(p for p in (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib")) if p)
-    return sorted(p for p in paths if os.path.isdir(p))
+def interpreter_dirs(python: str | None = None) -> tuple[str, ...]:
+    """The directories of interpreter ``python`` (defaults to this one)."""
+    return _interpreter(python or sys.executable)[0]
 
 
-def unreadable_ancestors(paths: list[str]) -> dict[str, list[str]]:
+def site_dirs(python: str | None = None) -> tuple[str, ...]:
+    """The site directories (installed packages) of interpreter ``python``."""
+    return _interpreter(python or sys.executable)[1]
+
+
+def _holes() -> list[str]:
+    """This package and, when it is a source checkout, the checkout: never readable by a child."""
+    holes = [PACKAGE_DIR]
+    checkout = os.path.dirname(PACKAGE_DIR)
+    if os.path.exists(os.path.join(checkout, "pyproject.toml")) or os.path.exists(os.path.join(checkout, ".git")):
+        holes.append(checkout)
+    return holes
+
+
+def _below(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _punch(root: str, holes: list[str]) -> list[str]:
+    """``root`` as a list of paths that together cover it except ``holes`` (which lie below it)."""
+    inside = [hole for hole in holes if _below(hole, root)]
+    if not inside:
+        return [root]
+    if any(hole == root for hole in inside):
+        return []
+    covered: list[str] = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    for name in names:
+        covered += _punch(os.path.join(root, name), inside)
+    return covered
+
+
+@functools.lru_cache(maxsize=8)
+def sandbox_paths(python: str | None = None) -> tuple[str, ...]:
+    """Directories (and files) a sandboxed child may read: :data:`SYSTEM_PATHS` that exist
+    and the interpreter's directories, minus this package and its source checkout.
+
+    >>> any(path.startswith(PACKAGE_DIR) for path in sandbox_paths())
+    False
+    """
+    roots = sorted({*(p for p in SYSTEM_PATHS if os.path.exists(p)), *interpreter_dirs(python)})
+    kept: list[str] = []
+    for root in roots:
+        if not any(_below(root, top) for top in kept):
+            kept.append(root)
+    holes = _holes()
+    return tuple(path for root in kept for path in _punch(root, holes))
+
+
+def unreadable_ancestors(paths) -> dict[str, list[str]]:
     """For each topmost directory that other users cannot traverse (``/root`` for a pyenv
-    interpreter), the interpreter paths below it: an unprivileged uid could not import from them."""
+    interpreter), the paths below it: an unprivileged uid could not import from them."""
     hidden: dict[str, list[str]] = {}
     for path in paths:
         parts = os.path.realpath(path).split(os.sep)[1:]
@@ -121,95 +179,189 @@ def unreadable_ancestors(paths: list[str]) -> dict[str, list[str]]:
     return hidden
 
 
-def _expose_interpreter() -> list[str]:
-    """bwrap arguments that hide each untraversable ancestor behind a tmpfs and bind the
-    interpreter paths below it read-only, so the dropped uid can import any module."""
-    args: list[str] = []
-    for ancestor, paths in sorted(unreadable_ancestors(interpreter_paths()).items()):
-        args += ["--perms", "0755", "--tmpfs", ancestor]
-        made = {ancestor}
-        kept: list[str] = []
-        for path in sorted(set(paths)):
-            if path != ancestor and not any(path.startswith(k + os.sep) for k in kept):
-                kept.append(path)
-                parts = path[len(ancestor) + 1:].split(os.sep)[:-1]
-                for i in range(1, len(parts) + 1):
-                    between = os.path.join(ancestor, *parts[:i])
-                    if between not in made:
-                        made.add(between)
-                        args += ["--perms", "0755", "--dir", between]
-                args += ["--ro-bind", path, path]
+def _binds(paths) -> tuple[list[str], list[str]]:
+    """bwrap arguments that show exactly ``paths`` (read-only) in an otherwise empty root: those
+    to put before the private ``/tmp`` and those under ``/tmp``, to put after it. Top-level
+    links such as ``/bin -> usr/bin`` stay links."""
+    before, after = [], []
+    made = {"/", "/tmp"}
+    for path in paths:
+        target = after if _below(path, "/tmp") else before
+        parents = []
+        parent = os.path.dirname(path)
+        while parent not in made:  # bwrap would make missing parents mode 0700: unreadable for the children
+            parents.append(parent)
+            made.add(parent)
+            parent = os.path.dirname(parent)
+        for parent in reversed(parents):
+            target += ["--perms", "0755", "--dir", parent]
+        if os.path.dirname(path) == "/" and os.path.islink(path):
+            target += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            target += ["--ro-bind", path, path]
+    return before, after
+
+
+def _holes_inside(paths) -> list[str]:
+    """bwrap arguments that hide the package and its checkout where a bound path holds them."""
+    args = []
+    for hole in _holes():
+        if any(_below(hole, path) for path in paths):
+            args += ["--perms", "0755", "--tmpfs", hole]
     return args
 
 
-def _rebind_under_tmp() -> list[str]:
-    """bwrap arguments that bind, read-only, the interpreter paths that the private ``/tmp``
-    tmpfs would hide (a virtual environment or a checkout under ``/tmp``, as in CI clones)."""
-    args: list[str] = []
-    bound: list[str] = []
-    for path in sorted({os.path.realpath(p) for p in interpreter_paths()}):
-        if path.startswith("/tmp/") and not any(path.startswith(b + os.sep) for b in bound):
-            bound.append(path)
-            args += ["--ro-bind", path, path]
-    return args
+# --------------------------------------------------------------------------- probes
 
 
-def _bwrap_candidates(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str]]]:
-    common_tail = ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+def _zygote_layer() -> Layer:
+    if not sys.platform.startswith("linux"):
+        return Layer("zygote", False, f"needs Linux (this is {sys.platform})")
+    if not hasattr(os, "pidfd_open"):
+        return Layer("zygote", False, "needs os.pidfd_open (Linux >= 5.3, Python >= 3.9)")
+    return Layer("zygote", True, "fork per call from a zygote that never sees a request; setsid, closed fds, "
+                 "empty env, rlimits")
+
+
+def _privilege_layer() -> Layer:
+    if os.geteuid() != 0:
+        return Layer("privilege_drop", False, f"not root (euid {os.geteuid()}): children keep this uid; "
+                     "RLIMIT_NPROC still applies to them")
+    return Layer("privilege_drop", True, "root: each worker's candidates and its tester run as two unprivileged "
+                 "uids of their own")
+
+
+def _probe_in_child(body) -> int:
+    """Run ``body()`` in a throw-away child; its exit status (0: the layer works)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - probe child
+        code = 1
+        try:
+            code = body()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _seccomp_layer() -> Layer:
+    from execverify_data.sandbox import _seccomp
+
+    ok, why = _seccomp.available()
+    if not ok:
+        return Layer("seccomp", False, why)
+
+    def body() -> int:
+        _seccomp.install_filter()
+        try:
+            child = os.fork()
+        except PermissionError:
+            return 0
+        if child == 0:
+            os._exit(0)
+        return 2
+
+    status = _probe_in_child(body)
+    if status == 0:
+        return Layer("seccomp", True, f"{why}; filter loads and blocks fork/exec/sockets/signals/IPC/other "
+                     "processes' limits")
+    return Layer("seccomp", False, f"{why}, but the kernel refused the filter (status {status})")
+
+
+def _landlock_layer() -> Layer:
+    from execverify_data.sandbox import _linux
+
+    abi = _linux.landlock_abi()
+    if abi < 1:
+        return Layer("landlock", False, "the kernel has no Landlock (Linux >= 5.13 with landlock in its LSM list)")
+
+    def body() -> int:
+        _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
+        _linux.restrict([], abi)
+        try:
+            os.listdir("/")
+        except PermissionError:
+            return 0
+        return 2
+
+    status = _probe_in_child(body)
+    if status != 0:
+        return Layer("landlock", False, f"Landlock ABI {abi}, but restricting a process failed (status {status})")
+    scoped = "; signals and abstract sockets scoped to the call" if abi >= 6 else ""
+    return Layer("landlock", True, f"Landlock ABI {abi}: children read only the interpreter and system "
+                 f"directories and write only their working directory; no TCP{scoped}")
+
+
+def _bwrap_forms(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str], list[str]]]:
+    """(description, arguments before the binds, arguments after them) per invocation, strongest first."""
+    head = ["--die-with-parent", "--new-session"]
+    devices = ["--proc", "/proc", "--dev", "/dev"]
     size = ["--size", str(tmpfs_mb << 20)]
-    rebind = _rebind_under_tmp()
     if os.geteuid() == 0:
         # As root, --unshare-all maps only uid 0 in a new user namespace: children could not drop to an
         # unprivileged uid, and a mapped root reads host files as root. So: every namespace but the user one.
         caps = ["--cap-drop", "ALL"] + [x for c in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN",
                                                     "CAP_DAC_OVERRIDE", "CAP_FOWNER") for x in ("--cap-add", c)]
         ns = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-        expose = _expose_interpreter()
-        hidden = ", ".join(unreadable_ancestors(interpreter_paths()))
-        note = f"; {hidden} replaced by a tmpfs holding only the interpreter's directories" if expose else ""
         return [
-            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp with a size cap" + note,
-             [bwrap, *ns, *common_tail, *expose, *size, "--tmpfs", "/tmp", *rebind, *caps]),
-            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp (no size cap)" + note,
-             [bwrap, *ns, *common_tail, *expose, "--tmpfs", "/tmp", *rebind, *caps]),
+            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp with a size cap",
+             [bwrap, *ns, *head], [*devices, *size, "--tmpfs", "/tmp"], caps),
+            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp (no size cap)",
+             [bwrap, *ns, *head], [*devices, "--tmpfs", "/tmp"], caps),
         ]
     return [
-        ("--unshare-all, tmpfs /tmp with a size cap",
-         [bwrap, "--unshare-all", *common_tail, *size, "--tmpfs", "/tmp", *rebind]),
-        ("--unshare-all, tmpfs /tmp", [bwrap, "--unshare-all", *common_tail, "--tmpfs", "/tmp", *rebind]),
+        ("--unshare-all, tmpfs /tmp with a size cap", [bwrap, "--unshare-all", *head], [*devices, *size, "--tmpfs", "/tmp"], []),
+        ("--unshare-all, tmpfs /tmp", [bwrap, "--unshare-all", *head], [*devices, "--tmpfs", "/tmp"], []),
     ]
 
 
-def _bwrap_layer(tmpfs_mb: int = 256) -> tuple[Layer, list[str] | None]:
+def bwrap_command(python: str | None = None) -> list[str] | None:
+    """The working ``bwrap`` invocation (up to, not including, ``--``) for a zygote running
+    ``python``: a root holding only :func:`sandbox_paths` read-only, fresh ``/proc``, ``/dev``
+    and ``/tmp``; ``None`` when bubblewrap is not usable here."""
+    detect_layers()
+    if _bwrap_form is None:
+        return None
+    start, devices_and_tmp, caps = _bwrap_form[1]
+    paths = sandbox_paths(python)
+    before, after = _binds(paths)
+    return [*start, *before, *_holes_inside(paths), *devices_and_tmp, *after, *caps]
+
+
+def _bwrap_layer(tmpfs_mb: int = 256):
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return Layer("bwrap", False, "bwrap not installed (Debian package bubblewrap)"), None
     true = shutil.which("true") or "/bin/true"
+    paths = sandbox_paths(None)
+    before, after = _binds(paths)
     errors = []
-    for description, argv in _bwrap_candidates(bwrap, tmpfs_mb):
+    for description, start, devices_and_tmp, caps in _bwrap_forms(bwrap, tmpfs_mb):
+        argv = [*start, *before, *_holes_inside(paths), *devices_and_tmp, *after, *caps]
         try:
             probe = subprocess.run([*argv, "--", true], capture_output=True, timeout=20, env={})
         except (OSError, subprocess.TimeoutExpired) as exc:
             errors.append(str(exc))
             continue
         if probe.returncode == 0:
-            return Layer("bwrap", True, f"{bwrap}: {description}"), argv
+            detail = f"{bwrap}: {description}; the root holds only the system and interpreter directories"
+            return Layer("bwrap", True, detail), (description, (start, devices_and_tmp, caps))
         errors.append(probe.stderr.decode(errors="replace").strip()[:200])
     return Layer("bwrap", False, f"{bwrap} installed but unusable here: {'; '.join(errors)}"), None
 
 
 def detect_layers(*, refresh: bool = False) -> tuple[Layer, ...]:
     """Probe every layer (cached per process; ``refresh=True`` probes again)."""
-    global _bwrap_argv
+    global _bwrap_form
     with _lock:
         if refresh or not _cache:
             _cache.clear()
-            for probe in (_zygote_layer, _privilege_layer, _seccomp_layer):
+            for probe in (_zygote_layer, _privilege_layer, _seccomp_layer, _landlock_layer):
                 found = probe()
                 _cache[found.name] = found
-            found, _bwrap_argv = _bwrap_layer()
+            found, _bwrap_form = _bwrap_layer()
             _cache[found.name] = found
-        return tuple(_cache[name] for name in ("zygote", "privilege_drop", "seccomp", "bwrap"))
+        return tuple(_cache[name] for name in LAYER_NAMES)
 
 
 def layer(name: str) -> Layer:
@@ -218,9 +370,3 @@ def layer(name: str) -> Layer:
     if name not in layers:
         raise ValueError(f"unknown layer {name!r}; valid names: {', '.join(layers)}")
     return layers[name]
-
-
-def bwrap_command() -> list[str] | None:
-    """The working ``bwrap`` argument list (without the command), or ``None``."""
-    detect_layers()
-    return list(_bwrap_argv) if _bwrap_argv else None

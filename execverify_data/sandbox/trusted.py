@@ -5,28 +5,35 @@ and a fixed hash seed.
 "Trusted" means the code was written by us or by a benchmark, not by a model:
 the runner protects the caller from bugs (endless loops, runaway memory, crashes,
 programs that change global state), not from malice. Model-written code goes
-through the untrusted runner.
+through the untrusted runner. Model-written *arguments* (an ``oi`` answer) do reach
+it, so a worker sees nothing of the caller's environment.
 
 How it works
 ------------
-* Each worker is a fresh ``python -c`` interpreter started with
-  ``PYTHONHASHSEED=0`` in its own session. It pre-imports the tracer, the values
-  layer and the standard modules programs commonly use, then waits for jobs on a
-  socket.
+* Each worker is a :class:`~execverify_data.sandbox.warm.WarmProcess`: a fresh
+  ``python -c`` interpreter started with ``PYTHONHASHSEED=0``, in its own session,
+  with a minimal environment (:func:`~execverify_data.sandbox.warm.minimal_env`: no
+  variable of the caller's reaches a traced program). It pre-imports the tracer, the
+  values layer and the standard modules programs commonly use, then waits for jobs
+  (JSON frames) on its channel.
 * For every job the worker forks a child from that warm, pre-imported state. The
   child sets ``RLIMIT_AS`` to ``memory_mb``, seeds ``random`` with 0, sends its
   stdin/stdout/stderr to ``/dev/null``, runs :func:`execverify_data.trace.trace_call`
-  and writes the pickled :class:`~execverify_data.trace.Trace` to a pipe. Every job
+  and writes the :class:`~execverify_data.trace.Trace` as a pickled frame to a pipe
+  (the parent loads it with an allowlist of the trace's classes). Every job
   therefore starts from the same process state: a program that patches builtins
   or module globals cannot affect the next job, and a result does not depend on
   which worker ran it or on the number of workers.
-* Three clocks stop a runaway job. Inside the child, ``trace_call``'s SIGALRM
-  timer interrupts the program after ``timeout`` seconds and returns the events so
-  far with status ``timeout``. If the child is stuck where Python cannot
-  interrupt it (a long C call such as ``10 ** 10 ** 8``), the worker kills it after
-  ``timeout + grace`` seconds (status ``timeout``, no events). If the worker itself
-  stops answering, the parent kills the worker's whole process group after
-  ``timeout + 3 * grace`` seconds and starts a replacement.
+* Clocks stop a runaway job. Inside the child, ``trace_call``'s SIGALRM timer
+  interrupts the program after ``timeout`` seconds and returns the events so far
+  with status ``timeout``. A program that swallows that interruption and runs on
+  is asked for a checkpoint after ``timeout + grace / 2`` (SIGUSR1): the child sends
+  the events recorded until the trace stopped, with status ``timeout``, and exits.
+  A child stuck where Python cannot interrupt it (one long C call such as
+  ``10 ** 10 ** 8``) is killed after ``timeout + grace`` seconds (status ``timeout``,
+  no events: nothing in it can run). If the worker itself stops answering, the
+  parent kills the worker's whole process group after ``timeout + 3 * grace``
+  seconds and starts a replacement.
 * A child that dies without a result (``os._exit``, a signal, memory exhaustion
   outside Python's ``MemoryError``) gives status ``crashed``; so does a worker that
   dies, which is then replaced.
@@ -40,21 +47,23 @@ How it works
 from __future__ import annotations
 
 import os
-import pickle
 import select
 import signal
-import socket
-import struct
-import subprocess
 import sys
-import tempfile
 import time
 from collections import deque
-from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
-from execverify_data.errors import ExecVerifyError, InvalidArgument, ProgramError
-from execverify_data.trace import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, ExceptionInfo, Status, Trace
+from execverify_data.errors import InvalidArgument, ProgramError
+from execverify_data.sandbox import _wire
+from execverify_data.sandbox.warm import Boot, WarmProcess, minimal_env
+from execverify_data.trace import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_TIMEOUT,
+    ExceptionInfo,
+    Status,
+    Trace,
+)
 
 __all__ = ["DEFAULT_MEMORY_MB", "Job", "TrustedRunner", "run_traced"]
 
@@ -76,11 +85,9 @@ PREIMPORTED = (
     "string",
     "typing",
 )
-
-_HEADER = struct.Struct("!Q")
-_READY = b"ready"
-_BOOT = "import sys; from execverify_data.sandbox.trusted import _worker_main; _worker_main(int(sys.argv[1]))"
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+#: The largest result frame a worker may send (a trace of a million events fits).
+MAX_RESULT_BYTES = 1 << 30
+_RESULT_KINDS = (_wire.PICKLE,)
 
 
 class Job(NamedTuple):
@@ -91,95 +98,70 @@ class Job(NamedTuple):
     trusted_call: bool = False
 
 
-# ---------------------------------------------------------------------- framing
-
-
-def _send(sock: socket.socket, payload: bytes) -> None:
-    sock.sendall(_HEADER.pack(len(payload)) + payload)
-
-
-def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
-    chunks = []
-    while size:
-        chunk = sock.recv(min(size, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def _recv(sock: socket.socket) -> bytes | None:
-    header = _recv_exactly(sock, _HEADER.size)
-    if header is None:
-        return None
-    return _recv_exactly(sock, _HEADER.unpack(header)[0])
-
-
 # ---------------------------------------------------------------------- the worker side
 
 
-def _worker_main(fd: int) -> None:  # pragma: no cover - runs in the worker process
+def _worker_main() -> None:  # pragma: no cover - runs in the worker process
     """Entry point of a worker process: pre-import, then fork one child per job."""
     import gc
     import importlib
 
+    channel = _wire.take_channel()
+    _wire.read_frame(channel)  # the configuration (nothing to configure yet)
     for name in PREIMPORTED:
         importlib.import_module(name)
     gc.collect()
     gc.freeze()  # keep the collector away from inherited objects: fewer copy-on-write faults per job
-    sock = socket.socket(fileno=fd)
-    _send(sock, _READY)
+    _wire.write_all(channel, _wire.pack_json({"ready": True, "pid": os.getpid()}))
     while True:
-        message = _recv(sock)
-        if message is None:
+        try:
+            job = _wire.read_frame(channel)
+        except _wire.FrameError:
+            os._exit(1)
+        if job is None:
             os._exit(0)
-        _send(sock, _run_in_child(sock, *pickle.loads(message)))
+        _wire.write_all(channel, _run_in_child(channel, job))
 
 
-def _run_in_child(  # pragma: no cover - runs in the worker process
-    sock: socket.socket,
-    source: str,
-    call: str,
-    trusted_call: bool,
-    max_steps: int,
-    timeout: float,
-    memory_mb: int | None,
-    grace: float,
-) -> bytes:
+def _run_in_child(channel: int, job: dict) -> bytes:  # pragma: no cover - runs in the worker process
+    """Fork the job's process, supervise it, and return its result frame (or one that says why not)."""
+    timeout, grace = float(job["timeout"]), float(job["grace"])
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         status = 0
         try:
             os.close(read_end)
-            sock.close()
-            _child_setup(memory_mb)
+            os.close(channel)
+            _child_setup(job.get("memory_mb"), write_end)
             from execverify_data.trace import trace_call
 
             try:
-                result = ("trace", trace_call(source, call, trusted_call=trusted_call, max_steps=max_steps, timeout=timeout))
+                result = ("trace", trace_call(job["source"], job["call"], trusted_call=bool(job["trusted_call"]),
+                                              max_steps=int(job["max_steps"]), timeout=timeout))
             except ProgramError as exc:
                 result = ("program_error", str(exc))
-            payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_end, view) :]
+            _send_result(write_end, result)
         except BaseException:  # noqa: BLE001 - never return into the worker's loop
             status = 1
         finally:
             os._exit(status)
     os.close(write_end)
     chunks: list[bytes] = []
-    deadline = time.monotonic() + timeout + grace
-    killed = False
+    start = time.monotonic()
+    checkpoint, deadline = start + timeout + grace / 2, start + timeout + grace
+    asked = killed = False
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
+        now = time.monotonic()
+        if now >= deadline:
             os.kill(pid, signal.SIGKILL)
             killed = True
             break
-        ready, _, _ = select.select([read_end], [], [], left)
+        if now >= checkpoint and not asked:
+            os.kill(pid, signal.SIGUSR1)  # a program that swallowed the timeout: send the events so far
+            asked = True
+        wake = deadline if asked else checkpoint
+        ready, _, _ = select.select([read_end], [], [], max(0.0, wake - now))
         if ready:
             chunk = os.read(read_end, 1 << 20)
             if not chunk:
@@ -187,23 +169,63 @@ def _run_in_child(  # pragma: no cover - runs in the worker process
             chunks.append(chunk)
     os.close(read_end)
     _, wait_status = os.waitpid(pid, 0)
+    data = b"".join(chunks)
+    complete = len(data) >= _wire.HEADER.size and _wire.HEADER.unpack_from(data)[0] == len(data) - _wire.HEADER.size
+    if complete and not killed and os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0:
+        return data
     if killed:
-        return pickle.dumps(("trace", Trace(Status.TIMEOUT)))
-    if chunks and os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0:
-        return b"".join(chunks)
+        return _wire.pack_pickle(("trace", Trace(Status.TIMEOUT)))
     if os.WIFSIGNALED(wait_status):
         why = f"the job's process was killed by signal {os.WTERMSIG(wait_status)}"
     else:
         why = f"the job's process exited with code {os.WEXITSTATUS(wait_status)} without a result"
-    return pickle.dumps(("trace", Trace(Status.CRASHED, exception=ExceptionInfo("Crash", why))))
+    return _wire.pack_pickle(("trace", Trace(Status.CRASHED, exception=ExceptionInfo("Crash", why))))
 
 
-def _child_setup(memory_mb: int | None) -> None:  # pragma: no cover - runs in the job's process
+_sending = False
+
+
+def _send_result(fd: int, result: tuple) -> None:  # pragma: no cover - runs in the job's process
+    global _sending
+    _sending = True  # from here on a checkpoint request is ignored: one frame per job
+    _wire.write_all(fd, _wire.pack_pickle(result))
+
+
+def _running_recorder():  # pragma: no cover - runs in the job's process
+    """The recorder of the ``trace_call`` running in this process, or ``None``: the tracer keeps
+    it on the SIGALRM handler it installs for the call (``execverify_data.trace._Alarm``).
+    ``tests/test_trusted_runner.py`` fails if the tracer stops doing so."""
+    handler = signal.getsignal(signal.SIGALRM)
+    return getattr(getattr(handler, "__self__", None), "recorder", None)
+
+
+def _checkpoint_handler(fd: int):  # pragma: no cover - runs in the job's process
+    def on_checkpoint(signum, frame):
+        if _sending:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)  # no late SIGALRM of the tracer interrupts the checkpoint
+        recorder = _running_recorder()
+        events: tuple = ()
+        if recorder is not None:
+            recorder.done = True
+            recorder.stop(Status.TIMEOUT, frame)  # freezes the pending events (no-op once stopped)
+            events = recorder.build_events()
+        stdout = sys.stdout.getvalue() if hasattr(sys.stdout, "getvalue") else ""
+        try:
+            _send_result(fd, ("trace", Trace(Status.TIMEOUT, events, stdout=stdout)))
+        finally:
+            os._exit(0)
+
+    return on_checkpoint
+
+
+def _child_setup(memory_mb: int | None, result_fd: int) -> None:  # pragma: no cover - runs in the job's process
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGUSR1, _checkpoint_handler(result_fd))
     if memory_mb is not None:
         import resource
 
-        limit = memory_mb * 1024 * 1024
+        limit = int(memory_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     null = os.open(os.devnull, os.O_RDWR)
     for target in (0, 1, 2):
@@ -215,71 +237,9 @@ def _child_setup(memory_mb: int | None) -> None:  # pragma: no cover - runs in t
 # ---------------------------------------------------------------------- the parent side
 
 
-class _Worker:
-    def __init__(self, python: str):
-        self.python = python
-        self.ready = False
-        self.stderr = tempfile.TemporaryFile()  # read only if the worker fails to start
-        parent_end, worker_end = socket.socketpair()
-        env = dict(os.environ)
-        env["PYTHONHASHSEED"] = "0"
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
-        env.pop("PYTHONSTARTUP", None)
-        self.process = subprocess.Popen(
-            [python, "-c", _BOOT, str(worker_end.fileno())],
-            pass_fds=(worker_end.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.stderr,
-            env=env,
-            start_new_session=True,
-        )
-        worker_end.close()
-        self.sock = parent_end
-        self.sock.settimeout(60.0)  # a worker that starts a reply finishes it quickly
-
-    def fileno(self) -> int:
-        return self.sock.fileno()
-
-    def wait_ready(self) -> None:
-        """Wait for the worker's start-up handshake; raise if it could not start."""
-        if self.ready:
-            return
-        try:
-            message = _recv(self.sock)
-        except OSError:
-            message = None
-        if message != _READY:
-            try:
-                self.process.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                pass
-            self.stderr.seek(0)
-            tail = self.stderr.read().decode("utf-8", "replace").strip().splitlines()[-3:]
-            self.kill()
-            raise ExecVerifyError(
-                f"a trusted-runner worker ({self.python}) could not start: "
-                + (" | ".join(tail) or f"exit status {self.process.returncode}")
-                + "; check that this interpreter can import execverify_data"
-            )
-        self.ready = True
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.sock.close()
-        self.process.wait()
-        self.stderr.close()
-
-    def close(self, wait: float = 2.0) -> None:
-        self.sock.close()  # the worker reads EOF and exits
-        try:
-            self.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            self.kill()
-        self.stderr.close()
+def _worker_boot(python: str) -> Boot:
+    return Boot(name="a trusted-runner worker", target="execverify_data.sandbox.trusted:_worker_main",
+                python=python, env=minimal_env(PYTHONHASHSEED="0"))
 
 
 def _positive(name: str, value, kind=(int, float), allow_none: bool = False):
@@ -301,7 +261,7 @@ class TrustedRunner:
             of a job's process in MiB; ``None`` for no limit.
         grace (`float`, optional, defaults to 1.0): extra seconds before the hard kills.
         python (`str`, optional, defaults to `sys.executable`): the interpreter the workers
-            run; it must be able to import this package (its root is put on ``PYTHONPATH``).
+            run; it must be able to import this package (its root is put first on ``sys.path``).
 
     Use it as a context manager, or call :meth:`close`.
     """
@@ -322,7 +282,7 @@ class TrustedRunner:
         self.memory_mb = _positive("memory_mb", memory_mb, int, allow_none=True)
         self.grace = float(_positive("grace", grace))
         self.python = python or sys.executable
-        self._pool: list[_Worker] = []
+        self._pool: list[WarmProcess] = []
         self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -337,7 +297,7 @@ class TrustedRunner:
         if self._closed:
             raise InvalidArgument("this TrustedRunner is closed; create a new one")
         while len(self._pool) < self.workers:
-            self._pool.append(_Worker(self.python))
+            self._pool.append(WarmProcess(_worker_boot(self.python)))
 
     def close(self) -> None:
         """Stop the workers. Idempotent."""
@@ -383,19 +343,20 @@ class TrustedRunner:
         results: list = [None] * len(work)
         self._start()
         idle = list(self._pool)
-        busy: dict[_Worker, tuple[int, float]] = {}
+        busy: dict[WarmProcess, tuple[int, float]] = {}
         hard_limit = self.timeout + 3 * self.grace
         try:
             while work or busy:
                 while work and idle:
                     worker = idle.pop()
                     index, job = work.popleft()
-                    message = pickle.dumps(
-                        (job.source, job.call, bool(job.trusted_call), self.max_steps, self.timeout, self.memory_mb, self.grace)
-                    )
+                    message = _wire.pack_json({
+                        "source": job.source, "call": job.call, "trusted_call": bool(job.trusted_call),
+                        "max_steps": self.max_steps, "timeout": self.timeout, "memory_mb": self.memory_mb,
+                        "grace": self.grace})
                     worker.wait_ready()
                     try:
-                        _send(worker.sock, message)
+                        worker.send(message)
                     except OSError:
                         results[index] = _crashed("the worker process died before taking the job")
                         idle.append(self._replace(worker))
@@ -407,15 +368,13 @@ class TrustedRunner:
                 ready, _, _ = select.select(list(busy), [], [], wait)
                 for worker in ready:
                     index, _ = busy.pop(worker)
-                    try:
-                        payload = _recv(worker.sock)
-                    except OSError:
-                        payload = None
-                    if payload is None:
+                    # a worker that starts a reply finishes it quickly
+                    reply = worker.recv(time.monotonic() + 60.0, kinds=_RESULT_KINDS, max_bytes=MAX_RESULT_BYTES)
+                    if not _is_result(reply):
                         results[index] = _crashed("the worker process died while running the job")
                         idle.append(self._replace(worker))
                         continue
-                    kind, value = pickle.loads(payload)
+                    kind, value = reply
                     results[index] = value if kind == "trace" else ProgramError(value)
                     idle.append(worker)
                 now = time.monotonic()
@@ -436,11 +395,16 @@ class TrustedRunner:
                     raise result
         return results
 
-    def _replace(self, worker: _Worker) -> _Worker:
+    def _replace(self, worker: WarmProcess) -> WarmProcess:
         worker.kill()
-        fresh = _Worker(self.python)
+        fresh = WarmProcess(_worker_boot(self.python))
         self._pool[self._pool.index(worker)] = fresh
         return fresh
+
+
+def _is_result(reply) -> bool:
+    return (isinstance(reply, tuple) and len(reply) == 2
+            and ((reply[0] == "trace" and isinstance(reply[1], Trace)) or (reply[0] == "program_error" and isinstance(reply[1], str))))
 
 
 def _crashed(why: str) -> Trace:

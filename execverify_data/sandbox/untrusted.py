@@ -5,8 +5,14 @@ pre-imported zygote, evaluates the requested calls there, and returns each call'
 canonical value (:func:`execverify_data.values.encode`) or exception. The child
 never sees expected values: verdicts are decided in the caller's process (see
 :mod:`execverify_data.rewards`). Layers (``docs/sandbox.md``, ``execverify doctor``):
-zygote + rlimits, privilege drop, seccomp, bubblewrap; each is used when this
+zygote + rlimits, privilege drop, seccomp, Landlock, bubblewrap; each is used when this
 machine supports it.
+
+Everything a child produces (its result, its stdout and stderr, a test's verdict) comes
+back to this process directly, on descriptors created here and attached to the job; it
+is checked against the request (the number and shape of the calls, sizes) before it
+becomes a :class:`SandboxResult`, and whatever arrives, a call ends with a status within
+its timeout plus :data:`HOST_GRACE` seconds.
 
 >>> result = run_untrusted("def add(a, b):\\n    return a + b", ["add(1, 2)", "add(1, None)"], timeout=5)
 >>> result.status, result.calls[0].value.text, result.calls[1].error
@@ -18,24 +24,26 @@ machine supports it.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import enum
 import fcntl
 import os
 import queue
 import select
-import shutil
-import subprocess
+import signal
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
-from execverify_data.sandbox import _zygote, layers as _layers
+from execverify_data.sandbox import _fs, _wire
+from execverify_data.sandbox import layers as _layers
+from execverify_data.sandbox.warm import PACKAGE_ROOT, Boot, WarmProcess
 from execverify_data.values import CanonicalValue
 
 __all__ = [
@@ -50,10 +58,15 @@ __all__ = [
 
 #: Largest accepted code text, in UTF-8 bytes (longer code gives ``Status.REJECTED``).
 MAX_CODE_BYTES = 1 << 20
+#: Seconds a call may take beyond its timeout before its worker is killed and replaced.
+HOST_GRACE = 0.8
+#: Largest result frame of a call (the canonical values of all its calls).
+MAX_RESULT_BYTES = 16 * 1024 * 1024
+_MAX_VERDICT_BYTES = 1 << 20
 _UID_BASE = 1_990_000_000
 _UID_SLOTS = 4096
 _STARTUP_TIMEOUT = 60.0
-_GRACE = 10.0
+_SIGKILL = int(signal.SIGKILL)
 
 
 class Status(str, enum.Enum):
@@ -130,26 +143,14 @@ class SandboxResult:
 
 @dataclass(frozen=True)
 class _Config:
-    bwrap: list[str] | None
+    bwrap: tuple[str, ...] | None
     seccomp: bool
     drop_privileges: bool
+    landlock: int  # the ABI, 0 when off
+    python: str
 
 
 # --------------------------------------------------------------------------- worker processes
-
-_spawner: ThreadPoolExecutor | None = None
-_spawner_lock = threading.Lock()
-
-
-def _spawn(fn, *args):
-    """Run ``fn`` in one long-lived thread: ``bwrap --die-with-parent`` ties the sandbox to the
-    *thread* that started it, so workers must not be started from short-lived threads."""
-    global _spawner
-    with _spawner_lock:
-        if _spawner is None:
-            _spawner = ThreadPoolExecutor(1, thread_name_prefix="execverify-sandbox-spawner")
-        executor = _spawner
-    return executor.submit(fn, *args).result()
 
 
 def _allocate_uid() -> tuple[int, int]:
@@ -169,100 +170,239 @@ def _allocate_uid() -> tuple[int, int]:
     raise ExecVerifyError("no free sandbox uid: too many untrusted workers on this machine")
 
 
-def _read_frame(fd: int, deadline: float):
-    """Read one frame from ``fd`` before ``deadline`` (``None`` on EOF or time-out)."""
-    buffer = bytearray()
-    need = _zygote._HEADER.size
-    size = None
-    while True:
-        while len(buffer) < need:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(fd, max(1 << 16, need - len(buffer)))
-            if not chunk:
-                return None
-            buffer += chunk
-        if size is None:
-            (size,) = _zygote._HEADER.unpack_from(buffer)
-            need = _zygote._HEADER.size + size
-            continue
-        import json
-
-        return json.loads(bytes(buffer[_zygote._HEADER.size:need]).decode("utf-8"))
+def _import_failure(why: str, config: _Config) -> str:
+    hidden = _layers.unreadable_ancestors(_layers.interpreter_dirs(config.python))
+    where = (f"the interpreter is below {', '.join(hidden)}, which the sandbox's unprivileged uid cannot read"
+             if hidden else "the sandbox's unprivileged uid cannot read the interpreter's files")
+    return (f"sandboxed children cannot import modules here ({why}): {where}; install bubblewrap (Debian package "
+            "bubblewrap), which shows them the interpreter, or install Python where other users can read it "
+            "(for example under /usr/local or /opt); `execverify doctor` checks this")
 
 
 class _Worker:
-    """One zygote process (inside bwrap when configured) and its pipes."""
+    """One zygote process (inside bwrap when configured), its uids and its private directory."""
 
     def __init__(self, config: _Config):
-        self.uid_lock = None
+        self.locks: list[int] = []
+        self.uids: list[int] = []
         self.tmpdir = None
-        self.uid = None
-        cfg: dict = {"seccomp": config.seccomp}
-        if config.drop_privileges:
-            self.uid, self.uid_lock = _allocate_uid()
-            cfg.update(uid=self.uid, gid=self.uid)
-        package_root = str(Path(__file__).resolve().parents[2])
-        boot = (f"import sys; sys.path.insert(0, {package_root!r}); "
-                "from execverify_data.sandbox._zygote import main; main()")
-        python = [sys.executable, "-I", "-B", "-c", boot]
-        if config.bwrap:
-            argv = [*config.bwrap, "--", shutil.which("env") or "/usr/bin/env", "-i", *python]
-            cfg["tmpdir"] = "/tmp"
-        else:
-            argv = python
-            self.tmpdir = tempfile.mkdtemp(prefix="execverify-sandbox-")
-            os.chmod(self.tmpdir, 0o711)
-            cfg["tmpdir"] = self.tmpdir
-        self.proc = _spawn(lambda: subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={}, close_fds=True, start_new_session=True, cwd="/"))
-        self.req_fd = self.proc.stdin.fileno()
-        self.resp_fd = self.proc.stdout.fileno()
+        self.proc = None
+        cfg: dict = {"seccomp": config.seccomp, "landlock": config.landlock, "bwrap": bool(config.bwrap),
+                     "read_paths": list(_layers.sandbox_paths(config.python)), "devices": list(_layers.DEVICES),
+                     "site_dirs": list(_layers.site_dirs(config.python))}
+        package_fd = None
         try:
-            _zygote.write_frame(self.req_fd, cfg)
-            ready = _read_frame(self.resp_fd, time.monotonic() + _STARTUP_TIMEOUT)
-        except OSError:
-            ready = None
-        if not ready or not ready.get("ready"):
+            if config.drop_privileges:
+                for key in ("uid", "tester_uid"):  # the tester has a uid of its own
+                    uid, lock = _allocate_uid()
+                    self.uids.append(uid)
+                    self.locks.append(lock)
+                    cfg[key], cfg[key.replace("uid", "gid")] = uid, uid
+            if config.bwrap:
+                # the zygote imports this package through a descriptor it closes before forking anything:
+                # the sandbox's filesystem holds neither the package (its data has benchmark solutions) nor the checkout
+                package_fd = os.open(PACKAGE_ROOT, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                path, wrapper, cfg["tmpdir"], cfg["package_fd"] = f"/proc/self/fd/{package_fd}", (*config.bwrap, "--"), \
+                    "/tmp", package_fd
+            else:
+                self.tmpdir = tempfile.mkdtemp(prefix="execverify-sandbox-")
+                os.chmod(self.tmpdir, 0o711)
+                path, wrapper, cfg["tmpdir"] = PACKAGE_ROOT, (), self.tmpdir
+            self.proc = WarmProcess(Boot(
+                name="a sandbox worker", target="execverify_data.sandbox._zygote:main", python=config.python,
+                flags=("-I", "-B"), path=(path,), env={}, wrapper=wrapper,
+                pass_fds=(package_fd,) if package_fd is not None else (), config=cfg, seqpacket=True,
+                startup_timeout=_STARTUP_TIMEOUT, hint="run `execverify doctor` to see which layers work here"))
+            ready = self.proc.wait_ready()
+            if ready.get("imports"):
+                raise ExecVerifyError(_import_failure(str(ready["imports"]), config))
+        except BaseException:
             self.close()
-            raise ExecVerifyError(f"the sandbox worker did not start (command: {' '.join(argv[:3])} ...); "
-                                  "run `execverify doctor` to see which layers work here")
+            raise
+        finally:
+            if package_fd is not None:
+                os.close(package_fd)
         self.info = ready
 
-    def request(self, frames: list[dict], deadline: float) -> dict | None:
+    @property
+    def uid(self) -> int | None:
+        """The candidates' uid (``None`` without the privilege drop)."""
+        return self.uids[0] if self.uids else None
+
+    def run(self, job: dict, fds: list[int], reader: int, cap: int, deadline: float):
+        """Send ``job`` with ``fds``; read ``reader`` (up to ``cap`` bytes) until the zygote answers.
+
+        ``reader`` is this method's to close: it is closed as soon as more than ``cap`` bytes
+        came, so that the child's next write fails at once instead of blocking until its timeout.
+        Returns ``(response, data, overflow)``; ``response`` is ``None`` when the zygote died,
+        broke the protocol or missed ``deadline``."""
+        data = bytearray()
+        overflow = False
         try:
-            for frame in frames:
-                _zygote.write_frame(self.req_fd, frame)
-            return _read_frame(self.resp_fd, deadline)
-        except (OSError, ValueError):
-            return None
+            try:
+                self.proc.send(_wire.pack_json(job), fds)
+            except OSError:
+                return None, b"", False
+            poller = select.poll()
+            poller.register(self.proc.sock, select.POLLIN)
+            poller.register(reader, select.POLLIN)
+            response = None
+            while response is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None, bytes(data[:cap]), overflow
+                for fd, _ in poller.poll(left * 1000):
+                    if fd == reader:
+                        chunk = _read_some(reader, cap + 1 - len(data))
+                        if chunk is None:  # nothing after all
+                            continue
+                        data += chunk
+                        if not chunk or len(data) > cap:  # end of file, or more than anything valid
+                            poller.unregister(reader)
+                            overflow = len(data) > cap
+                            if overflow:
+                                os.close(reader)
+                                reader = -1
+                    elif fd == self.proc.sock.fileno():
+                        response = self.proc.recv(deadline)
+                        if not isinstance(response, dict):
+                            return None, bytes(data[:cap]), overflow
+            while reader >= 0 and not overflow:  # what the child wrote before it ended (nobody still writes)
+                chunk = _read_some(reader, cap + 1 - len(data))
+                if not chunk:
+                    break
+                data += chunk
+                overflow = len(data) > cap
+            return response, bytes(data[:cap]), overflow
+        finally:
+            if reader >= 0:
+                _close(reader)
 
     def close(self) -> None:
-        proc = self.proc if hasattr(self, "proc") else None
-        if proc is not None:
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            try:
-                proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(proc.pid, 9)
-                except OSError:
-                    pass
-                proc.wait()
+        """Stop the zygote and remove what it leaves (idempotent; never raises)."""
+        proc, self.proc = self.proc, None
+        with contextlib.suppress(Exception):
+            if proc is not None:
+                proc.close()
         if self.tmpdir:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-        if self.uid_lock is not None:
-            os.close(self.uid_lock)
-            self.uid_lock = None
+            with contextlib.suppress(Exception):
+                _fs.remove_tree(self.tmpdir)
+            self.tmpdir = None
+        locks, self.locks = self.locks, []
+        for lock in locks:
+            with contextlib.suppress(OSError):
+                os.close(lock)
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+        self.close()
+
+
+def _read_some(fd: int, n: int) -> bytes | None:
+    """Up to ``n`` bytes of a non-blocking pipe: ``b""`` at end of file, ``None`` when nothing is there yet."""
+    try:
+        return os.read(fd, max(1, min(n, 1 << 20)))
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
+
+
+def _memfd(name: str, data: bytes = b"") -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    if data:
+        _wire.write_all(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+# --------------------------------------------------------------------------- reading what came back
+
+
+class _Bad(Exception):
+    """What a child sent does not match its request."""
+
+
+def _flag(text: str) -> bool:
+    if text not in ("0", "1"):
+        raise _Bad(f"a flag field holds {text[:20]!r}")
+    return text == "1"
+
+
+def _calls_from_record(fields: list[str], secret: str, n_calls: int):
+    """``(error, memory, calls)`` from a call-mode result record, checked against the request."""
+    if len(fields) < 4 or fields[0] != secret:
+        raise _Bad("the result frame does not carry the call's secret")
+    has_error, error, memory = _flag(fields[1]), fields[2], _flag(fields[3])
+    expected = 4 if has_error else 4 + 5 * n_calls
+    if len(fields) != expected:
+        raise _Bad(f"the result frame has {len(fields)} fields for {n_calls} calls")
+    calls = []
+    for i in range(4, len(fields), 5):
+        tag, a, b, c, d = fields[i:i + 5]
+        if tag == "v":
+            calls.append(CallResult(value=CanonicalValue(a, b, _flag(c), d or None)))
+        elif tag == "e" and a.isidentifier():
+            calls.append(CallResult(error=a, message=b))
+        else:
+            raise _Bad(f"a call result of kind {tag[:10]!r}")
+    return (error if has_error else None), memory, tuple(calls)
+
+
+def _valid_response(response) -> bool:
+    if not isinstance(response, dict):
+        return False
+    if "error" in response:
+        return isinstance(response["error"], str)
+    status = response.get("exit_status")
+    return (isinstance(status, int) and not isinstance(status, bool) and isinstance(response.get("killed"), bool)
+            and isinstance(response.get("timed_out"), bool) and isinstance(response.get("duration_s"), (int, float))
+            and response.get("tester") in (None, "ok", "died", "stuck"))
+
+
+def _exit_info(status: int) -> tuple[int | None, int | None]:
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status), None
+    return None, None
+
+
+def _death(status: int) -> tuple[Status, str]:
+    """Status and detail for a child that ended without a valid result."""
+    exit_code, sig = _exit_info(status)
+    if sig == signal.SIGXFSZ:
+        return Status.OUTPUT_LIMIT, "file size limit (RLIMIT_FSIZE) reached"
+    if sig == signal.SIGXCPU:
+        return Status.TIMEOUT, "CPU time limit (RLIMIT_CPU) reached"
+    if sig == _SIGKILL:
+        return Status.KILLED, "killed by SIGKILL"
+    if sig is not None:
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = str(sig)
+        return Status.CRASHED, f"killed by signal {name}"
+    if exit_code == 71:
+        return Status.CRASHED, "sandbox set-up failed in the child"
+    return Status.CRASHED, f"exited with code {exit_code} without a valid result"
+
+
+def _output(fd: int, limit: int) -> tuple[str, bool]:
+    """A child's captured stream, truncated to ``limit`` bytes, and whether it reached the cap."""
+    try:
+        size = os.fstat(fd).st_size
+        text = _wire.read_file(fd, limit).decode("utf-8", "replace")
+    except OSError:
+        return "", False
+    return text, size >= limit
 
 
 # --------------------------------------------------------------------------- pool
@@ -298,9 +438,13 @@ class UntrustedPool:
             ``True`` = required (``ExecVerifyError`` when missing), ``False`` = off.
         seccomp (`bool`, optional): same, for the seccomp filter.
         drop_privileges (`bool`, optional): same, for the uid/gid drop (needs root).
+        landlock (`bool`, optional): same, for the Landlock confinement of each child.
+        python (`str`, optional, defaults to `sys.executable`): the interpreter the zygotes run.
 
-    Workers start on first use and are replaced when one dies or hangs. Use as a
-    context manager or call :meth:`close`.
+    Workers start on first use (the first one checks that a confined child can import the
+    standard library and the installed packages, and raises ``ExecVerifyError`` naming the
+    fix when it cannot) and are replaced when one dies or hangs. Use as a context manager
+    or call :meth:`close`.
 
     >>> with UntrustedPool(1) as pool:
     ...     pool.run("x = 6 * 7", ["x"]).calls[0].value.text
@@ -308,17 +452,24 @@ class UntrustedPool:
     """
 
     def __init__(self, workers: int | None = None, *, bwrap: bool | None = None, seccomp: bool | None = None,
-                 drop_privileges: bool | None = None):
+                 drop_privileges: bool | None = None, landlock: bool | None = None, python: str | None = None):
         if workers is None:
             workers = default_workers()
         _check_positive("workers", workers, int)
+        if python is not None and not (isinstance(python, str) and os.access(python, os.X_OK)):
+            raise InvalidArgument(f"python must be the path of an interpreter, got {python!r}")
         if not _layers.layer("zygote").available:
             raise ExecVerifyError(f"the untrusted runner cannot work here: {_layers.layer('zygote').detail}")
+        python = python or sys.executable
         use_bwrap = _resolve(bwrap, "bwrap")
+        use_landlock = _resolve(landlock, "landlock")
+        command = _layers.bwrap_command(python) if use_bwrap else None
         self.config = _Config(
-            bwrap=_layers.bwrap_command() if use_bwrap else None,
+            bwrap=tuple(command) if command else None,
             seccomp=_resolve(seccomp, "seccomp"),
             drop_privileges=_resolve(drop_privileges, "privilege_drop"),
+            landlock=_landlock_abi() if use_landlock else 0,
+            python=python,
         )
         self.size = workers
         self._closed = False
@@ -342,6 +493,8 @@ class UntrustedPool:
             names.append("privilege_drop")
         if self.config.seccomp:
             names.append("seccomp")
+        if self.config.landlock:
+            names.append("landlock")
         if self.config.bwrap:
             names.append("bwrap")
         return tuple(names)
@@ -349,8 +502,8 @@ class UntrustedPool:
     # -- running
     def run(self, code: str | bytes, calls: Sequence[str] = (), *, test: str | None = None, timeout: float = 5.0,
             memory_mb: int = 512, output_limit: int = 64 * 1024, max_threads: int = 16,
-            max_code_bytes: int = MAX_CODE_BYTES) -> SandboxResult:
-        """Run ``code``, then evaluate each expression of ``calls``, then ``test`` (see :func:`run_untrusted`)."""
+            max_code_bytes: int = MAX_CODE_BYTES, stdin: str | None = None) -> SandboxResult:
+        """Run ``code``, then evaluate each expression of ``calls``, or ``test`` (see :func:`run_untrusted`)."""
         _check_positive("timeout", timeout)
         _check_positive("memory_mb", memory_mb, int)
         _check_positive("output_limit", output_limit, int)
@@ -359,8 +512,10 @@ class UntrustedPool:
             raise InvalidArgument("calls must be a sequence of expression strings, such as ['add(1, 2)']")
         if test is not None and not isinstance(test, str):
             raise InvalidArgument(f"test must be a string of Python code or None, got {type(test).__name__}")
-        if test is not None and calls:
-            raise InvalidArgument("pass either calls or test, not both: they run in different modes")
+        if stdin is not None and not isinstance(stdin, str):
+            raise InvalidArgument(f"stdin must be a string or None, got {type(stdin).__name__}")
+        if test is not None and (calls or stdin is not None):
+            raise InvalidArgument("pass either calls (or stdin) or test, not both: they run in different modes")
         if isinstance(code, (bytes, bytearray)):
             try:
                 code = bytes(code).decode("utf-8")
@@ -370,23 +525,26 @@ class UntrustedPool:
             raise InvalidArgument(f"code must be str or bytes, got {type(code).__name__}")
         try:
             size = len(code.encode("utf-8"))
+            test_bytes = test.encode("utf-8") if test is not None else b""
+            stdin_bytes = stdin.encode("utf-8") if stdin is not None else None
         except UnicodeEncodeError as exc:
-            return SandboxResult(Status.REJECTED, detail=f"code is not valid Unicode text: {exc}")
+            return SandboxResult(Status.REJECTED, detail=f"code, test or stdin is not valid Unicode text: {exc}")
         if size > max_code_bytes:
             return SandboxResult(Status.REJECTED, detail=f"code is {size} bytes, more than max_code_bytes={max_code_bytes}")
-        payload = {"code": code, "calls": list(calls), "test_follows": test is not None, "timeout": float(timeout),
-                   "memory_mb": int(memory_mb), "output_limit": int(output_limit), "max_threads": int(max_threads)}
-        frames = [payload] if test is None else [payload, {"test": test}]
+        limits = {"timeout": float(timeout), "memory_mb": int(memory_mb), "output_limit": int(output_limit),
+                  "max_threads": int(max_threads)}
+        request = _wire.pack_json({"code": code, "calls": list(calls), "script": stdin is not None})
+        deadline = time.monotonic() + float(timeout) + HOST_GRACE
         worker = self._acquire()
         healthy = False
         try:
-            response = worker.request(frames, time.monotonic() + float(timeout) + _GRACE)
-            healthy = response is not None
+            if test is None:
+                result, healthy = _run_calls(worker, limits, request, len(calls), stdin_bytes, deadline)
+            else:
+                result, healthy = _run_test(worker, limits, request, test_bytes, deadline)
         finally:
             self._release(worker, healthy)
-        if response is None:
-            return SandboxResult(Status.KILLED, detail="the sandbox worker died or hung; it was replaced")
-        return _to_result(response)
+        return result
 
     def run_many(self, jobs: Iterable[dict]) -> list[SandboxResult]:
         """Run several ``run`` keyword dicts concurrently on the pool's workers, results in order."""
@@ -426,11 +584,11 @@ class UntrustedPool:
         else:
             with self._lock:
                 self._workers.discard(worker)
-            _kill_worker(worker)
+            worker.kill()
         self._slots.release()
 
     def close(self) -> None:
-        """Stop every worker (idempotent)."""
+        """Stop every worker (idempotent; never raises)."""
         self._closed = True
         if self._pid != os.getpid():
             return
@@ -452,32 +610,131 @@ class UntrustedPool:
         raise TypeError("UntrustedPool holds processes and cannot be pickled; pickle its settings instead")
 
 
-def _kill_worker(worker: _Worker) -> None:
+def _landlock_abi() -> int:
+    from execverify_data.sandbox import _linux
+
+    return _linux.landlock_abi()
+
+
+_KILLED = SandboxResult(Status.KILLED, detail="the sandbox worker died or hung; it was replaced")
+
+
+def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdin: bytes | None,
+               deadline: float) -> tuple[SandboxResult, bool]:
+    """One call-mode job on ``worker``: ``(result, whether the worker is still usable)``."""
+    result_r, result_w = os.pipe2(os.O_CLOEXEC)
+    os.set_blocking(result_r, False)
+    secret_r, secret_w = os.pipe2(os.O_CLOEXEC)
+    secret = os.urandom(16).hex()
+    os.write(secret_w, secret.encode())  # made here: never in the memory of the zygote any child is forked from
+    os.close(secret_w)
+    out, err = _memfd("stdout"), _memfd("stderr")
+    fds = [_memfd("request", request), result_w, secret_r, out, err]
+    if stdin is not None:
+        fds.append(_memfd("stdin", stdin))
+    job = {"mode": "calls", "stdin": stdin is not None, **limits}
     try:
-        os.killpg(worker.proc.pid, 9)
-    except OSError:
-        pass
-    worker.close()
-
-
-def _to_result(response: dict) -> SandboxResult:
-    calls = []
-    for item in response.get("calls") or ():
-        if "value" in item:
-            text, type_name, askable, reason = item["value"]
-            calls.append(CallResult(value=CanonicalValue(text, type_name, bool(askable), reason)))
+        response, data, overflow = worker.run(job, fds, result_r, MAX_RESULT_BYTES, deadline)
+    finally:
+        _close(*(fd for fd in fds if fd not in (out, err)))
+    try:
+        if not _valid_response(response):
+            return _KILLED, False
+        if "error" in response:
+            return SandboxResult(Status.CRASHED, detail=response["error"][:2000]), True
+        status = response["exit_status"]
+        base = _base(response)
+        if response["timed_out"]:
+            result = SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
+        elif overflow:
+            result = SandboxResult(Status.OUTPUT_LIMIT, detail="result channel exceeded its cap", **base)
+        elif os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]:
+            try:
+                fields = _wire.decode(data, kinds=(_wire.RECORD,), max_bytes=MAX_RESULT_BYTES,
+                                      max_fields=4 + 5 * n_calls)
+                error, memory, calls = _calls_from_record(fields, secret, n_calls)
+            except (_wire.FrameError, _Bad) as exc:
+                result = SandboxResult(Status.CRASHED, detail=f"no valid result: {exc}", **base)
+            else:
+                state = Status.MEMORY if memory else Status.ERROR if error else Status.OK
+                detail = (error or "MemoryError in a call") if memory else (error or "")
+                result = SandboxResult(state, calls=calls, error=error, detail=detail, **base)
         else:
-            calls.append(CallResult(error=str(item.get("error")), message=str(item.get("message", ""))))
+            state, detail = _death(status)
+            result = SandboxResult(state, detail=detail, **base)
+        return _with_output(result, out, err, limits["output_limit"]), True
+    finally:
+        _close(out, err)
+
+
+def _run_test(worker: _Worker, limits: dict, request: bytes, test: bytes, deadline: float) -> tuple[SandboxResult, bool]:
+    """One test-mode job on ``worker``: ``(result, whether the worker is still usable)``."""
+    out, err = _memfd("stdout"), _memfd("stderr")
+    verdict_r, verdict_w = os.pipe2(os.O_CLOEXEC)
+    os.set_blocking(verdict_r, False)
+    fds = [_memfd("request", request), out, err, _memfd("test", test), verdict_w]
     try:
-        status = Status(response.get("status"))
-    except ValueError:
-        status = Status.CRASHED
-    return SandboxResult(
-        status=status, calls=tuple(calls), test_passed=response.get("test_passed"), error=response.get("error"),
-        detail=response.get("detail") or "", stdout=response.get("stdout", ""), stderr=response.get("stderr", ""),
-        duration_s=float(response.get("duration_s") or 0.0), exit_code=response.get("exit_code"),
-        signal=response.get("signal"),
-    )
+        response, data, overflow = worker.run({"mode": "test", **limits}, fds, verdict_r, _MAX_VERDICT_BYTES, deadline)
+    finally:
+        _close(fds[0], fds[3], verdict_w)
+    try:
+        if not _valid_response(response):
+            return _KILLED, False
+        if "error" in response:
+            return SandboxResult(Status.CRASHED, detail=response["error"][:2000]), True
+        base = _base(response)
+        verdict = None
+        if data and not overflow:
+            with contextlib.suppress(_wire.FrameError):
+                verdict = _wire.decode(data, max_bytes=_MAX_VERDICT_BYTES)
+        if response["timed_out"]:
+            result = SandboxResult(Status.TIMEOUT, test_passed=False, detail=f"no result within {limits['timeout']} s",
+                                   **base)
+        elif not _valid_verdict(verdict):
+            result = SandboxResult(Status.CRASHED, test_passed=False, detail="the test process died without a verdict",
+                                   **base)
+        elif verdict["candidate_error"]:
+            state = Status.MEMORY if verdict["memory"] else Status.ERROR
+            result = SandboxResult(state, test_passed=False, error=verdict["candidate_error"],
+                                   detail=verdict["detail"], **base)
+        elif verdict["candidate_died"]:
+            state, detail = (_death(response["exit_status"]) if not response["killed"]
+                             else (Status.CRASHED, verdict["detail"]))
+            result = SandboxResult(state, test_passed=False, detail=detail, **base)
+        else:
+            state = Status.MEMORY if verdict["memory"] else Status.OK
+            result = SandboxResult(state, test_passed=verdict["test_passed"], detail=verdict["detail"], **base)
+        return _with_output(result, out, err, limits["output_limit"]), True
+    finally:
+        _close(out, err)
+
+
+def _valid_verdict(verdict) -> bool:
+    return (isinstance(verdict, dict) and isinstance(verdict.get("test_passed"), bool)
+            and isinstance(verdict.get("detail"), str) and isinstance(verdict.get("memory"), bool)
+            and isinstance(verdict.get("candidate_died"), bool)
+            and (verdict.get("candidate_error") is None or isinstance(verdict.get("candidate_error"), str)))
+
+
+def _base(response: dict) -> dict:
+    exit_code, sig = _exit_info(response["exit_status"])
+    if response["killed"]:
+        exit_code, sig = None, None
+    return {"duration_s": float(response["duration_s"]), "exit_code": exit_code, "signal": sig}
+
+
+def _with_output(result: SandboxResult, out: int, err: int, limit: int) -> SandboxResult:
+    import dataclasses
+
+    stdout, out_full = _output(out, limit)
+    stderr, err_full = _output(err, limit)
+    changes = {"stdout": stdout, "stderr": stderr}
+    if (out_full or err_full) and result.status in (Status.OK, Status.ERROR, Status.CRASHED):
+        name = "stdout" if out_full else "stderr"
+        changes.update(status=Status.OUTPUT_LIMIT, detail=f"{name} reached the {limit}-byte cap")
+        if result.test_passed is not None:
+            changes["test_passed"] = False
+    return dataclasses.replace(result, **changes)
 
 
 # --------------------------------------------------------------------------- module-level default pool
@@ -501,12 +758,10 @@ def _close_default() -> None:
 
 
 def _forget_after_fork() -> None:
-    # a forked process (TRL, multiprocessing) must not share the parent's zygote pipes
-    global _default, _spawner, _default_lock, _spawner_lock
+    # a forked process (TRL, multiprocessing) must not share the parent's zygote channels
+    global _default, _default_lock
     _default = None
-    _spawner = None
     _default_lock = threading.Lock()
-    _spawner_lock = threading.Lock()
 
 
 atexit.register(_close_default)
@@ -515,7 +770,8 @@ os.register_at_fork(after_in_child=_forget_after_fork)
 
 def run_untrusted(code: str | bytes, calls: Sequence[str] = (), *, timeout: float = 5.0, memory_mb: int = 512,
                   output_limit: int = 64 * 1024, test: str | None = None, max_threads: int = 16,
-                  max_code_bytes: int = MAX_CODE_BYTES, pool: UntrustedPool | None = None) -> SandboxResult:
+                  max_code_bytes: int = MAX_CODE_BYTES, stdin: str | None = None,
+                  pool: UntrustedPool | None = None) -> SandboxResult:
     """Run untrusted ``code`` in the sandbox, then evaluate ``calls`` and ``test`` in its namespace.
 
     Args:
@@ -525,11 +781,15 @@ def run_untrusted(code: str | bytes, calls: Sequence[str] = (), *, timeout: floa
         timeout (`float`, optional, defaults to 5.0): wall-clock seconds for the whole child.
         memory_mb (`int`, optional, defaults to 512): address-space limit of the child.
         output_limit (`int`, optional, defaults to 65536): cap in bytes on stdout, stderr and any written file.
-        test (`str`, optional): code run after the calls (builtins and trace hooks restored first);
-            :attr:`SandboxResult.test_passed` says whether it ran to its end without raising.
+        test (`str`, optional): test code run in a separate test process against the code's
+            functions (instead of ``calls``); :attr:`SandboxResult.test_passed` says whether it
+            ran to its end without raising.
         max_threads (`int`, optional, defaults to 16): threads the child may start (enforced with
             ``RLIMIT_NPROC`` when privileges are dropped).
         max_code_bytes (`int`, optional): larger code gives ``Status.REJECTED``.
+        stdin (`str`, optional): run ``code`` as a script (``__name__ == "__main__"``) with this
+            text as its standard input; its output is :attr:`SandboxResult.stdout` (``SystemExit``
+            with status 0 is not an error then).
         pool (`UntrustedPool`, optional, defaults to :func:`default_pool`).
 
     Bad code (syntax errors, infinite loops, endless output, crashes) never raises here: the
@@ -537,4 +797,4 @@ def run_untrusted(code: str | bytes, calls: Sequence[str] = (), *, timeout: floa
     """
     return (pool or default_pool()).run(code, calls, test=test, timeout=timeout, memory_mb=memory_mb,
                                         output_limit=output_limit, max_threads=max_threads,
-                                        max_code_bytes=max_code_bytes)
+                                        max_code_bytes=max_code_bytes, stdin=stdin)

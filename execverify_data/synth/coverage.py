@@ -255,6 +255,19 @@ class Cover:
             self.covered |= _covers(run)
             self.outputs.add(run.output)
 
+    def repairable(self) -> bool:
+        """Whether more inputs drawn around these are worth trying: at most one decision still goes one
+        way only (none never met), or every branch is covered and only the outputs are all equal. Other
+        gaps are almost never closed by mutations (measured: 5 of 123 programs with a decision never
+        evaluated, 1 of 35 with two one-sided decisions, 0 of 15 with a dead statement and every
+        decision covered; 38 of 179 with one one-sided decision, 11 of 42 constant outputs)."""
+        left = self.goals - self.covered
+        decisions = {g[0] for g in left if isinstance(g[0], int)}
+        if not decisions:
+            return not left  # dead statements with every decision covered: no
+        (only,) = decisions if len(decisions) == 1 else (None,)
+        return only is not None and not ((only, True) in left and (only, False) in left)
+
     def missing(self) -> str | None:
         left = self.goals - self.covered
         if any(isinstance(g[0], int) for g in left):

@@ -51,7 +51,7 @@ __all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "genera
 GENERATOR_VERSION = "2.0.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
-_ATTEMPTS = 8
+_ATTEMPTS = 4
 
 #: Targets no natural program uses (they would only appear as noise): left to other levels' vocabulary.
 UNNATURAL_TARGETS = frozenset({

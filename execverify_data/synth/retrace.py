@@ -9,8 +9,9 @@ different one under another ``PYTHONHASHSEED``; its "ground truth" is an acciden
 the hash seed that no reader of the code can know. About 1% of synthesized programs
 are like that (measured over 600 accepted programs under seeds 0, 1 and 2).
 
-:class:`Retracer` keeps one helper interpreter (``python -c``, ``PYTHONHASHSEED`` set to
-``hash_seed``) per instance. It receives ``(source, calls)`` on its stdin, traces each
+:class:`Retracer` keeps one helper interpreter (a warm process of
+:mod:`execverify_data.sandbox.warm`, ``PYTHONHASHSEED`` set to ``hash_seed``) per
+instance. It receives ``(source, calls)`` as a frame, traces each
 call with :func:`execverify_data.trace.trace_call` under the same step budget and
 timeout, and answers with one :func:`trace_digest` per call. It never forks; the
 helper is trusted code tracing our own synthesized programs (this is not a
@@ -26,27 +27,22 @@ True
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
-import pickle
-import select
-import struct
-import subprocess
-import sys
-import tempfile
 import time
 from operator import itemgetter
 
-from execverify_data.errors import ExecVerifyError, InvalidArgument
+from execverify_data.astwalk import walk
+from execverify_data.errors import InvalidArgument
+from execverify_data.sandbox import _wire
+from execverify_data.sandbox.warm import Boot, WarmProcess, minimal_env
 from execverify_data.trace import Trace
 
-__all__ = ["Retracer", "trace_digest"]
+__all__ = ["Retracer", "may_depend_on_hash_seed", "trace_digest"]
 
-_HEADER = struct.Struct("!I")
-_READY = "ready"
-_BOOT = "from execverify_data.synth.retrace import _main; _main()"
+_BOOT = "execverify_data.synth.retrace:_main"
 _TEXT, _TYPE = itemgetter(0), itemgetter(1)  # CanonicalValue.text, .type
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def trace_digest(trace: Trace) -> str:
@@ -68,35 +64,50 @@ def trace_digest(trace: Trace) -> str:
     return hashlib.sha1("\x1c".join(parts).encode("utf-8", "backslashreplace")).hexdigest()
 
 
-def _write(stream, obj) -> None:
-    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(payload)) + payload)
-    stream.flush()
+_VIEW_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Sub)
+_HASHED = frozenset({"set", "frozenset", "hash", "id"})
 
 
-def _read(stream):
-    head = stream.read(_HEADER.size)
-    if len(head) < _HEADER.size:
-        return None
-    size = _HEADER.unpack(head)[0]
-    payload = stream.read(size)
-    return None if len(payload) < size else pickle.loads(payload)
+def may_depend_on_hash_seed(code: str, param_types) -> bool:
+    """Whether a trusted program's trace could change with ``PYTHONHASHSEED``: only a set's
+    iteration order can (dicts keep insertion order; ints, floats and ``None`` hash the same in
+    every process), so a program that never holds a set cannot. Conservative: a set parameter,
+    a set display or comprehension, the names ``set``, ``frozenset``, ``hash``, ``id``, or a set
+    operator where a dict view appears (``d.keys() & other`` is a set) all say yes.
+
+    >>> may_depend_on_hash_seed("def f(xs):\\n    return sorted(xs)\\n", ("list[str]",))
+    False
+    >>> may_depend_on_hash_seed("def f(xs):\\n    return list(set(xs))\\n", ("list[str]",))
+    True
+    """
+    if any("set" in t for t in param_types):
+        return True
+    views = operators = False
+    for node in walk(ast.parse(code)):
+        if isinstance(node, (ast.Set, ast.SetComp)) or (isinstance(node, ast.Name) and node.id in _HASHED):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("keys", "items"):
+            views = True
+        elif isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, _VIEW_OPS):
+            operators = True
+    return views and operators
 
 
 def _main() -> None:  # pragma: no cover - runs in the helper interpreter
     import warnings
 
+    from execverify_data.sandbox import _wire
     from execverify_data.trace import trace_call
 
     warnings.simplefilter("ignore")
-    requests = os.fdopen(os.dup(0), "rb")
-    answers = os.fdopen(os.dup(1), "wb")
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)  # a program's own input() or print() never touches the protocol
-    os.dup2(devnull, 1)
-    _write(answers, _READY)
+    channel = _wire.take_channel()  # a program's own input() or print() never touches the protocol
+    _wire.read_frame(channel)  # the configuration (nothing to configure)
+    _wire.write_all(channel, _wire.pack_json({"ready": True}))
     while True:
-        request = _read(requests)
+        try:
+            request = _wire.read_frame(channel)
+        except _wire.FrameError:
+            return
         if request is None:  # the parent is gone
             return
         source, calls, max_steps, timeout = request
@@ -106,7 +117,7 @@ def _main() -> None:  # pragma: no cover - runs in the helper interpreter
                 out.append(trace_digest(trace_call(source, call, max_steps=max_steps, timeout=timeout)))
             except Exception as exc:  # noqa: BLE001 - reported as a digest that matches nothing
                 out.append(f"error: {type(exc).__name__}")
-        _write(answers, out)
+        _wire.write_all(channel, _wire.pack_json(out))
 
 
 def other_hash_seed() -> str:
@@ -116,6 +127,9 @@ def other_hash_seed() -> str:
 
 class Retracer:
     """A helper interpreter with another hash seed that re-traces calls (see the module docs).
+
+    The helper is a :class:`~execverify_data.sandbox.warm.WarmProcess` with a minimal
+    environment and ``PYTHONHASHSEED`` set to ``hash_seed``.
 
     Args:
         max_steps (`int`), timeout (`float`): the budgets of each traced call, as for ``trace_call``.
@@ -132,9 +146,7 @@ class Retracer:
             raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.max_steps, self.timeout, self.grace = max_steps, float(timeout), float(grace)
         self.hash_seed = str(hash_seed) if hash_seed is not None else other_hash_seed()
-        self._process: subprocess.Popen | None = None
-        self._stderr = None
-        self._ready = False
+        self._process: WarmProcess | None = None
         self.restarts = 0
 
     def __enter__(self) -> Retracer:
@@ -143,38 +155,14 @@ class Retracer:
     def __exit__(self, *exc_info) -> None:
         self.close()
 
-    def _start(self) -> subprocess.Popen:
-        env = dict(os.environ)
-        env["PYTHONHASHSEED"] = self.hash_seed
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
-        env.pop("PYTHONSTARTUP", None)
-        if self._stderr is None:
-            self._stderr = tempfile.TemporaryFile()  # read only if the helper cannot start
-        self._ready = False
-        return subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=self._stderr, env=env)
+    def _boot(self) -> Boot:
+        return Boot(name=f"the determinism check's second interpreter (PYTHONHASHSEED={self.hash_seed})",
+                    target=_BOOT, env=minimal_env(PYTHONHASHSEED=self.hash_seed))
 
     def start(self) -> None:
         """Start the helper now (it is started on first use otherwise), so its start-up overlaps other work."""
         if self._process is None:
-            self._process = self._start()
-
-    def _wait_ready(self, process: subprocess.Popen) -> None:
-        """Read the helper's start-up message; a helper that cannot start is an error, not a rejection."""
-        ready, _, _ = select.select([process.stdout], [], [], 60.0)
-        try:
-            message = _read(process.stdout) if ready else None
-        except (OSError, pickle.UnpicklingError, EOFError):
-            message = None
-        if message != _READY:
-            self._kill()
-            self._stderr.seek(0)
-            tail = self._stderr.read().decode("utf-8", "replace").strip().splitlines()[-3:]
-            raise ExecVerifyError(
-                f"the determinism check's second interpreter ({sys.executable}, PYTHONHASHSEED={self.hash_seed}) "
-                f"did not start: {' | '.join(tail) or 'no answer in 60 s'}; check that it can import execverify_data"
-            )
-        self._ready = True
+            self._process = WarmProcess(self._boot())
 
     def digests(self, source: str, calls: list[str]) -> list[str] | None:
         """One :func:`trace_digest` per call, traced in the helper; ``None`` if the helper died or got stuck.
@@ -184,22 +172,14 @@ class Retracer:
         """
         self.start()
         process = self._process
-        if not self._ready:
-            self._wait_ready(process)
+        process.wait_ready()
+        answer = None
         try:
-            _write(process.stdin, (source, list(calls), self.max_steps, self.timeout))
-            deadline = time.monotonic() + 5.0 + len(calls) * (self.timeout + self.grace)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                ready, _, _ = select.select([process.stdout], [], [], left)
-                if ready:
-                    break
-            answer = _read(process.stdout)
-        except (OSError, TimeoutError, pickle.UnpicklingError, EOFError):
-            answer = None
-        if answer is None or len(answer) != len(calls):
+            process.send(_wire.pack_json([source, list(calls), self.max_steps, self.timeout]))
+            answer = process.recv(time.monotonic() + 5.0 + len(calls) * (self.timeout + self.grace))
+        except OSError:
+            pass
+        if not (isinstance(answer, list) and len(answer) == len(calls) and all(isinstance(a, str) for a in answer)):
             self._kill()
             self.restarts += 1
             return None
@@ -209,19 +189,13 @@ class Retracer:
         process, self._process = self._process, None
         if process is not None:
             process.kill()
-            process.wait()
-            for stream in (process.stdin, process.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
 
     def __del__(self):  # pragma: no cover - best effort for a Retracer nobody closed
         process, self._process = getattr(self, "_process", None), None
         if process is not None:
             try:
-                process.stdin.close()  # the helper reads end of file and exits; Popen reaps it later
-                process.stdout.close()
+                process.sock.close()  # the helper reads end of file and exits; Popen reaps it later
+                process.stderr.close()
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 
@@ -229,16 +203,4 @@ class Retracer:
         """Stop the helper (idempotent)."""
         process, self._process = self._process, None
         if process is not None:
-            try:
-                process.stdin.close()  # the helper reads end of file and exits
-            except OSError:
-                pass
-            try:
-                process.wait(timeout=2.0)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            process.stdout.close()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+            process.close()
