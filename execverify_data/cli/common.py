@@ -95,11 +95,12 @@ def require_extra(extra: str, *, needed_by: str) -> None:
         raise click.ClickException(f"{needed_by} needs the '{extra}' extra ({', '.join(missing)} not installed): {install}")
 
 
-def require_backend_extra(spec: str, *, needed_by: str) -> None:
-    """:func:`require_extra` for the extra a model backend spec needs (``transformers:...``, ``vllm:...``)."""
+def require_backend_extra(spec: str, *, needed_by: str, prefix: str = "") -> None:
+    """:func:`require_extra` for the extra a model backend spec needs (``transformers:...``, ``vllm:...``);
+    the message names ``f"{needed_by} {prefix}{backend}:..."``."""
     backend = spec.partition(":")[0]
     if backend in ("transformers", "vllm"):
-        require_extra("train" if backend == "transformers" else "vllm", needed_by=f"{needed_by} {backend}:...")
+        require_extra("train" if backend == "transformers" else "vllm", needed_by=f"{needed_by} {prefix}{backend}:...")
 
 
 def read_jsonl(path: Path, *, flag: str) -> list[Any]:

@@ -48,7 +48,7 @@ def _levels_option(ctx: click.Context, param: click.Parameter, text: str) -> tup
 
 
 def _generators(names: tuple[str, ...], shares: tuple[float, ...]) -> tuple[tuple[str, float], ...]:
-    """``--generator`` and ``--share`` paired in order, checked for their form (the config checks the shares' sum)."""
+    """``--generator`` and ``--share`` paired in order: known names, one share each, summing to 1."""
     names = names or ("program",)
     for name in names:
         if name != "program" and not name.startswith("llm:"):
@@ -57,10 +57,17 @@ def _generators(names: tuple[str, ...], shares: tuple[float, ...]) -> tuple[tupl
                 "(llm:transformers:PATH, llm:vllm:PATH or llm:openai:URL#MODEL)", param_hint=["--generator"])
     if len(names) == 1 and not shares:
         return ((names[0], 1.0),)
+    example = "(e.g. --generator program --share 0.8 --generator llm:openai:URL#MODEL --share 0.2)"
     if len(shares) != len(names):
         raise click.BadParameter(
             f"{len(names)} --generator and {len(shares)} --share: give one --share per --generator, in the same order "
-            "(e.g. --generator program --share 0.8 --generator llm:openai:URL#MODEL --share 0.2)", param_hint=["--share"])
+            + example, param_hint=["--share"])
+    if len(set(names)) != len(names):
+        raise click.BadParameter(f"each generator is given once, got {', '.join(names)}", param_hint=["--generator"])
+    if abs(sum(shares) - 1) > 1e-9:
+        raise click.BadParameter(
+            f"the shares sum to {sum(shares):g} ({' + '.join(f'{s:g}' for s in shares)}); they must sum to 1 "
+            + example, param_hint=["--share"])
     return tuple(zip(names, shares))
 
 
@@ -69,7 +76,7 @@ def _check_backends(specs: tuple[str, ...]) -> None:
     from execverify_data.models import BackendError, BackendSpecError, get_generator
 
     for spec in specs:
-        require_backend_extra(spec, needed_by="--generator llm:")
+        require_backend_extra(spec, needed_by="--generator", prefix="llm:")
         if spec.partition(":")[0] != "openai":
             continue  # a local model loads in the worker that uses it (once per process), not twice
         try:
@@ -149,7 +156,7 @@ def synthesize(ctx: click.Context, n: int, seed: int, levels: tuple[int, ...], k
         given = [f"--{name.replace('_', '-')}" for name in _LLM_OPTIONS
                  if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
         if given:
-            raise click.UsageError(f"{', '.join(given)} only apply to LLM rows; add --generator llm:SPEC")
+            raise click.UsageError(f"{', '.join(given)}: only for LLM rows, and no --generator llm:SPEC was given")
     local = [spec for spec in llm_specs if spec.partition(":")[0] in _LOCAL_BACKENDS]
     if workers is None:
         workers = 1 if local else default_workers()
