@@ -477,8 +477,8 @@ def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) 
     finally:
         if own:
             tracer.close()
-    tally = _Tally()
-    records = [row["record"] for row in rows if tally.add(row, set())]
+    tally, seen = _Tally(), set()
+    records = [row["record"] for row in rows if tally.add(row, seen)]
     stats = tally.stats()
     stats["seconds"] = time.perf_counter() - t0
     return records, stats
