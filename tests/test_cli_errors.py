@@ -112,6 +112,8 @@ BAD_VALUES = [
     (SYN + ["--llm-samples", "2", "--llm-prompt", "completion", "--out", "o"], 2,
      "--llm-samples, --llm-prompt: only for LLM rows, and no --generator llm:SPEC was given"),
     (SYN + ["--generator", "llm:openai:http://127.0.0.1:9/v1#m", "--llm-samples", "0", "--out", "o"], 2, "'--llm-samples'"),
+    (SYN + ["--generator", "llm:transformers:./no/such/model", "--out", "o"], 2,
+     "'--generator': llm:transformers:./no/such/model: no model folder at ./no/such/model"),
     # build-release
     (["build-release", "--release-version", "0.0.1", "--n", "abc", "--out", "r"], 2, "'abc' is not a valid integer."),
     (["build-release", "--release-version", "0.0.1", "--n", "0", "--out", "r"], 2, "'--n': 0 is not in the range x>=1"),
@@ -327,6 +329,16 @@ def test_generator_server_without_the_model(inputs):
         line = check(run(SYN + ["--out", "o", "--generator", f"llm:openai:{url}#big"]), 2,
                      f"the server at {url} serves ['tiny'], not 'big'")
     assert f"write llm:openai:{url}#NAME" in line and not (inputs / "o").exists()
+
+
+@pytest.mark.slow
+def test_offline_generator_model_id(inputs, monkeypatch):
+    pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # inherited by the worker that loads the model
+    line = check(run(SYN + ["--out", "o", "--workers", "1", "--quiet", "--generator", "llm:transformers:nobody/no-such-model"]), 1,
+                 "--generator: cannot load the model of 'llm:transformers:nobody/no-such-model': ")
+    assert "a Hub id while online" in line
 
 
 @pytest.mark.slow

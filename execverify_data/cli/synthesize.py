@@ -77,6 +77,11 @@ def _check_backends(specs: tuple[str, ...]) -> None:
 
     for spec in specs:
         require_backend_extra(spec, needed_by="--generator", prefix="llm:")
+        backend, _, target = spec.partition(":")
+        if backend in _LOCAL_BACKENDS and target.startswith(("/", "./", "../", "~")) \
+                and not Path(target).expanduser().is_dir():
+            raise click.BadParameter(f"llm:{spec}: no model folder at {target}; give a folder that "
+                                     "from_pretrained loads, or a Hub id (ORG/NAME)", param_hint=["--generator"])
         if spec.partition(":")[0] != "openai":
             continue  # a local model loads in the worker that uses it (once per process), not twice
         try:
@@ -144,6 +149,8 @@ def synthesize(ctx: click.Context, n: int, seed: int, levels: tuple[int, ...], k
         execverify synthesize --n 1000 --generator program --share 0.8 \\
             --generator llm:openai:http://127.0.0.1:8000/v1#Qwen2.5-Coder-7B-Instruct --share 0.2 --out data/mix
     """
+    from concurrent.futures.process import BrokenProcessPool
+
     from execverify_data.errors import InvalidArgument
     from execverify_data.models import BackendError, BackendSpecError
     from execverify_data.pipeline import GeneratorLoadError, SynthConfig
@@ -197,6 +204,9 @@ def synthesize(ctx: click.Context, n: int, seed: int, levels: tuple[int, ...], k
             "a Hub id while online, or a running server (llm:openai:URL#MODEL)") from None
     except BackendError as exc:  # a server that stopped answering mid-run; finished shards are kept
         raise click.ClickException(f"--generator: {one_line(exc)}; rerun to resume") from None
+    except BrokenProcessPool:  # e.g. the kernel's OOM killer (a local model per worker); finished shards are kept
+        raise click.ClickException("a worker process died without a word (out of memory?); finished shards are "
+                                   "kept: rerun to resume, with fewer --workers if memory is short") from None
     except InvalidArgument as exc:  # e.g. OUT holds a run with other settings
         raise click.UsageError(str(exc)) from None
     if as_json:
@@ -207,7 +217,7 @@ def synthesize(ctx: click.Context, n: int, seed: int, levels: tuple[int, ...], k
         f"{summary['accepted']} programs in {summary['shards']} shard(s) under {out} ({summary['rows']} rows tried); "
         f"acceptance {summary['acceptance_rate']}, catalog coverage {cov['entries_used']}/{cov['entries_total']}, "
         f"structural uniqueness {summary['structural_uniqueness']}, "
-        f"{summary['throughput']['accepted_per_second']} programs/s this run"
+        f"{summary['throughput']['accepted_per_second'] or 0} programs/s this run"
     )
     if llm_specs:
         for name, g in summary["generators"].items():
