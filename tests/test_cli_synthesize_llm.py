@@ -301,7 +301,8 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
     from execverify_data import pipeline
     from execverify_data.synth import coverage, filters
 
-    config = SynthConfig(n=8, seed=SEED, generators=(("program", 0.5), (f"llm:openai:{server.base_url}#known-good", 0.5)))
+    # no '#MODEL': the server's first model is used, and recorded
+    config = SynthConfig(n=8, seed=SEED, generators=(("program", 0.5), (f"llm:openai:{server.base_url}", 0.5)))
     llm_rows = [i for i in range(8) if generator_for(i, config) != "program"]
     assert llm_rows
     from execverify_data.synth.generator import spec_for
@@ -331,6 +332,7 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
         inprocess.close()
     assert records == [r["record"] for r in chunk["rows"] if r["record"]]
     assert stats["by_generator"][config.generators[1][0]]["accepted"] >= 1
+    assert {r["generator"] for r in records if r["generator"].startswith("llm:")} == {"llm:openai:known-good llm-prompt-v1"}
     kinds = {kind for kind, source in seen if any(code in source for code in model_code)}
     assert kinds == {"trusted"}
     assert "inprocess" in {kind for kind, _ in seen}  # the programmatic rows did run in this process

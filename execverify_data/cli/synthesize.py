@@ -104,7 +104,8 @@ def _check_backends(specs: tuple[str, ...]) -> None:
 @click.option("--shard-size", type=IntRange(min=1), default=500, show_default=True,
               help="Rows per parquet shard (the unit of resume).")
 @click.option("--tracer", type=click.Choice(["inprocess", "trusted"]), default="inprocess", show_default=True,
-              help="Trace in the worker (fast) or in the trusted runner's fork pool (slower, isolated).")
+              help="Trace programmatic rows in the worker (fast) or in the trusted runner's fork pool (slower, "
+                   "isolated); LLM rows are always traced in the trusted runner.")
 @click.option("--generator", "generator_names", multiple=True, metavar="program|llm:SPEC",
               help="Who writes the programs [default: program]: 'program' (the programmatic generator) or "
                    "'llm:SPEC' with the backend specs of `difficulty --solver` (llm:transformers:PATH, llm:vllm:PATH, "
@@ -147,7 +148,7 @@ def synthesize(ctx: click.Context, n: int, seed: int, levels: tuple[int, ...], k
         execverify synthesize --n 1200 --seed 0 --levels 1-6 --out data/synth
         execverify synthesize --n 200 --generator llm:vllm:Qwen/Qwen2.5-Coder-7B-Instruct --out data/llm
         execverify synthesize --n 1000 --generator program --share 0.8 \\
-            --generator llm:openai:http://127.0.0.1:8000/v1#Qwen2.5-Coder-7B-Instruct --share 0.2 --out data/mix
+            --generator llm:openai:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-Coder-7B-Instruct --share 0.2 --out data/mix
     """
     from concurrent.futures.process import BrokenProcessPool
 
