@@ -604,6 +604,11 @@ class _Run:
         self.seen: set[str] = set()
         self.kept = 0
         self.start = finished_shards(out)
+        if self.start:
+            missing = [name for name in SCHEMA_FIELDS if name not in pq.read_schema(shard_path(out, 0)).names]
+            if missing:  # shards of an older version: resuming would mix two schemas in one folder
+                raise InvalidArgument(f"{out} holds shards without the field(s) {', '.join(missing)}, written by an older "
+                                      "version of this package; use another --out (or rerun that run with its version)")
         for s in range(self.start):
             hashes = pq.read_table(shard_path(out, s), columns=["ast_hash"]).column("ast_hash").to_pylist()
             self.seen.update(hashes)

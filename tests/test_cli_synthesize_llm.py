@@ -382,3 +382,19 @@ def test_a_programmatic_run_keeps_its_settings_file():
     mixed = SynthConfig(n=5, generators=(("program", 0.5), ("llm:openai:http://x/v1#m", 0.5))).identity()
     assert mixed["generators"] == [["program", 0.5], ["llm:openai:http://x/v1#m", 0.5]]
     assert mixed["prompt_version"] == "llm-prompt-v1" and mixed["llm_samples"] == 4
+
+
+def test_shards_of_an_older_version_are_not_resumed_into(tmp_path):
+    """A folder whose shards lack the `generator` field (written before it existed) is refused, not mixed."""
+    import pyarrow as pa
+
+    from execverify_data import pipeline
+    from execverify_data.errors import InvalidArgument
+
+    config = SynthConfig(n=30, seed=1, shard_size=3)
+    pipeline.claim_folder(tmp_path, config.identity(), hint="use another --out")
+    old = pa.schema([f for f in pipeline._schema() if f.name != "generator"])
+    pq.write_table(pa.Table.from_pylist([], schema=old), pipeline.shard_path(tmp_path, 0))
+    pipeline.stats_path(tmp_path, 0).write_text("{}")
+    with pytest.raises(InvalidArgument, match="without the field.s. generator, written by an older version"):
+        pipeline.synthesize(config, tmp_path)
