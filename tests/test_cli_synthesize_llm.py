@@ -189,6 +189,7 @@ def test_mix_resume_keeps_finished_shards(server, mix_runs, tmp_path):
     assert not asked & {row_seed(SEED, i) for i in llm_rows if i < last * 4}  # the finished shards' never
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes(server, tmp_path):
     """The command killed in the middle of a mixed run, then run again, gives the bytes of a clean run."""
     import time
