@@ -194,22 +194,23 @@ def test_a_killed_run_resumes(server, tmp_path):
     """The command killed in the middle of a mixed run, then run again, gives the bytes of a clean run."""
     import time
 
-    args = ["synthesize", "--quiet", *_mix(server), "--workers", "1"]
-    cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", *args]
+    mix = [*_mix(server), "--workers", "1", "--n", "24", "--shard-size", "3"]  # the last --n, --shard-size count
+    cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "synthesize", "--quiet", *mix]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     killed = tmp_path / "killed"
-    proc = subprocess.Popen([*cmd, "--out", str(killed)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*cmd, "--out", str(killed)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and not list(killed.glob("shard-*.stats.json")) and proc.poll() is None:
         time.sleep(0.05)
     proc.kill()
     proc.wait()
     finished = len(list(killed.glob("shard-*.stats.json")))
-    assert 1 <= finished < 3
-    result = _invoke([*_mix(server), "--workers", "1", "--out", str(killed), "--json"])
-    assert json.loads(result.stdout)["throughput"]["shards_resumed"] >= finished
+    assert finished >= 1 and not (killed / "summary.json").exists()  # killed after a shard, before the end
+    result = _invoke([*mix, "--out", str(killed), "--json"])
+    summary = json.loads(result.stdout)
+    assert summary["throughput"]["shards_resumed"] >= finished and summary["shards"] >= 8
     clean = tmp_path / "clean"
-    _invoke([*_mix(server), "--workers", "1", "--out", str(clean)])
+    _invoke([*mix, "--out", str(clean)])
     assert _digests(killed) == _digests(clean)
 
 
