@@ -11,8 +11,21 @@ programs of rows ``[s * shard_size, (s + 1) * shard_size)``; it is written atomi
 written, so a killed run resumes after its last shard, and the output is byte-identical
 whatever the number of workers.
 
+A run may mix generators by share (``SynthConfig.generators``): the programmatic generator
+(``"program"``) and LLM-backed ones (``"llm:BACKEND_SPEC"``, :mod:`execverify_data.synth.llm`).
+Row ``i``'s generator is :func:`generator_for` ``(i, config)``, a function of ``(seed, i)``; an
+LLM row asks its backend for ``llm_samples`` completions of its spec's prompt (the LLM rows
+of a chunk in one batched ``generate`` call, each row with its own seed) and keeps the first
+that passes the checker and the same filters as a programmatic program, traced in the trusted
+runner (model-written code).
+
 >>> row_seed(0, 5) == row_seed(0, 5), row_seed(0, 5) != row_seed(1, 5)
 (True, True)
+>>> mix = SynthConfig(n=10, generators=(("program", 0.75), ("llm:openai:http://127.0.0.1:8000/v1#tiny", 0.25)))
+>>> [generator_for(i, mix)[:3] for i in range(8)]
+['pro', 'pro', 'llm', 'pro', 'llm', 'pro', 'pro', 'llm']
+>>> sum(generator_for(i, mix) != "program" for i in range(1000))
+251
 """
 
 from __future__ import annotations
@@ -28,11 +41,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import ExecVerifyError, InvalidArgument
 from execverify_data.workdir import claim_folder, write_atomic
 
-__all__ = ["SynthConfig", "row_seed", "level_for", "iter_rows", "synthesize_chunk", "synthesize_rows", "synthesize",
-           "summarize", "SCHEMA_FIELDS"]
+__all__ = ["SynthConfig", "row_seed", "level_for", "generator_for", "iter_rows", "synthesize_chunk", "synthesize_rows",
+           "synthesize", "summarize", "SCHEMA_FIELDS", "GeneratorLoadError"]
 
 #: Attempts (fresh seeds) per row before the row is given up.
 ROW_ATTEMPTS = 12
@@ -41,7 +54,16 @@ CHUNK_ROWS = 25
 #: A run stops trying rows after ``MAX_ROWS_FACTOR * n + shard_size`` rows even if it kept fewer than ``n`` programs.
 MAX_ROWS_FACTOR = 4
 SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "param_domains",
-                 "inputs", "outputs", "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version")
+                 "inputs", "outputs", "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version",
+                 "generator")
+#: The programmatic generator's name in ``SynthConfig.generators``; LLM-backed ones are ``"llm:" + backend spec``.
+PROGRAM = "program"
+_DEFAULT_GENERATORS = ((PROGRAM, 1.0),)
+_GOLDEN = 0x9E3779B97F4A7C15  # 2**64 / golden ratio: consecutive rows spread evenly over [0, 1)
+
+
+class GeneratorLoadError(ExecVerifyError, RuntimeError):
+    """An LLM generator's model could not be loaded (a missing folder, an offline Hub id, bad files)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +79,16 @@ class SynthConfig:
         shard_size (`int`, defaults to 500): rows per shard.
         max_steps (`int`), timeout (`float`): per-call budgets.
         min_size, max_size (`int`): input length bounds.
-        tracer (`str`, defaults to ``"inprocess"``): ``"inprocess"`` or ``"trusted"`` (see :mod:`execverify_data.synth.filters`).
+        tracer (`str`, defaults to ``"inprocess"``): ``"inprocess"`` or ``"trusted"`` (see :mod:`execverify_data.synth.filters`);
+            LLM rows are always traced in the trusted runner.
+        generators (`tuple[tuple[str, float], ...]`, defaults to ``(("program", 1.0),)``): the generators and
+            their shares of the rows (the shares sum to 1): ``"program"`` and ``"llm:BACKEND_SPEC"``
+            (``llm:transformers:PATH``, ``llm:vllm:PATH``, ``llm:openai:URL#MODEL``, as
+            :func:`execverify_data.models.get_generator` reads them).
+        llm_samples (`int`, defaults to 4): completions asked per LLM row (the row keeps the first that passes).
+        llm_temperature (`float`, defaults to 0.8), llm_max_new_tokens (`int`, defaults to 1024): their sampling.
+        llm_chat (`bool`, defaults to True): chat messages (instruct models); False sends a plain prompt
+            that opens a code block (base models).
     """
 
     n: int
@@ -70,6 +101,11 @@ class SynthConfig:
     min_size: int = 6
     max_size: int = 10
     tracer: str = "inprocess"
+    generators: tuple[tuple[str, float], ...] = _DEFAULT_GENERATORS
+    llm_samples: int = 4
+    llm_temperature: float = 0.8
+    llm_max_new_tokens: int = 1024
+    llm_chat: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
@@ -88,6 +124,22 @@ class SynthConfig:
             raise InvalidArgument(f"tracer must be 'inprocess' or 'trusted', got {self.tracer!r}")
         if not 0 <= self.min_size <= self.max_size:
             raise InvalidArgument(f"need 0 <= min_size <= max_size, got {self.min_size}, {self.max_size}")
+        object.__setattr__(self, "generators", _check_generators(self.generators))
+        if isinstance(self.llm_samples, bool) or not isinstance(self.llm_samples, int) or self.llm_samples < 1:
+            raise InvalidArgument(f"llm_samples must be a positive int, got {self.llm_samples!r}")
+        if (isinstance(self.llm_max_new_tokens, bool) or not isinstance(self.llm_max_new_tokens, int)
+                or self.llm_max_new_tokens < 1):
+            raise InvalidArgument(f"llm_max_new_tokens must be a positive int, got {self.llm_max_new_tokens!r}")
+        temperature = self.llm_temperature
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature >= 0:
+            raise InvalidArgument(f"llm_temperature must be a number >= 0 (0 is greedy), got {temperature!r}")
+        if not isinstance(self.llm_chat, bool):
+            raise InvalidArgument(f"llm_chat must be True or False, got {self.llm_chat!r}")
+
+    @property
+    def llm_specs(self) -> tuple[str, ...]:
+        """The backend specs of the run's LLM generators (without their ``llm:`` prefix)."""
+        return tuple(name[len("llm:"):] for name, _ in self.generators if name != PROGRAM)
 
     @property
     def max_rows(self) -> int:
@@ -100,9 +152,45 @@ class SynthConfig:
 
         data = asdict(self)
         data["levels"] = list(self.levels)
+        if self.generators == _DEFAULT_GENERATORS:  # a programmatic run: the settings of runs before the mix
+            for name in ("generators", "llm_samples", "llm_temperature", "llm_max_new_tokens", "llm_chat"):
+                data.pop(name)
+        else:
+            from execverify_data.synth.llm import PROMPT_VERSION
+
+            data["generators"] = [list(pair) for pair in self.generators]
+            data["prompt_version"] = PROMPT_VERSION
         data["generator_version"] = GENERATOR_VERSION
         data["python"] = platform.python_version()
         return data
+
+
+def _check_generators(generators) -> tuple[tuple[str, float], ...]:
+    """``generators`` as a tuple of ``(name, share)``, checked: known names, positive shares summing to 1."""
+    from execverify_data.models import parse_spec
+
+    hint = "e.g. (('program', 0.8), ('llm:openai:http://127.0.0.1:8000/v1#MODEL', 0.2))"
+    if isinstance(generators, (str, bytes)) or not isinstance(generators, (tuple, list)) or not generators:
+        raise InvalidArgument(f"generators must be a non-empty tuple of (name, share) pairs, {hint}; got {generators!r}")
+    out = []
+    for pair in generators:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InvalidArgument(f"generators must hold (name, share) pairs, {hint}; got {pair!r}")
+        name, share = pair
+        if name != PROGRAM:
+            if not isinstance(name, str) or not name.startswith("llm:"):
+                raise InvalidArgument(f"a generator is 'program' or 'llm:BACKEND_SPEC', got {name!r}")
+            parse_spec(name[len("llm:"):])  # BackendSpecError (a ValueError) names the valid backends
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
+            raise InvalidArgument(f"the share of generator {name!r} must be a number in (0, 1], got {share!r}")
+        out.append((name, float(share)))
+    names = [name for name, _ in out]
+    if len(set(names)) != len(names):
+        raise InvalidArgument(f"each generator is listed once, got {names}")
+    total = sum(share for _, share in out)
+    if abs(total - 1) > 1e-9:
+        raise InvalidArgument(f"the generators' shares must sum to 1, got {total:g} ({', '.join(f'{n}: {s:g}' for n, s in out)})")
+    return tuple(out)
 
 
 def row_seed(seed: int, i: int, attempt: int = 0) -> int:
@@ -116,12 +204,51 @@ def level_for(i: int, levels: tuple[int, ...]) -> int:
     return levels[i % len(levels)]
 
 
+def generator_for(i: int, config: SynthConfig) -> str:
+    """The name of row ``i``'s generator: a function of ``(config.seed, i)`` and the shares.
+
+    Rows walk a seeded golden-ratio (Weyl) sequence over ``[0, 1)``, cut by the cumulative shares:
+    over any consecutive rows each generator gets its share to within a few rows, and the choice
+    does not follow the levels' round robin (each level gets each generator in the same shares).
+    """
+    generators = config.generators
+    if len(generators) == 1:
+        return generators[0][0]
+    offset = int.from_bytes(hashlib.sha256(f"execverify-generator:{config.seed}".encode()).digest()[:8], "big")
+    point = (offset + i * _GOLDEN) % 2**64
+    bound = 0.0
+    for name, share in generators[:-1]:
+        bound += share
+        if point < int(bound * 2**64):
+            return name
+    return generators[-1][0]
+
+
 # ---------------------------------------------------------------------------- rows
 
 
-def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
-    from execverify_data.synth.generator import GENERATOR_VERSION
+def _stamp(config: SynthConfig, i: int) -> tuple[str, str]:
+    """``(generator, generator_version)`` of row ``i``'s record: ``("program 2.0.0", "2.0.0")``, or for an
+    LLM row ``("llm:BACKEND:MODEL PROMPT_VERSION", PROMPT_VERSION)`` (the model's id, not its local path)."""
+    name = generator_for(i, config)
+    if name == PROGRAM:
+        from execverify_data.synth.generator import GENERATOR_VERSION
 
+        return f"{PROGRAM} {GENERATOR_VERSION}", GENERATOR_VERSION
+    from execverify_data.synth.llm import PROMPT_VERSION
+
+    spec = name[len("llm:"):]
+    backend, _, target = spec.partition(":")
+    model = getattr(_backend(spec), "model", None) if backend == "openai" else None
+    if not isinstance(model, str):
+        model = target.partition("#")[2] or target if backend == "openai" else target
+    if backend != "openai" and os.path.exists(model):
+        model = os.path.basename(os.path.normpath(model))  # a local folder: its name, not where it lies
+    return f"llm:{backend}:{model} {PROMPT_VERSION}", PROMPT_VERSION
+
+
+def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
+    generator, version = _stamp(config, i)
     spec = acc.spec.to_dict()
     return {
         "id": f"synth-{config.seed}-{i:07d}",
@@ -141,78 +268,199 @@ def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
         "ast_hash": acc.ast_hash,
         "catalog_ids": acc.catalog_ids,
         "python": acc.traces[0].python,
-        "generator_version": GENERATOR_VERSION,
+        "generator_version": version,
+        "generator": generator,
     }
 
 
-def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer):
+def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=None):
     """Each row of ``[start, stop)`` in order: ``(i, level, counts, accepted or None, seed)``.
 
-    A row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that passes
-    every filter; ``counts`` says what its attempts met (``attempts``, ``generated``,
+    A programmatic row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that
+    passes every filter; ``counts`` says what its attempts met (``attempts``, ``generated``,
     ``generation_failed``, a rejection reason per failed attempt, ``input_raised``, ``row_given_up``).
+    An LLM row (:func:`generator_for`) gates its ``llm_samples`` completions in order and keeps the
+    first that passes (``attempts`` completions gated, ``generated`` those that reached the filters,
+    ``no_code``, ``syntax_error``, ``checker:<constraint>``, ``param_types`` or a filter's reason per
+    rejected one). LLM rows are traced with ``llm_tracer``, a trusted-runner
+    :class:`~execverify_data.synth.filters.Tracer` (``tracer`` when it is one; else one is started
+    and closed here).
     """
-    from execverify_data.synth.generator import GenFail
-    from execverify_data.synth.filters import FilterConfig, evaluate
-    from execverify_data.synth.generator import generate, spec_for
+    from execverify_data.synth.filters import FilterConfig, Tracer
 
     fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout)
-    for i in range(start, stop):
-        level = level_for(i, config.levels)
-        counts: Counter = Counter()
-        found = None
-        for attempt in range(ROW_ATTEMPTS):
-            s = row_seed(config.seed, i, attempt)
-            spec = spec_for(level, s, min_size=config.min_size, max_size=config.max_size)
-            counts["attempts"] += 1
-            try:
-                program = generate(spec, s)
-            except GenFail:
-                counts["generation_failed"] += 1
-                continue
-            counts["generated"] += 1
-            inputs_raised: dict[str, int] = {}
-            acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised)
-            counts["input_raised"] += inputs_raised.get("input_raised", 0)
-            if acc is None:
-                counts[reason] += 1
-                continue
-            found = (acc, s)
-            break
+    names = [generator_for(i, config) for i in range(start, stop)]
+    own = None
+    if llm_tracer is None and any(name != PROGRAM for name in names):
+        if getattr(tracer, "kind", None) == "trusted":
+            llm_tracer = tracer
         else:
-            counts["row_given_up"] += 1
-        yield i, level, +counts, found[0] if found else None, found[1] if found else None
+            llm_tracer = own = Tracer("trusted", max_steps=config.max_steps, timeout=config.timeout)
+    try:
+        completions = _llm_completions(config, start, names)
+        for i, name in zip(range(start, stop), names):
+            level = level_for(i, config.levels)
+            if name == PROGRAM:
+                counts, found = _program_row(config, i, level, fconfig, tracer)
+            else:
+                spec, texts = completions[i]
+                counts, found = _llm_row(_llm_generator(config, name), spec, texts, row_seed(config.seed, i),
+                                         level, llm_tracer)
+            yield i, level, +counts, found[0] if found else None, found[1] if found else None
+    finally:
+        if own is not None:
+            own.close()
+
+
+def _program_row(config: SynthConfig, i: int, level: int, fconfig, tracer) -> tuple[Counter, tuple | None]:
+    from execverify_data.synth.filters import evaluate
+    from execverify_data.synth.generator import GenFail, generate, spec_for
+
+    counts: Counter = Counter()
+    for attempt in range(ROW_ATTEMPTS):
+        s = row_seed(config.seed, i, attempt)
+        spec = spec_for(level, s, min_size=config.min_size, max_size=config.max_size)
+        counts["attempts"] += 1
+        try:
+            program = generate(spec, s)
+        except GenFail:
+            counts["generation_failed"] += 1
+            continue
+        counts["generated"] += 1
+        inputs_raised: dict[str, int] = {}
+        acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised)
+        counts["input_raised"] += inputs_raised.get("input_raised", 0)
+        if acc is None:
+            counts[reason] += 1
+            continue
+        return counts, (acc, s)
+    counts["row_given_up"] += 1
+    return counts, None
+
+
+# ---------------------------------------------------------------------------- LLM rows
+
+_BACKENDS: dict[str, object] = {}
+_LLMS: dict[tuple, object] = {}
+
+
+def _backend(spec: str):
+    """This process's backend for ``spec``, loaded on first use (a model loads once per worker, not per row)."""
+    backend = _BACKENDS.get(spec)
+    if backend is None:
+        from execverify_data.models import (
+            BackendSpecError,
+            BackendUnavailable,
+            get_generator,
+        )
+
+        try:
+            backend = get_generator(spec)  # the loader of `difficulty --solver`
+        except (BackendSpecError, BackendUnavailable):
+            raise
+        except (OSError, ValueError, RuntimeError, ImportError) as exc:  # transformers: no such folder, offline...
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise GeneratorLoadError(f"cannot load the model of 'llm:{spec}': {first[:300]}") from None
+        _BACKENDS[spec] = backend
+    return backend
+
+
+def _llm_generator(config: SynthConfig, name: str):
+    """This process's :class:`~execverify_data.synth.llm.LLMProgramGenerator` for generator ``name``."""
+    key = (name, config.llm_samples, config.llm_temperature, config.llm_max_new_tokens, config.llm_chat,
+           config.k, config.max_steps, config.timeout)
+    gen = _LLMS.get(key)
+    if gen is None:
+        from execverify_data.synth.filters import FilterConfig
+        from execverify_data.synth.llm import LLMProgramGenerator
+
+        gen = _LLMS[key] = LLMProgramGenerator(
+            _backend(name[len("llm:"):]), samples_per_spec=config.llm_samples, temperature=config.llm_temperature,
+            max_new_tokens=config.llm_max_new_tokens, chat=config.llm_chat,
+            filters=FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout))
+    return gen
+
+
+def _llm_completions(config: SynthConfig, start: int, names: list[str]) -> dict[int, tuple]:
+    """``{row: (spec, completions)}`` for the LLM rows among ``names`` (rows ``start, start + 1, ...``):
+    one ``generate`` call per LLM generator, row ``i`` sampled with its own seed ``row_seed(seed, i)``,
+    which also draws its spec (the spec of the programmatic generator's first attempt at the row)."""
+    from execverify_data.synth.generator import spec_for
+
+    out: dict[int, tuple] = {}
+    for name in sorted({n for n in names if n != PROGRAM}):
+        rows = [start + k for k, n in enumerate(names) if n == name]
+        seeds = [row_seed(config.seed, i) for i in rows]
+        specs = [spec_for(level_for(i, config.levels), s, min_size=config.min_size, max_size=config.max_size)
+                 for i, s in zip(rows, seeds)]
+        texts = _llm_generator(config, name).complete(specs, seeds)
+        out.update(zip(rows, zip(specs, texts)))
+    return out
+
+
+def _llm_row(gen, spec, texts: list[str], seed: int, level: int, tracer) -> tuple[Counter, tuple | None]:
+    counts: Counter = Counter()
+    verdicts: dict[str, tuple[str, bool]] = {}  # a completion given twice is judged once, counted twice
+    for text in texts:
+        counts["attempts"] += 1
+        if text in verdicts:
+            reason, generated = verdicts[text]
+            counts["generated"] += generated
+            counts[reason] += 1
+            continue
+        raised: dict[str, int] = {}
+        program, reason = gen.gate(spec, text, seed=seed, tracer=tracer, level=level, counts=raised)
+        counts["input_raised"] += raised.get("input_raised", 0)
+        generated = program is not None or reason.startswith("filter:")
+        counts["generated"] += generated
+        if program is None:
+            reason = reason.removeprefix("filter:")  # the filters' reasons: the same keys as programmatic rows'
+            verdicts[text] = reason, generated
+            counts[reason] += 1
+            continue
+        return counts, (program[2], seed)
+    counts["row_given_up"] += 1
+    return counts, None
 
 
 _TRACERS: dict[tuple, object] = {}
 
 
-def _worker_tracer(config: SynthConfig):
+def _worker_tracer(config: SynthConfig, kind: str | None = None):
     """One :class:`~execverify_data.synth.filters.Tracer` per worker process and settings (its second
-    interpreter starts once, not once per chunk); it closes when the process exits."""
+    interpreter starts once, not once per chunk); it closes when the process exits. ``kind`` defaults
+    to ``config.tracer``."""
     from execverify_data.synth.filters import Tracer
 
-    key = (config.tracer, config.max_steps, config.timeout)
+    kind = kind or config.tracer
+    key = (kind, config.max_steps, config.timeout)
     tracer = _TRACERS.get(key)
     if tracer is None:
         import atexit
 
-        tracer = _TRACERS[key] = Tracer(config.tracer, max_steps=config.max_steps, timeout=config.timeout)
+        tracer = _TRACERS[key] = Tracer(kind, max_steps=config.max_steps, timeout=config.timeout)
         atexit.register(tracer.close)
     return tracer
 
 
+def _rows(config: SynthConfig, start: int, stop: int, tracer, llm_tracer) -> list[dict]:
+    return [{"row": i, "level": level, "generator": generator_for(i, config), "counts": dict(counts),
+             "record": None if acc is None else _record(config, i, s, acc)}
+            for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer, llm_tracer=llm_tracer)]
+
+
 def synthesize_chunk(config: SynthConfig, start: int, stop: int) -> dict:
     """The work unit of :func:`synthesize`: rows ``[start, stop)`` as
-    ``{"rows": [{"row", "level", "counts", "record"}...], "seconds"}`` (``record`` is None for a row given up).
+    ``{"rows": [{"row", "level", "generator", "counts", "record"}...], "seconds"}`` (``record`` is None
+    for a row given up).
 
     Duplicates are not removed here: which of two equal programs a run keeps depends on the rows
     before it, which only the process that finishes shards in order knows.
     """
     t0 = time.perf_counter()
     tracer = _worker_tracer(config)
-    rows = [{"row": i, "level": level, "counts": dict(counts), "record": None if acc is None else _record(config, i, s, acc)}
-            for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer)]
+    llm_tracer = _worker_tracer(config, "trusted") if config.llm_specs else None  # before a model loads
+    rows = _rows(config, start, stop, tracer, llm_tracer)
     return {"rows": rows, "seconds": time.perf_counter() - t0}
 
 
@@ -225,13 +473,12 @@ def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) 
     tracer = tracer or Tracer(config.tracer, max_steps=config.max_steps, timeout=config.timeout)
     t0 = time.perf_counter()
     try:
-        rows = [{"row": i, "level": level, "counts": dict(counts), "record": None if acc is None else _record(config, i, s, acc)}
-                for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer)]
+        rows = _rows(config, start, stop, tracer, None)
     finally:
         if own:
             tracer.close()
-    tally = _Tally()
-    records = [row["record"] for row in rows if tally.add(row, set())]
+    tally, seen = _Tally(), set()
+    records = [row["record"] for row in rows if tally.add(row, seen)]
     stats = tally.stats()
     stats["seconds"] = time.perf_counter() - t0
     return records, stats
@@ -243,32 +490,39 @@ class _Tally:
     def __init__(self) -> None:
         self.rejected: Counter = Counter()
         self.by_level: dict[str, Counter] = {}
+        self.by_generator: dict[str, Counter] = {}
         self.rows = self.accepted = 0
 
     def add(self, row: dict, seen: set[str]) -> bool:
         """Count ``row``; True when its program is kept (new to ``seen``, which it joins)."""
-        stats = self.by_level.setdefault(str(row["level"]), Counter())
+        groups = (self.by_level.setdefault(str(row["level"]), Counter()),
+                  self.by_generator.setdefault(row.get("generator", PROGRAM), Counter()))
         self.rows += 1
-        stats["rows"] += 1
+        for stats in groups:
+            stats["rows"] += 1
         for name, value in row["counts"].items():
-            stats[name] += value
+            for stats in groups:
+                stats[name] += value
             if name not in ("attempts", "generated"):
                 self.rejected[name] += value
         record = row["record"]
         if record is None:
             return False
         if record["ast_hash"] in seen:
-            stats["duplicate"] += 1
+            for stats in groups:
+                stats["duplicate"] += 1
             self.rejected["duplicate"] += 1
             return False
         seen.add(record["ast_hash"])
-        stats["accepted"] += 1
+        for stats in groups:
+            stats["accepted"] += 1
         self.accepted += 1
         return True
 
     def stats(self) -> dict:
         return {"rejected": dict(sorted(self.rejected.items())),
                 "by_level": {k: dict(sorted(v.items())) for k, v in sorted(self.by_level.items())},
+                "by_generator": {k: dict(sorted(v.items())) for k, v in sorted(self.by_generator.items())},
                 "rows": self.rows, "accepted": self.accepted}
 
 
@@ -289,6 +543,7 @@ def _schema():
         ("target", pa.string()), ("code", pa.string()), ("entry_point", pa.string()), ("param_types", strings),
         ("param_domains", strings), ("inputs", strings), ("outputs", strings), ("output_types", strings), ("trace_lengths", pa.list_(pa.int64())),
         ("ast_hash", pa.string()), ("catalog_ids", strings), ("python", pa.string()), ("generator_version", pa.string()),
+        ("generator", pa.string()),
     ])
 
 
@@ -349,6 +604,11 @@ class _Run:
         self.seen: set[str] = set()
         self.kept = 0
         self.start = finished_shards(out)
+        if self.start:
+            missing = [name for name in SCHEMA_FIELDS if name not in pq.read_schema(shard_path(out, 0)).names]
+            if missing:  # shards of an older version: resuming would mix two schemas in one folder
+                raise InvalidArgument(f"{out} holds shards without the field(s) {', '.join(missing)}, written by an older "
+                                      "version of this package; use another --out (or rerun that run with its version)")
         for s in range(self.start):
             hashes = pq.read_table(shard_path(out, s), columns=["ast_hash"]).column("ast_hash").to_pylist()
             self.seen.update(hashes)
@@ -413,9 +673,10 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
     resumed = run.start
     t0 = time.perf_counter()
     if not run.complete:
-        # the trusted runner applies its own per-job limit; its children must be free to set it
-        with spawn_pool(workers, initializer=_init_worker,
-                        initargs=(memory_mb if config.tracer == "inprocess" else None,)) as submit:
+        # the trusted runner applies its own per-job limit; its children must be free to set it (LLM rows
+        # always trace there; a local model, torch or vLLM, also maps far more address space than it uses)
+        limit = memory_mb if config.tracer == "inprocess" and not config.llm_specs else None
+        with spawn_pool(workers, initializer=_init_worker, initargs=(limit,)) as submit:
             run_ordered(submit, lambda s: [(synthesize_chunk, [config, a, b]) for a, b in chunks(config, s)],
                         run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
     wall = time.perf_counter() - t0
@@ -441,6 +702,7 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     out = Path(out)
     rejected: Counter = Counter()
     by_level: dict[str, Counter] = {}
+    by_generator: dict[str, Counter] = {}
     seconds = 0.0
     n_shards = finished_shards(out)
     for s in range(n_shards):
@@ -449,6 +711,8 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
         seconds += stats["seconds"]
         for lv, c in stats["by_level"].items():
             by_level.setdefault(lv, Counter()).update(c)
+        for name, c in stats.get("by_generator", {}).items():
+            by_generator.setdefault(name, Counter()).update(c)
     hashes: list[str] = []
     ids: set[str] = set()
     lengths: dict[int, list[float]] = {}
@@ -480,6 +744,7 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
         "acceptance_rate": round(accepted / attempts, 4) if attempts else None,
         "rejected": dict(sorted(rejected.items())),
         "levels": levels,
+        "generators": {name: _generator_summary(c) for name, c in sorted(by_generator.items())},
         "catalog_coverage": {
             "entries_used": len(ids & all_ids),
             "entries_total": len(all_ids),
@@ -490,3 +755,12 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
         "worker_seconds": round(seconds, 3),
         "accepted_per_worker_second": round(accepted / seconds, 2) if seconds else None,
     }
+
+
+def _generator_summary(c: Counter) -> dict:
+    """One generator's counts in ``summary.json``: rows, attempts, accepted, rates, and its rejections."""
+    head = ("rows", "attempts", "generated", "accepted")
+    return {**{k: c[k] for k in head},
+            "acceptance_rate": round(c["accepted"] / c["attempts"], 4) if c["attempts"] else None,
+            "row_yield": round(c["accepted"] / c["rows"], 4) if c["rows"] else None,
+            "rejected": {k: v for k, v in sorted(c.items()) if k not in head}}

@@ -98,6 +98,22 @@ BAD_VALUES = [
     (SYN + ["--tracer", "docker", "--out", "o"], 2, "'docker' is not one of"),
     (SYN + ["--bogus", "--out", "o"], 2, "No such option '--bogus'"),
     (SYN, 2, "Missing option '--out'"),
+    (SYN + ["--generator", "program", "--share", "0.5", "--generator", "llm:openai:http://127.0.0.1:9/v1#m", "--share", "0.4",
+            "--out", "o"], 2, "'--share': the shares sum to 0.9 (0.5 + 0.4); they must sum to 1"),
+    (SYN + ["--generator", "program", "--generator", "llm:openai:http://127.0.0.1:9/v1#m", "--share", "0.5", "--out", "o"], 2,
+     "'--share': 2 --generator and 1 --share: give one --share per --generator"),
+    (SYN + ["--generator", "program", "--share", "0.5", "--out", "o"], 2, "the shares sum to 0.5"),
+    (SYN + ["--generator", "program", "--share", "0", "--out", "o"], 2, "'--share': 0.0 is not in the range 0<x<=1"),
+    (SYN + ["--generator", "gpt-4", "--out", "o"], 2, "'--generator': 'gpt-4' is not a generator; write 'program' or 'llm:"),
+    (SYN + ["--generator", "llm:hf:gpt2", "--out", "o"], 2, "'--generator': unknown backend 'hf'"),
+    (SYN + ["--generator", "llm:openai:", "--out", "o"], 2, "has no target"),
+    (SYN + ["--generator", "program", "--share", "0.5", "--generator", "program", "--share", "0.5", "--out", "o"], 2,
+     "each generator is given once"),
+    (SYN + ["--llm-samples", "2", "--llm-prompt", "completion", "--out", "o"], 2,
+     "--llm-samples, --llm-prompt: only for LLM rows, and no --generator llm:SPEC was given"),
+    (SYN + ["--generator", "llm:openai:http://127.0.0.1:9/v1#m", "--llm-samples", "0", "--out", "o"], 2, "'--llm-samples'"),
+    (SYN + ["--generator", "llm:transformers:./no/such/model", "--out", "o"], 2,
+     "'--generator': llm:transformers:./no/such/model: no model folder at ./no/such/model"),
     # build-release
     (["build-release", "--release-version", "0.0.1", "--n", "abc", "--out", "r"], 2, "'abc' is not a valid integer."),
     (["build-release", "--release-version", "0.0.1", "--n", "0", "--out", "r"], 2, "'--n': 0 is not in the range x>=1"),
@@ -257,6 +273,10 @@ MISSING_EXTRAS = [
     (["torch"], ["difficulty", "solver_rows.jsonl", "--out", "d.jsonl", "--solver", "transformers:some/model"],
      "--solver transformers:... needs the 'train' extra (torch not installed): pip install torch==2.13.0"),
     (["vllm"], ["difficulty", "solver_rows.jsonl", "--out", "d.jsonl", "--solver", "vllm:some/model"], "needs the 'vllm' extra"),
+    (["torch"], SYN + ["--out", "o", "--generator", "llm:transformers:some/model"],
+     "--generator llm:transformers:... needs the 'train' extra (torch not installed): pip install torch==2.13.0"),
+    (["vllm"], SYN + ["--out", "o", "--generator", "program", "--share", "0.5", "--generator", "llm:vllm:some/model", "--share", "0.5"],
+     "--generator llm:vllm:... needs the 'vllm' extra"),
 ]
 
 
@@ -287,6 +307,38 @@ def test_unreachable_solver_server(inputs):
     check(run(["difficulty", "solver_rows.jsonl", "--out", "d.jsonl", "--solver", "openai:http://127.0.0.1:9/v1#m", "--samples", "1",
                "--keep-max-pass", "0"]), 1, "is the server running at http://127.0.0.1:9/v1?")
     assert listing(inputs) == before
+
+
+def test_unreachable_generator_server(inputs):
+    before = listing(inputs)
+    check(run(SYN + ["--out", "o", "--workers", "1", "--generator", "program", "--share", "0.5", "--generator",
+                     "llm:openai:http://127.0.0.1:9/v1#m", "--share", "0.5"]), 1,
+          "--generator llm:openai:http://127.0.0.1:9/v1#m: ")
+    assert listing(inputs) == before
+
+
+def test_generator_server_without_the_model(inputs):
+    from execverify_data.testing import OpenAICompatibleServer
+
+    class Silent:
+        def generate(self, prompts, **kwargs):
+            return [[""] for _ in prompts]
+
+    with OpenAICompatibleServer(Silent(), model_name="tiny") as server:
+        url = server.base_url
+        line = check(run(SYN + ["--out", "o", "--generator", f"llm:openai:{url}#big"]), 2,
+                     f"the server at {url} serves ['tiny'], not 'big'")
+    assert f"write llm:openai:{url}#NAME" in line and not (inputs / "o").exists()
+
+
+@pytest.mark.slow
+def test_offline_generator_model_id(inputs, monkeypatch):
+    pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # inherited by the worker that loads the model
+    line = check(run(SYN + ["--out", "o", "--workers", "1", "--quiet", "--generator", "llm:transformers:nobody/no-such-model"]), 1,
+                 "--generator: cannot load the model of 'llm:transformers:nobody/no-such-model': ")
+    assert "a Hub id while online" in line
 
 
 @pytest.mark.slow

@@ -85,6 +85,8 @@ def test_openai_spec_parsing():
         ({"top_p": 0}, r"top_p must be a number in \(0, 1\]"),
         ({"max_new_tokens": 0}, "max_new_tokens must be an int of at least 1"),
         ({"seed": "1"}, "seed must be an int or None"),
+        ({"seed": [1, 2]}, r"seed must be an int, None or a list of 1 ints \(one per prompt\)"),
+        ({"seed": [True]}, "a list of 1 ints"),
         ({"stop": "\n"}, "stop must be a list of strings"),
         ({"stop": [""]}, "stop must be a list of strings"),
     ],
@@ -165,6 +167,14 @@ def test_http_round_trip_completions_and_chat():
     assert gen.generate([], n=1) == []
 
 
+def test_http_per_prompt_seeds_go_to_their_own_requests():
+    with OpenAICompatibleServer(Recorder()) as server:
+        gen = OpenAICompatibleGenerator(server.base_url, model="tiny", max_retries=0)
+        assert gen.generate(["a", CHAT, "b"], seed=[5, 6, 7]) == [["ok0"]] * 3
+        seeds = {body.get("prompt", "chat"): body["seed"] for _, body in server.requests}
+        assert seeds == {"a": 5, "chat": 6, "b": 7}
+
+
 def test_http_retries_transient_errors_then_succeeds():
     with OpenAICompatibleServer(Recorder()) as server:
         server.fail_next = [503, 429]
@@ -236,6 +246,14 @@ def test_transformers_seeded_batched_and_shaped(tiny_generator):
         assert a == gen.generate(PROMPTS, n=3, temperature=1.0, max_new_tokens=12, seed=5)
     finally:
         gen.batch_size = 4
+
+
+def test_transformers_per_prompt_seeds_sample_each_prompt_as_alone(tiny_generator):
+    gen = tiny_generator
+    kwargs = dict(n=2, temperature=1.0, max_new_tokens=8)
+    together = gen.generate(PROMPTS, seed=[5, 6, 7], **kwargs)
+    assert together == [gen.generate([p], seed=s, **kwargs)[0] for p, s in zip(PROMPTS, [5, 6, 7])]
+    assert together[0] == gen.generate(PROMPTS, seed=5, **kwargs)[0]  # prompt 0 of an int seed: the same base
 
 
 def test_transformers_greedy_matches_hf_generate(tiny_generator):

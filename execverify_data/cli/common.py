@@ -28,6 +28,7 @@ __all__ = [
     "flag_words",
     "one_line",
     "read_jsonl",
+    "require_backend_extra",
     "require_extra",
     "workers_option",
     "writable_file",
@@ -92,6 +93,14 @@ def require_extra(extra: str, *, needed_by: str) -> None:
     if missing:
         install = _INSTALL.get(extra, f"pip install 'execverify-data[{extra}]'")
         raise click.ClickException(f"{needed_by} needs the '{extra}' extra ({', '.join(missing)} not installed): {install}")
+
+
+def require_backend_extra(spec: str, *, needed_by: str, prefix: str = "") -> None:
+    """:func:`require_extra` for the extra a model backend spec needs (``transformers:...``, ``vllm:...``);
+    the message names ``f"{needed_by} {prefix}{backend}:..."``."""
+    backend = spec.partition(":")[0]
+    if backend in ("transformers", "vllm"):
+        require_extra("train" if backend == "transformers" else "vllm", needed_by=f"{needed_by} {prefix}{backend}:...")
 
 
 def read_jsonl(path: Path, *, flag: str) -> list[Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from execverify_data.cli.common import IntRange, one_line, read_jsonl, require_extra, writable_file
+from execverify_data.cli.common import IntRange, one_line, read_jsonl, require_backend_extra, writable_file
 from execverify_data.errors import ExecVerifyError
 
 _ROWS = ["ROWS"]
@@ -28,12 +28,6 @@ def _read_rows(path: Path) -> list[dict]:
     return rows
 
 
-def _solver_extra(spec: str, flag: str) -> None:
-    backend = spec.partition(":")[0]
-    if backend in ("transformers", "vllm"):
-        require_extra("train" if backend == "transformers" else "vllm", needed_by=f"{flag} {backend}:...")
-
-
 def _filter(solver: str, strong_solver: str | None, **settings):
     """Load the solvers (before any row is rated), with their failures in one line."""
     from execverify_data import difficulty as dif
@@ -41,7 +35,7 @@ def _filter(solver: str, strong_solver: str | None, **settings):
 
     for spec, flag in ((solver, "--solver"), (strong_solver, "--strong-solver")):
         if spec is not None:
-            _solver_extra(spec, flag)
+            require_backend_extra(spec, needed_by=flag)
     try:
         return dif.PassRateFilter(solver, strong_solver, **settings)
     except BackendSpecError as exc:

@@ -27,12 +27,13 @@ from execverify_data.models.base import (
     is_torch_available,
     is_transformers_available,
     is_vllm_available,
+    prompt_seeds,
     prompt_text,
     truncate_at_stop,
 )
 from execverify_data.models.hf import TransformersGenerator
 from execverify_data.models.openai_compat import OpenAICompatibleGenerator
-from execverify_data.models.registry import BACKENDS, BackendSpecError, get_generator
+from execverify_data.models.registry import BACKENDS, BackendSpecError, get_generator, parse_spec
 from execverify_data.models.vllm_backend import VLLMGenerator
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "is_torch_available",
     "is_transformers_available",
     "is_vllm_available",
+    "parse_spec",
+    "prompt_seeds",
     "prompt_text",
     "truncate_at_stop",
 ]

@@ -40,6 +40,7 @@ __all__ = [
     "is_transformers_available",
     "is_vllm_available",
     "module_available",
+    "prompt_seeds",
     "prompt_text",
     "truncate_at_stop",
 ]
@@ -67,6 +68,10 @@ class TextGenerator(Protocol):
     means greedy decoding. ``stop`` strings end a completion and are not included
     in it. The same ``seed`` with the same prompts gives the same completions where
     the backend can promise it (local backends; a server only if it honours ``seed``).
+    ``seed`` may also be a list with one seed per prompt: prompt ``i`` is then sampled as
+    ``generate([prompts[i]], seed=seed[i])`` would sample it, so a batch of independent
+    requests (one per synthesis row, say) can be sent together and each stays reproducible
+    on its own (up to the backend's batched arithmetic).
     """
 
     def generate(
@@ -76,7 +81,7 @@ class TextGenerator(Protocol):
         n: int = 1,
         temperature: float = 1.0,
         max_new_tokens: int = 256,
-        seed: int | None = None,
+        seed: int | Sequence[int] | None = None,
         stop: Sequence[str] | None = None,
         top_p: float = 1.0,
     ) -> list[list[str]]: ...
@@ -113,6 +118,17 @@ def derive_seed(seed: int, *parts: object) -> int:
     """
     text = repr((seed, *parts)).encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
+
+
+def prompt_seeds(seed: int | Sequence[int] | None, count: int) -> list[int | None]:
+    """The seed of each of ``count`` prompts: ``seed`` itself for every prompt, or its items when it is a list.
+
+    >>> prompt_seeds(7, 2), prompt_seeds([3, 4], 2), prompt_seeds(None, 1)
+    ([7, 7], [3, 4], [None])
+    """
+    if isinstance(seed, Sequence):
+        return list(seed)
+    return [seed] * count
 
 
 def prompt_text(prompt: Prompt) -> str:
@@ -178,7 +194,12 @@ def check_generate_args(
         raise InvalidArgument(f"top_p must be a number in (0, 1], got {top_p!r}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise InvalidArgument(f"max_new_tokens must be an int of at least 1, got {max_new_tokens!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+    if isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
+        if len(seed) != len(prompts) or any(isinstance(s, bool) or not isinstance(s, int) for s in seed):
+            raise InvalidArgument(
+                f"seed must be an int, None or a list of {len(prompts)} ints (one per prompt), got {seed!r:.80}"
+            )
+    elif seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise InvalidArgument(f"seed must be an int or None, got {seed!r}")
     if stop is None:
         return None

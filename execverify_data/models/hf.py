@@ -2,7 +2,8 @@
 
 Sampling is a small batched decoding loop with a key/value cache, left padding and
 one seeded ``torch.Generator`` per completion row: row ``j`` of prompt ``i`` draws
-from ``derive_seed(seed, i, j)``, so the same seed, prompts and ``batch_size`` give the
+from ``derive_seed(seed, i, j)`` (from ``derive_seed(seed[i], 0, j)`` when ``seed`` is a
+list, one seed per prompt), so the same seed, prompts and ``batch_size`` give the
 same completions, whatever the global torch random state.
 
 >>> from execverify_data.models import TransformersGenerator
@@ -131,7 +132,7 @@ class TransformersGenerator:
         n: int = 1,
         temperature: float = 1.0,
         max_new_tokens: int = 256,
-        seed: int | None = None,
+        seed: int | Sequence[int] | None = None,
         stop: Sequence[str] | None = None,
         top_p: float = 1.0,
     ) -> list[list[str]]:
@@ -141,11 +142,13 @@ class TransformersGenerator:
         )
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
+        # one base seed per prompt, as generate([prompts[i]], seed=seed[i]) would use it
+        seeds = [(s, 0) for s in seed] if isinstance(seed, Sequence) else [(seed, i) for i in range(len(prompts))]
         encoded = [self.encode(p) for p in prompts]
         training = self.model.training
         self.model.eval()  # no dropout while sampling; a model lent by a trainer gets its mode back
         try:
-            return self._generate(encoded, n, seed, float(temperature), float(top_p), max_new_tokens, stop)
+            return self._generate(encoded, n, seeds, float(temperature), float(top_p), max_new_tokens, stop)
         finally:
             self.model.train(training)
 
@@ -153,7 +156,7 @@ class TransformersGenerator:
         self,
         encoded: list[list[int]],
         n: int,
-        seed: int,
+        seeds: list[tuple[int, int]],
         temperature: float,
         top_p: float,
         max_new_tokens: int,
@@ -165,7 +168,7 @@ class TransformersGenerator:
             chunk = rows[start : start + self.batch_size]
             outs = self._decode_batch(
                 [encoded[i] for i, _ in chunk],
-                [derive_seed(seed, i, j) for i, j in chunk],
+                [derive_seed(*seeds[i], j) for i, j in chunk],
                 temperature=temperature,
                 top_p=top_p,
                 max_new_tokens=max_new_tokens,

@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendError, Prompt, check_generate_args
+from execverify_data.models.base import BackendError, Prompt, check_generate_args, prompt_seeds
 
 __all__ = ["OpenAICompatibleGenerator"]
 
@@ -174,7 +174,7 @@ class OpenAICompatibleGenerator:
         n: int = 1,
         temperature: float = 1.0,
         max_new_tokens: int = 256,
-        seed: int | None = None,
+        seed: int | Sequence[int] | None = None,
         stop: Sequence[str] | None = None,
         top_p: float = 1.0,
     ) -> list[list[str]]:
@@ -183,12 +183,15 @@ class OpenAICompatibleGenerator:
             prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
         )
         fields: dict[str, Any] = {"n": n, "temperature": temperature, "top_p": top_p, "max_tokens": max_new_tokens}
-        if seed is not None:
-            fields["seed"] = seed
         if stop:
             fields["stop"] = stop
         if not prompts:
             return []
         self._model_name()
+
+        def one(item: tuple[Prompt, int | None]) -> list[str]:
+            prompt, prompt_seed = item
+            return self._one(prompt, fields if prompt_seed is None else {**fields, "seed": prompt_seed}, n)
+
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(prompts))) as pool:
-            return list(pool.map(lambda p: self._one(p, fields, n), prompts))
+            return list(pool.map(one, zip(prompts, prompt_seeds(seed, len(prompts)))))

@@ -28,7 +28,7 @@ from typing import Any
 from execverify_data.errors import ExecVerifyError
 from execverify_data.models.base import TextGenerator
 
-__all__ = ["BACKENDS", "BackendSpecError", "get_generator"]
+__all__ = ["BACKENDS", "BackendSpecError", "get_generator", "parse_spec"]
 
 
 class BackendSpecError(ExecVerifyError, ValueError):
@@ -66,15 +66,11 @@ BACKENDS: dict[str, Callable[..., TextGenerator]] = {
 }
 
 
-def get_generator(spec: str, **kwargs: Any) -> TextGenerator:
-    """Build the backend named by ``spec`` (``NAME:TARGET``); ``kwargs`` go to its constructor.
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``(name, target)`` of a backend spec, checked as :func:`get_generator` checks it, without building anything.
 
-    Args:
-        spec (`str`): ``transformers:PATH``, ``vllm:PATH`` or ``openai:URL#MODEL``.
-
-    Raises:
-        BackendSpecError (a ``ValueError``): unknown name or empty target.
-        BackendUnavailable (an ``ImportError``): the backend's extra is not installed.
+    >>> parse_spec("openai:http://localhost:8000/v1#tiny")
+    ('openai', 'http://localhost:8000/v1#tiny')
     """
     valid = sorted(BACKENDS)
     if not isinstance(spec, str):
@@ -89,4 +85,18 @@ def get_generator(spec: str, **kwargs: Any) -> TextGenerator:
         raise BackendSpecError(
             f"spec {spec!r} has no target; write '{name}:TARGET' (a model path, or a URL for openai)"
         )
+    return name, target
+
+
+def get_generator(spec: str, **kwargs: Any) -> TextGenerator:
+    """Build the backend named by ``spec`` (``NAME:TARGET``); ``kwargs`` go to its constructor.
+
+    Args:
+        spec (`str`): ``transformers:PATH``, ``vllm:PATH`` or ``openai:URL#MODEL``.
+
+    Raises:
+        BackendSpecError (a ``ValueError``): unknown name or empty target.
+        BackendUnavailable (an ``ImportError``): the backend's extra is not installed.
+    """
+    name, target = parse_spec(spec)
     return BACKENDS[name](target, **kwargs)

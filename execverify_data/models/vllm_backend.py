@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendUnavailable, Prompt, check_generate_args, is_vllm_available
+from execverify_data.models.base import BackendUnavailable, Prompt, check_generate_args, is_vllm_available, prompt_seeds
 
 __all__ = ["VLLMGenerator"]
 
@@ -36,8 +36,8 @@ class VLLMGenerator:
             ``max_model_len``, ``dtype``...).
 
     Plain prompts go to ``LLM.generate``; chat prompts to ``LLM.chat`` (the model's chat
-    template). ``seed`` becomes the per-request ``SamplingParams.seed``, so results are
-    reproducible for a fixed engine configuration.
+    template). ``seed`` becomes the per-request ``SamplingParams.seed`` (a list gives each
+    prompt its own), so results are reproducible for a fixed engine configuration.
     """
 
     def __init__(self, model: str | os.PathLike[str], **engine_kwargs: Any) -> None:
@@ -60,7 +60,7 @@ class VLLMGenerator:
         n: int = 1,
         temperature: float = 1.0,
         max_new_tokens: int = 256,
-        seed: int | None = None,
+        seed: int | Sequence[int] | None = None,
         stop: Sequence[str] | None = None,
         top_p: float = 1.0,
     ) -> list[list[str]]:
@@ -70,17 +70,20 @@ class VLLMGenerator:
         )
         from vllm import SamplingParams
 
-        params = SamplingParams(
-            n=n, temperature=float(temperature), top_p=float(top_p), max_tokens=max_new_tokens, seed=seed, stop=stop
-        )
+        params = [
+            SamplingParams(
+                n=n, temperature=float(temperature), top_p=float(top_p), max_tokens=max_new_tokens, seed=s, stop=stop
+            )
+            for s in prompt_seeds(seed, len(prompts))
+        ]
         results: dict[int, list[str]] = {}
         plain = [i for i, p in enumerate(prompts) if isinstance(p, str)]
         chats = [i for i, p in enumerate(prompts) if not isinstance(p, str)]
         if plain:
-            outs = self.llm.generate([prompts[i] for i in plain], params, use_tqdm=False)
+            outs = self.llm.generate([prompts[i] for i in plain], [params[i] for i in plain], use_tqdm=False)
             results.update((i, [c.text for c in o.outputs]) for i, o in zip(plain, outs))
         if chats:
             messages = [[dict(m) for m in prompts[i]] for i in chats]
-            outs = self.llm.chat(messages, params, use_tqdm=False)
+            outs = self.llm.chat(messages, [params[i] for i in chats], use_tqdm=False)
             results.update((i, [c.text for c in o.outputs]) for i, o in zip(chats, outs))
         return [results[i] for i in range(len(prompts))]

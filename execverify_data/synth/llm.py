@@ -317,20 +317,7 @@ class LLMProgramGenerator:
         accepted: list[LLMProgram] = []
         if not specs:
             return accepted, counts
-        completions = self.generator.generate(
-            [self.prompt(spec) for spec in specs],
-            n=self.samples_per_spec,
-            temperature=self.temperature,
-            top_p=self.top_p,
-            max_new_tokens=self.max_new_tokens,
-            seed=seed,
-            stop=None if self.chat else ["\n```"],
-        )
-        if len(completions) != len(specs) or any(len(c) != self.samples_per_spec for c in completions):
-            raise InvalidArgument(
-                f"{self.generator!r} returned {[len(c) for c in completions]} completions for {len(specs)} prompts "
-                f"with n={self.samples_per_spec}; a TextGenerator must return n completions per prompt"
-            )
+        completions = self.complete(specs, seed)
         backend = repr(self.generator)
         seen_sources: set[str] = set()
         seen_hashes: set[str] = set()
@@ -342,7 +329,8 @@ class LLMProgramGenerator:
                         from execverify_data.synth.filters import Tracer
 
                         tracer, own_tracer = Tracer("trusted"), True
-                    program, reason = self._gate(spec, text, derive_seed(seed, i, j), seen_sources, seen_hashes, tracer)
+                    program, reason = self.gate(spec, text, seed=derive_seed(seed, i, j), tracer=tracer,
+                                                seen_sources=seen_sources, seen_hashes=seen_hashes)
                     if program is None:
                         counts[reason] += 1
                         continue
@@ -356,6 +344,60 @@ class LLMProgramGenerator:
                 tracer.close()
         return accepted, counts
 
+    def complete(self, specs: Sequence[ConstraintSpec], seed: int | Sequence[int]) -> list[list[str]]:
+        """The backend's ``samples_per_spec`` completions of each spec's prompt, in one ``generate`` call.
+
+        ``seed`` is the sampling seed, or a list with one seed per spec (each spec's completions
+        then depend on its own seed only, see :class:`~execverify_data.models.TextGenerator`).
+        """
+        completions = self.generator.generate(
+            [self.prompt(spec) for spec in specs],
+            n=self.samples_per_spec,
+            temperature=self.temperature,
+            top_p=self.top_p,
+            max_new_tokens=self.max_new_tokens,
+            seed=seed if isinstance(seed, int) else list(seed),
+            stop=None if self.chat else ["\n```"],
+        )
+        if len(completions) != len(specs) or any(len(c) != self.samples_per_spec for c in completions):
+            raise InvalidArgument(
+                f"{self.generator!r} returned {[len(c) for c in completions]} completions for {len(specs)} prompts "
+                f"with n={self.samples_per_spec}; a TextGenerator must return n completions per prompt"
+            )
+        return completions
+
+    def gate(
+        self,
+        spec: ConstraintSpec,
+        text: str,
+        *,
+        seed: int,
+        tracer: Any = None,
+        level: int = 0,
+        seen_sources: set[str] | None = None,
+        seen_hashes: set[str] | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> tuple[tuple[str, str, Any] | None, str]:
+        """Run one completion through every gate: ``((source, entry_point, accepted), "accepted")`` or ``(None, reason)``.
+
+        Args:
+            spec (`ConstraintSpec`): what the completion was asked for.
+            text (`str`): the completion.
+            seed (`int`): the filters' input seed.
+            tracer (`Tracer`): the filters' tracer (needed when the generator has filters).
+            level (`int`, defaults to 0): recorded as the program's level.
+            seen_sources (`set[str]`, optional): sources accepted so far (``duplicate``); joined on acceptance.
+            seen_hashes (`set[str]`, optional): normalized hashes for the filters' ``duplicate`` rule.
+            counts (`dict`, optional): receives the filters' ``input_raised`` count.
+
+        ``accepted`` is the filters' :class:`~execverify_data.synth.filters.Accepted` (None without filters);
+        the reasons are those of :meth:`generate`.
+        """
+        if self.filters is not None and tracer is None:
+            raise InvalidArgument("gate needs the filters' tracer: pass tracer=Tracer('trusted')")
+        return self._gate(spec, text, seed, set() if seen_sources is None else seen_sources,
+                          set() if seen_hashes is None else seen_hashes, tracer, level, counts)
+
     def _gate(
         self,
         spec: ConstraintSpec,
@@ -364,6 +406,8 @@ class LLMProgramGenerator:
         seen_sources: set[str],
         seen_hashes: set[str],
         tracer: Any,
+        level: int = 0,
+        counts: dict[str, int] | None = None,
     ) -> tuple[tuple[str, str, Any] | None, str]:
         source = extract_code(text if isinstance(text, str) else "")
         if not source.strip():
@@ -384,7 +428,7 @@ class LLMProgramGenerator:
         entry = report.entry_point
         filtered = None
         if self.filters is not None:
-            filtered, reason = self._filter(spec, source, tree, entry, row_seed, seen_hashes, tracer)
+            filtered, reason = self._filter(spec, source, tree, entry, row_seed, seen_hashes, tracer, level, counts)
             if filtered is None:
                 return None, f"filter:{reason}"
         seen_sources.add(key)
@@ -399,6 +443,8 @@ class LLMProgramGenerator:
         row_seed: int,
         seen_hashes: set[str],
         tracer: Any,
+        level: int = 0,
+        counts: dict[str, int] | None = None,
     ) -> tuple[Any, str | None]:
         from execverify_data.synth.filters import evaluate
         from execverify_data.synth.generator import Program
@@ -407,8 +453,9 @@ class LLMProgramGenerator:
         if typed is None:
             return None, "param_types"
         types, names = typed
-        program = Program(source, entry, types, names, level=0, target=spec.target, seed=row_seed)
+        program = Program(source, entry, types, names, level=level, target=spec.target, seed=row_seed)
         try:
-            return evaluate(program, spec, seed=row_seed, config=self.filters, tracer=tracer, seen=seen_hashes)
+            return evaluate(program, spec, seed=row_seed, config=self.filters, tracer=tracer, seen=seen_hashes,
+                            counts=counts)
         except InvalidArgument:
             return None, "param_types"
