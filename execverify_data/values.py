@@ -855,8 +855,8 @@ def _compile_call(text: str, max_chars: int) -> tuple[str, Any, dict[str, Any]]:
     for k in node.keywords:
         builder.build(k.value, 1)
     name = node.func.id
-    node.func = ast.Name(id=_PACK, ctx=ast.Load())
-    expression = ast.fix_missing_locations(ast.Expression(body=node))
+    node.func = ast.copy_location(ast.Name(id=_PACK, ctx=ast.Load()), node.func)  # the rest keeps its parsed locations
+    expression = ast.Expression(body=node)
     try:
         code = compile(expression, "<execverify-literal-call>", "eval", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:

@@ -835,13 +835,14 @@ _INVERSE = {("builtin.int", "builtin.str"), ("builtin.str", "builtin.int"), ("bu
             ("builtin.set", "builtin.set"), ("builtin.sorted", "builtin.sorted"), ("builtin.abs", "builtin.abs")}
 
 
-def _heads_of(text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def _heads_of(text: str) -> frozenset[str]:
     from execverify_data.catalog.usage import analyze
 
     try:
-        return set(analyze(f"def _f(x):\n    return {text}\n").ids)
+        return frozenset(analyze(f"def _f(x):\n    return {text}\n").ids)
     except SyntaxError:
-        return set()
+        return frozenset()
 
 
 def _meaningful(outer: Form, value: Val) -> bool:
