@@ -418,6 +418,8 @@ class _Gen:
         if not tforms:
             raise NoUse(f"{self.target} has no straight-line use")
         form = self.pick(tforms)
+        if form.role == "pred" and form.y == "same":
+            return self.straight_relation(form)
         if form.role == "pred":
             return self.straight_test(form)
         grains = [g for g in form.on if g in PARAM_GRAINS and g not in ("char",)]
@@ -426,6 +428,18 @@ class _Gen:
         subject = self.param(rng.choice(grains))
         body: list = []
         need = self.spec.nested_depth
+        origin = subject  # the function is named for the input
+        before = None
+        if rng.random() < 0.6:  # first a cleaning or reordering step of its own (``cleaned = text.strip()``)
+            before = self.before(subject, form)
+        if before is None and need >= 1 and subject.grain in _DEEP_BEFORE and _depth(form.text) < need and rng.random() < 0.5:
+            text, stem = rng.choice(_DEEP_BEFORE[subject.grain])  # a preparation that is itself a nested call
+            before = (self.names.fresh(stem), text.format(x=subject.text))
+        if before is not None:
+            name, text = before
+            body.append(f"{name} = {text}")
+            self.note(text)
+            subject = Val(name, subject.grain, frozenset({name}) | subject.reads)
         value, guard = self.use(form, subject)
         if _depth(value.text) < need:
             deeper = self.deep_argument(form, subject)
@@ -433,13 +447,14 @@ class _Gen:
                 deeper = self.prepared(form, subject, need) or deeper
             if deeper is not None:
                 value, guard = deeper
-        value = self.deepen(value, lambda v: _depth(v.text) >= need, lambda grain: grain not in ("bool",))
-        if _depth(value.text) < need:
+        value = self.deepen(value, lambda v: max(_depth(v.text), self.depth_so_far) >= need, lambda grain: grain not in ("bool",))
+        if max(_depth(value.text), self.depth_so_far) < need:
             raise GenFail("depth not reached")
         if guard:
             value = Val.of(f"{value.text} if {guard} else {_default(value.grain)}", value.grain)
         for p in self.params_unread(value):
-            value = self.combine(value, p)
+            if p.text not in subject.reads:  # read by the preparing step
+                value = self.combine(value, p)
         if self.spare - len(self.markers) > 0:
             value = self.combine(value, Val(self.liftable(rng.choice(("limit", "fragment")), ""), "marker"))
         out_grain = value.grain
@@ -452,7 +467,7 @@ class _Gen:
             body.append(f"{', '.join(parts)} = {value.text}")
             value = Val.of(f"{parts[-1]}" if out_grain != "pairnum" else f"{parts[0]} * 10 + {parts[1]}", "word")
         body += self.returning(value)
-        name = self.names.fresh(_function_name(form, subject, self.rng))
+        name = self.names.fresh(_function_name(form, origin, self.rng))
         return (name, SIGNATURE, _annotation(value.grain), body)
 
     def straight_test(self, form: Form) -> tuple[str, str, str, list]:
@@ -494,6 +509,23 @@ class _Gen:
         name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{src.text}")
         return (name, SIGNATURE, _annotation(grain), body)
 
+    def straight_relation(self, form: Form) -> tuple[str, str, str, list]:
+        """A test between two inputs of one kind (``a.issubset(b)``, ``a <= b``), the first one normalized in a
+        nested step (``lowered = set(map(str.lower, tags))``) so that the test compares what it means to."""
+        grains = [g for g in form.on if g in _DEEP_BEFORE and g in PARAM_GRAINS]
+        if not grains:
+            raise GenFail("no input of the relation's kind")
+        subject = self.param(self.rng.choice(grains))
+        text, stem = self.rng.choice(_DEEP_BEFORE[subject.grain])
+        if _depth(text) < self.spec.nested_depth:
+            raise GenFail("depth not reached")
+        name = self.names.fresh(stem)
+        value, guard = self.use(form, Val(name, subject.grain, frozenset({name})))
+        result = f"{guard} and {value.text}" if guard else value.text
+        body = [f"{name} = {text.format(x=subject.text)}", f"return {result}"]
+        verb = {"issubset": "within", "issuperset": "covers", "isdisjoint": "apart"}.get(form.head.split(".")[-1], "compare")
+        return (self.names.fresh(f"{verb}_{subject.text}"), SIGNATURE, "bool", body)
+
     def deep_argument(self, form: Form, subject: Val) -> tuple[Val, str] | None:
         """The form with a call as its argument, when it has a slot: a second parameter normalized
         (``text.count(part.lower())``) when the spec wants one, else a value of the subject
@@ -515,6 +547,22 @@ class _Gen:
         text = form.text.format(x=subject.atom, y="", **values)
         guard = form.guard.format(x=subject.atom, y="", **values) if form.guard else ""
         return Val.of(text, _gives(form, subject)), guard
+
+    def before(self, subject: Val, form: Form) -> tuple[str, str] | None:
+        """A step that prepares an input for the target's use and keeps its kind (``cleaned = line.strip()``,
+        ``ordered = sorted(nums)``, ``lowered = text.lower()``): its name and text, or None when none fits
+        (none that the use would undo or that leaves nothing to use)."""
+        options = [f for f in self.forms_on(subject.grain, "map") + self.forms_on(subject.grain, "agg")
+                   if not f.y and not f.guard and f.gives == "same" and f.head != form.head
+                   and _meaningful_pair(f, form) and not (f.head in _CASE and form.head in _CASE_TESTS)]
+        if grain_type(subject.grain).startswith(("tuple", "set", "frozenset", "dict")):
+            options = [f for f in options if f.head.startswith("op.slice")]  # sorted(t) is no tuple
+        if not options:
+            return None
+        step = self.rng.choice(options)
+        value, _ = self.fill(step, subject, lift=False)
+        stem = _BEFORE_NAMES.get(step.head, "cleaned")
+        return self.names.fresh(stem), value.text
 
     def prepared(self, form: Form, subject: Val, need: int) -> tuple[Val, str] | None:
         """The target's use on a value made from its subject in one step that changes what the use sees
@@ -865,6 +913,29 @@ _RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "la
                  "list": "items", "dict": "table", "tuple": "items", "abs": "distance", "str": "label", "int": "number"}
 
 
+#: preparations of an input that are themselves a nested call (and keep its type), by grain: (template, name)
+_DEEP_BEFORE = {
+    "text": (("' '.join({x}.split())", "normalized"), ("' '.join(sorted({x}.split()))", "ordered")),
+    "word": (("''.join(sorted({x}))", "letters"), ("''.join(reversed({x}))", "backwards")),
+    "digits": (("''.join(sorted({x}))", "ordered"),),
+    "nums": (("sorted(set({x}))", "unique"), ("list(map(abs, {x}))", "sizes")),
+    "words": (("sorted(set({x}))", "unique"), ("list(map(str.lower, {x}))", "lowered"), ("list(filter(None, {x}))", "nonempty")),
+    "numstrs": (("list(map(str.strip, {x}))", "cleaned"),),
+    "ids": (("set(map(abs, {x}))", "sizes"),),
+    "tags": (("set(map(str.lower, {x}))", "lowered"),),
+    "table": (("dict(sorted({x}.items()))", "ordered"),),
+    "blob": (("bytes(sorted({x}))", "ordered"),),
+}
+#: names of a straight-line preparing step, by its head
+_BEFORE_NAMES = {"str.strip": "cleaned", "str.lstrip": "cleaned", "str.rstrip": "cleaned", "str.lower": "lowered",
+                 "str.upper": "upper", "str.casefold": "folded", "str.title": "titled", "str.capitalize": "capitalized",
+                 "str.swapcase": "swapped", "str.replace": "replaced", "str.removeprefix": "rest", "str.removesuffix": "stem",
+                 "op.slice_reverse": "backwards", "op.slice_to": "head", "op.slice_from": "tail", "op.slice": "inner",
+                 "op.slice_step": "every_other", "op.slice_from_step": "odd_places", "builtin.sorted": "ordered",
+                 "builtin.reversed": "backwards", "op.slice_copy": "copy", "str.translate": "coded",
+                 "bytes.strip": "cleaned", "bytes.lower": "lowered", "bytes.upper": "upper", "bytes.replace": "replaced"}
+#: tests a case change decides by itself (``text.lower().islower()``)
+_CASE_TESTS = {"str.isupper", "str.islower", "str.istitle", "bytes.isupper", "bytes.islower", "bytes.istitle"}
 #: a one-call-deeper copy of an input of each grain, of normalized items (straight-line code over a copy)
 _NORMALIZED_COPY = {"nums": "list(map(abs, {x}))", "words": "list(map(str.lower, {x}))", "ids": "set(map(abs, {x}))",
                     "tags": "set(map(str.lower, {x}))", "table": "dict(sorted({x}.items()))"}
@@ -987,13 +1058,13 @@ _PREPARED = {
     ("digits", "char"): (("sorted(set({v}))", "digits_seen"), ("list(reversed({v}))", "backwards")),
     ("words", "word"): (("sorted(set({v}))", "unique"), ("list(map(str.strip, {v}))", "cleaned")),
     ("twords", "word"): (("sorted(set({v}))", "unique"),),
-    ("tags", "word"): (("sorted(set({v}))", "ordered"),),
-    ("ftags", "word"): (("sorted(set({v}))", "ordered"),),
+    ("tags", "word"): (("sorted(map(str.lower, {v}))", "lowered"),),
+    ("ftags", "word"): (("sorted(map(str.lower, {v}))", "lowered"),),
     ("numstrs", "numstr"): (("sorted(set({v}))", "unique"), ("list(map(str.strip, {v}))", "cleaned")),
     ("nums", "num"): (("sorted(set({v}))", "unique"), ("list(map(abs, {v}))", "sizes")),
     ("tnums", "num"): (("sorted(set({v}))", "unique"),),
-    ("ids", "num"): (("sorted(set({v}))", "ordered"),),
-    ("fids", "num"): (("sorted(set({v}))", "ordered"),),
+    ("ids", "num"): (("sorted(map(abs, {v}))", "sizes"),),
+    ("fids", "num"): (("sorted(map(abs, {v}))", "sizes"),),
     ("blob", "blob"): (("sorted({v}.split())", "chunks"), ("sorted(set({v}.split()))", "chunks")),
 }
 _PRED_VERBS = {"isdigit": "digits_in", "isalpha": "letters_in", "isupper": "upper_in", "islower": "lower_in",

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import Stmt, Val
-from execverify_data.synth.vocab import Form, element_grain, forms
+from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
 
 SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
 
@@ -665,8 +665,11 @@ class LoopBuilder:
                 subject = context[0]
             if kind.startswith("remaining") and (element_grain(subject.grain) != grain or not (value and value.text.isidentifier())):
                 continue  # it removes the input's own items
-            acc = accs.make(kind, self.names, rng, value_grain=grain, first_value=first, subject=subject,
-                            copy=self.target.endswith(".copy"))
+            copy = (self.target.endswith(".copy") and subject is not None
+                    and grain_type(subject.grain).startswith(self.target.split(".")[0]))
+            if self.mode == "acc" and self.target.endswith(".copy") and not copy:
+                continue  # the target is the copy of an input of its own type
+            acc = accs.make(kind, self.names, rng, value_grain=grain, first_value=first, subject=subject, copy=copy)
             if kind.startswith("remaining"):
                 acc.needs = (grain,)
             if acc.needs and not acc.accepts(grain):
