@@ -284,26 +284,27 @@ def _drawable(text: str | None) -> bool:
     return True
 
 
-def _from_use(code: str, fn: ast.FunctionDef, name: str) -> str | None:
-    """What the catalog says a parameter is from the methods the body calls on it: one scalar type
-    (``str``, ``bytes``) when every such call has candidates on that type only."""
+def _from_use(tree: ast.Module, fn: ast.FunctionDef, name: str) -> str | None:
+    """What the catalog says a parameter is from the methods the body calls on it: ``str`` or ``bytes``
+    when every such call has candidates on that type (``str`` where both fit: bytes mirror most string
+    methods, and a text is the common reading); containers stay unknown (their elements are)."""
     from execverify_data.catalog.usage import analyze
 
     owners: set[str] | None = None
     inside = {id(n) for n in ast.walk(fn)}
-    for use in analyze(code).calls:
+    for use in analyze(tree).calls:
         func = use.node.func
         if id(use.node) in inside and use.how == "method" and isinstance(func, ast.Attribute) \
                 and isinstance(func.value, ast.Name) and func.value.id == name:
             these = {i.split(".")[0] for i in use.ids}
             owners = these if owners is None else owners & these
-    if owners and len(owners) == 1 and next(iter(owners)) in ("str", "bytes"):
-        return next(iter(owners))
+    if owners and owners <= {"str", "bytes"}:
+        return "str" if "str" in owners else "bytes"
     return None
 
 
-def _entry(code: str, entry: str) -> ast.FunctionDef | None:
-    for node in ast.parse(code).body:
+def _entry(code: str | ast.Module, entry: str) -> ast.FunctionDef | None:
+    for node in (ast.parse(code) if isinstance(code, str) else code).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry:
             return node
     return None
@@ -315,7 +316,8 @@ def settle_types(code: str, entry: str, seed_args: list[tuple]) -> tuple[tuple[s
     body's method calls on the parameter (:func:`_from_use`)."""
     from execverify_data.catalog.typelang import conforms
 
-    fn = _entry(code, entry)
+    tree = ast.parse(code)
+    fn = _entry(tree, entry)
     out = []
     for i, a in enumerate(fn.args.args):
         values = [args[i] for args in seed_args if i < len(args)]
@@ -325,7 +327,7 @@ def settle_types(code: str, entry: str, seed_args: list[tuple]) -> tuple[tuple[s
             out.append(declared)
         elif _drawable(seeded):
             out.append(seeded)
-        elif (used := _from_use(code, fn, a.arg)) is not None:
+        elif (used := _from_use(tree, fn, a.arg)) is not None:
             out.append(used)
         else:
             how = "no annotation" if a.annotation is None else "an annotation the sampler cannot draw"
@@ -433,7 +435,7 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         seeds.append(tuple(args))
     types, why = settle_types(fn.code, fn.entry_point, seeds)
     if types is None:
-        return _skip("untyped_param", why)
+        return _skip("untyped_param", why.split(": ", 1)[1])
     if decon is not None:
         match = decon.check(fn.code)
         if match is not None:
