@@ -58,13 +58,11 @@ def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int
     if unknown:
         raise click.BadParameter(f"unknown benchmark {', '.join(unknown)}; choose among {', '.join(sorted(known))}",
                                  param_hint=["--allow-benchmark"])
+    if not min_inputs <= k <= k_max:
+        raise click.UsageError(f"need --min-inputs <= --inputs-per-function <= --max-inputs, got {min_inputs}, {k}, {k_max}")
     writable_folder(out, flag="--out")
-    try:
-        config = FromCodeConfig(seed=seed, k=k, min_inputs=min_inputs, k_max=k_max, max_steps=max_steps, timeout=timeout,
-                                shard_size=shard_size, allow_benchmarks=allow)
-    except InvalidArgument as exc:
-        raise click.UsageError(one_line(str(exc).replace("min_inputs", "--min-inputs").replace("k_max", "--max-inputs")
-                                        .replace(" k ", " --inputs-per-function ").replace(" k,", " --inputs-per-function,"))) from None
+    config = FromCodeConfig(seed=seed, k=k, min_inputs=min_inputs, k_max=k_max, max_steps=max_steps, timeout=timeout,
+                            shard_size=shard_size, allow_benchmarks=allow)
     try:
         functions = humaneval_functions() if humaneval else load(source)
     except FromCodeError as exc:
