@@ -166,11 +166,12 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
     out = []
     for file in sorted(path.rglob("*.py")):
         rel = file.relative_to(path).as_posix()
+        code = ""
         try:
             code = file.read_text(encoding="utf-8")
             tree = ast.parse(code)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-            out.append(Function("", "", source=rel, source_id=rel))
+            out.append(Function(code, "", source=rel, source_id=rel))  # skipped as bad_source, with the parser's word
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -412,8 +413,10 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     from execverify_data.trace import Status
     from execverify_data.values import format_arguments, parse_call
 
+    if not fn.code:
+        return _skip("bad_source", "no code (the file cannot be read as UTF-8 text)")
     try:
-        node = _entry(fn.code, fn.entry_point) if fn.code else None
+        node = _entry(fn.code, fn.entry_point)
     except (SyntaxError, ValueError) as exc:
         return _skip("bad_source", f"does not parse: {exc}")
     if node is None:

@@ -204,6 +204,18 @@ def test_build_release_programs_needs_records(tmp_path):
     assert result.exit_code == 2 and "no record shards" in result.output and "Traceback" not in result.output
 
 
+def test_folder_file_that_does_not_parse_is_a_reason(tmp_path):
+    from execverify_data.fromcode import FromCodeConfig, convert
+
+    (tmp_path / "broken.py").write_text("def f(x:\n")
+    (tmp_path / "star.py").write_text("def g(*xs):\n    return xs\n\ndef h():\n    return 1\n")
+    functions = load_folder(tmp_path)
+    assert [f.source_id for f in functions] == ["broken.py", "star.py:g", "star.py:h"]
+    reasons = [convert(f, i, FromCodeConfig(), tracer=None)[1] for i, f in enumerate(functions)]  # skipped before any run
+    assert [next(k for k in r if k != "attempts" and k != "why") for r in reasons] == ["bad_source", "unsupported_signature", "no_params"]
+    assert "does not parse" in reasons[0]["why"]
+
+
 def test_function_is_a_value():
     f = Function("def f(x: int):\n    return x\n", "f", ("1",), source="s", source_id="s:f")
     assert f == Function("def f(x: int):\n    return x\n", "f", ("1",), source="s", source_id="s:f")
