@@ -58,15 +58,15 @@ import platform
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from execverify_data.errors import InvalidArgument
 from execverify_data.pipeline import _Run
 
-__all__ = ["FROMCODE_VERSION", "REASONS", "Function", "FromCodeConfig", "FromCodeError", "convert", "from_code",
-           "humaneval_functions", "load_folder", "load_jsonl", "seed_calls_from_tests", "settle_types"]
+__all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
+           "humaneval_functions", "load", "load_folder", "load_jsonl", "seed_calls_from_tests", "settle_types"]
 
 #: The ``generator_version`` of from-code records.
 FROMCODE_VERSION = "fromcode-1"

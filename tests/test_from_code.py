@@ -69,6 +69,30 @@ def test_seed_calls_are_the_literal_calls_of_the_tests():
             parse_call(f"{f.entry_point}({text})")
 
 
+def test_draw_inputs_starts_from_the_seeds_and_mutates_them():
+    from execverify_data.inputs import draw_inputs
+
+    seeds = [([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200],), ([],)]
+    drawn = draw_inputs(("list[int]",), seed=5, k=30, seeds=seeds, mutation_rate=1.0)
+    assert drawn[:2] == [tuple(s) for s in seeds]
+    assert drawn == draw_inputs(("list[int]",), seed=5, k=30, seeds=seeds, mutation_rate=1.0)
+    mutated = [a for a in drawn[2:] if any(x >= 100 for x in a[0])]
+    assert mutated and any(len(a[0]) > 10 for a in mutated)  # a seed's mutations keep its size, not the draw bounds
+    assert draw_inputs(("list[int]",), seed=5, k=30) == draw_inputs(("list[int]",), seed=5, k=30, seeds=())
+
+
+def test_best_effort_choice_covers_what_the_inputs_reach():
+    from execverify_data.synth.coverage import Probe, branch_coverage, choose
+
+    code = "def f(x):\n    if x > 100:\n        return 'big'\n    if x % 2:\n        return 'odd'\n    return 'even'\n"
+    probe = Probe(code, "f")
+    runs = [probe.run((x,)) for x in (2, 4, 3, 6)]
+    assert choose(runs, probe, k=2) == "one_sided_branch"  # the generator's rule: x > 100 never holds
+    chosen = choose(runs, probe, k=2, best_effort=True)
+    assert sorted(runs[i].output for i in chosen) == ["'even'", "'odd'"]
+    assert branch_coverage(runs, probe) == 0.75 and branch_coverage([runs[0]], probe) == 0.5
+
+
 @pytest.mark.parametrize("code, seeds, expected", [
     ("def f(xs: List[int], d: Dict[str, float], o: Optional[str]):\n    return xs\n", [], ("list[int]", "dict[str, float]", "str | None")),
     ("def f(t: tuple[int, ...], u: 'list[str]'):\n    return t\n", [], ("tuple[int, ...]", "list[str]")),
