@@ -66,7 +66,7 @@ from execverify_data.errors import InvalidArgument
 from execverify_data.pipeline import _Run
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
-           "humaneval_functions", "load", "load_folder", "load_jsonl", "seed_calls_from_tests", "settle_types"]
+           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "seed_calls_from_tests", "settle_types"]
 
 #: The ``generator_version`` of from-code records.
 FROMCODE_VERSION = "fromcode-1"
@@ -158,8 +158,51 @@ def load_jsonl(path: str | os.PathLike) -> list[Function]:
     return out
 
 
+def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
+    """The part of module ``code`` that function ``entry`` needs: its imports and top-level assignments,
+    and the functions and classes it refers to by name, transitively (in the module's order, their text
+    as written); other functions, top-level calls and the ``if __name__ == "__main__":`` block are left out.
+
+    >>> print(program_of("import re\\nN = 2\\n\\ndef g(x):\\n    return x * N\\n\\ndef f(s):\\n    return g(len(s))\\n\\n"
+    ...                  "def h():\\n    pass\\n\\nprint(f('ab'))\\n", "f"))
+    import re
+    N = 2
+    <BLANKLINE>
+    <BLANKLINE>
+    def g(x):
+        return x * N
+    <BLANKLINE>
+    <BLANKLINE>
+    def f(s):
+        return g(len(s))
+    <BLANKLINE>
+    """
+    tree = tree or ast.parse(code)
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    needed, todo = {entry}, [entry]
+    while todo:
+        for node in ast.walk(defs[todo.pop()]):
+            if isinstance(node, ast.Name) and node.id in defs and node.id not in needed:
+                needed.add(node.id)
+                todo.append(node.id)
+    lines = code.splitlines()
+    blocks: list[tuple[bool, str]] = []
+    for node in tree.body:
+        is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if (is_def and node.name in needed) or isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+            blocks.append((is_def, "\n".join(lines[first - 1:node.end_lineno])))
+    text = ""
+    for i, (is_def, block) in enumerate(blocks):
+        if i:
+            text += "\n\n\n" if is_def or blocks[i - 1][0] else "\n"
+        text += block
+    return text + "\n"
+
+
 def load_folder(path: str | os.PathLike) -> list[Function]:
-    """Every top-level function of the ``.py`` files under ``path`` (sorted by path, then by position).
+    """Every top-level function of the ``.py`` files under ``path`` (sorted by path, then by position),
+    each with the part of its file it needs (:func:`program_of`) as its code.
 
     A file that does not parse gives one candidate that is skipped as ``bad_source``."""
     path = Path(path)
@@ -175,7 +218,7 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append(Function(code, node.name, source=rel, source_id=f"{rel}:{node.name}"))
+                out.append(Function(program_of(code, node.name, tree), node.name, source=rel, source_id=f"{rel}:{node.name}"))
     if not out:
         raise FromCodeError(f"{path}: no functions found (no .py file with a top-level def); point at a folder of .py files")
     return out

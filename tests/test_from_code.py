@@ -51,7 +51,7 @@ def folder_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "py"
     result = CliRunner().invoke(main, ["from-code", str(FOLDER), "--workers", "1", "--quiet", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "1 of 4 functions became rows" in result.output
+    assert "2 of 5 functions became rows" in result.output
     return out
 
 
@@ -155,10 +155,14 @@ def test_folder_reasons(folder_run):
     assert rejected["untyped_param"] == 1  # untyped.py: combine(a, b)
     assert "noisy.py:" in summary["from_code"]["examples"]["nondeterministic"]
     assert "'a'" in summary["from_code"]["examples"]["untyped_param"]
-    (rec,) = _records(folder_run)
-    assert rec["source_id"] == "clip.py:clip_words" and rec["param_types"] == ["str", "int"]
-    assert rec["branch_coverage"] == 1.0 and set(rec["input_origins"]) == {"generated"}
-    assert len(set(rec["outputs"])) >= 2
+    clip, longest = _records(folder_run)
+    assert clip["source_id"] == "clip.py:clip_words" and clip["param_types"] == ["str", "int"]
+    assert longest["source_id"] == "clip.py:longest_clipped"
+    for rec in (clip, longest):
+        assert rec["branch_coverage"] == 1.0 and set(rec["input_origins"]) == {"generated"}
+        assert len(set(rec["outputs"])) >= 2
+        assert "__main__" not in rec["code"] and "def clip_words" in rec["code"]  # each row is the part of the file it needs
+    assert "def longest_clipped" not in clip["code"] and clip["ast_hash"] != longest["ast_hash"]
 
 
 def test_humaneval_rows(humaneval_run):
