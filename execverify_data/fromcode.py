@@ -31,7 +31,10 @@ Each function goes through these steps; the first that fails names the reason it
    interpreter with another hash seed (:class:`~execverify_data.synth.retrace.Retracer`) and run once
    more in the untrusted sandbox (:mod:`execverify_data.sandbox.untrusted`: layered isolation, no
    files, no network); any difference in trace or output (time, randomness, I/O, set order) drops
-   the function (``nondeterministic``; the sandbox refusing or failing is ``sandbox_failed``).
+   the function (``nondeterministic``; the sandbox refusing or failing is ``sandbox_failed``). A function
+   that gave the same results every time but imports a module of the outside world (``os``, ``time``,
+   ``random``, ``socket``...) or calls ``open``, ``input``, ``eval``... (:func:`world_uses`) is dropped
+   too (``io``): its result is this machine's (a file's bytes, an environment variable).
 6. ``duplicate``: the normalized AST of a function kept earlier in the input.
 
 A record has :data:`execverify_data.pipeline.SCHEMA_FIELDS` (level 0, target ``from_code``) and the
@@ -66,13 +69,14 @@ from execverify_data.errors import InvalidArgument
 from execverify_data.pipeline import _Run
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
-           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "seed_calls_from_tests", "settle_types"]
+           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "seed_calls_from_tests", "settle_types",
+           "world_uses"]
 
 #: The ``generator_version`` of from-code records.
 FROMCODE_VERSION = "fromcode-1"
 #: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
 REASONS = ("bad_source", "unsupported_signature", "no_params", "bad_seed_input", "untyped_param", "decontam",
-           "too_few_inputs", "step_budget", "nondeterministic", "sandbox_failed", "trace_length", "duplicate")
+           "too_few_inputs", "step_budget", "nondeterministic", "sandbox_failed", "io", "duplicate")
 #: Functions per work unit (one function costs dozens of forked calls).
 CHUNK_FUNCTIONS = 8
 
@@ -159,13 +163,12 @@ def load_jsonl(path: str | os.PathLike) -> list[Function]:
 
 
 def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
-    """The part of module ``code`` that function ``entry`` needs: its imports and top-level assignments,
-    and the functions and classes it refers to by name, transitively (in the module's order, their text
-    as written); other functions, top-level calls and the ``if __name__ == "__main__":`` block are left out.
+    """The part of module ``code`` that function ``entry`` needs: the functions and classes it refers to
+    by name, and the imports and top-level assignments they use, transitively (in the module's order, their
+    text as written); other functions, top-level calls and the ``if __name__ == "__main__":`` block are left out.
 
-    >>> print(program_of("import re\\nN = 2\\n\\ndef g(x):\\n    return x * N\\n\\ndef f(s):\\n    return g(len(s))\\n\\n"
+    >>> print(program_of("import re, os\\nN = 2\\nM = 3\\n\\ndef g(x):\\n    return x * N\\n\\ndef f(s):\\n    return g(len(s))\\n\\n"
     ...                  "def h():\\n    pass\\n\\nprint(f('ab'))\\n", "f"))
-    import re
     N = 2
     <BLANKLINE>
     <BLANKLINE>
@@ -185,11 +188,31 @@ def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
             if isinstance(node, ast.Name) and node.id in defs and node.id not in needed:
                 needed.add(node.id)
                 todo.append(node.id)
+    def names(node) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def bound(node) -> set[str]:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return {a.asname or a.name.split(".")[0] for a in node.names}
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+    used = set().union(*(names(defs[n]) for n in needed))
+    module_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))]
+    keep: set[int] = set()
+    grew = True
+    while grew:  # the assignments and imports the kept code uses, and what those use
+        grew = False
+        for node in module_level:
+            if id(node) not in keep and bound(node) & used:
+                keep.add(id(node))
+                used |= names(node) if not isinstance(node, (ast.Import, ast.ImportFrom)) else set()
+                grew = True
     lines = code.splitlines()
     blocks: list[tuple[bool, str]] = []
     for node in tree.body:
         is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        if (is_def and node.name in needed) or isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
+        if (is_def and node.name in needed) or id(node) in keep:
             first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
             blocks.append((is_def, "\n".join(lines[first - 1:node.end_lineno])))
     text = ""
@@ -440,6 +463,35 @@ class FromCodeConfig:
         return data
 
 
+#: Modules whose use means a function reads or changes the world outside its arguments (files, the
+#: environment, the clock, processes, the network, the interpreter).
+WORLD_MODULES = frozenset({"os", "sys", "io", "pathlib", "shutil", "glob", "tempfile", "socket", "ssl", "http", "urllib",
+                           "requests", "subprocess", "multiprocessing", "threading", "asyncio", "signal", "time", "datetime",
+                           "random", "secrets", "uuid", "platform", "getpass", "ctypes", "importlib", "builtins", "inspect",
+                           "gc", "sqlite3", "pickle", "shelve", "logging", "webbrowser"})
+#: Builtins of the same kind.
+WORLD_BUILTINS = frozenset({"open", "input", "exec", "eval", "compile", "__import__", "breakpoint", "globals"})
+
+
+def world_uses(code: str) -> list[str]:
+    """What in ``code`` reaches outside the function's arguments: imports of :data:`WORLD_MODULES`, calls
+    of :data:`WORLD_BUILTINS` (sorted, without repeats). Re-execution catches what changes between runs;
+    this catches what does not change on this machine (a file's bytes, an environment variable).
+
+    >>> world_uses("import os, math\\ndef f(p):\\n    return open(p).read() + os.sep\\n")
+    ['import os', 'open()']
+    """
+    out = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            out.update(f"import {a.name}" for a in node.names if a.name.split(".")[0] in WORLD_MODULES)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in WORLD_MODULES:
+            out.add(f"from {node.module} import")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in WORLD_BUILTINS:
+            out.add(f"{node.func.id}()")
+    return sorted(out)
+
+
 def _skip(reason: str, detail: str = "") -> tuple[None, dict]:
     return None, {"attempts": 1, reason: 1, **({"why": detail} if detail else {})}
 
@@ -519,6 +571,9 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         return None, {**counts, "sandbox_failed": 1, "why": f"the untrusted sandbox ended {result.status.value}: {result.detail}"[:300]}
     if [c.value.text if c.ok else None for c in result.calls] != [t.output.text for t in traces]:
         return None, {**counts, "nondeterministic": 1, "why": "the untrusted sandbox gave another output"}
+    touches = world_uses(fn.code)
+    if touches:  # it ran the same three times, but on this machine's files, environment or clock
+        return None, {**counts, "io": 1, "why": f"reaches outside its arguments: {', '.join(touches)}"}
     seed_texts = {format_arguments(x) for x in seeds}
     record = {
         "id": f"fromcode-{config.seed}-{i:07d}",

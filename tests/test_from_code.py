@@ -1,8 +1,9 @@
 """``execverify from-code``: functions we did not write become records, and a release builds from them.
 
 The end-to-end run takes 12 HumanEval problems (seed inputs from their tests' assertions) and a
-folder of 3 ``.py`` files (``tests/fixtures/fromcode``: a plain function, two nondeterministic ones,
-one whose types cannot be settled), checks the skip reasons, re-executes every kept row as plain
+folder of 3 ``.py`` files (``tests/fixtures/fromcode``: two plain functions, one a helper of the
+other; two nondeterministic ones, on the random generator and the clock; one that reads the
+environment; one whose types cannot be settled), checks the skip reasons, re-executes every kept row as plain
 source in a fresh interpreter, and builds a self-verified release with ``build-release --programs``.
 """
 
@@ -51,7 +52,7 @@ def folder_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "py"
     result = CliRunner().invoke(main, ["from-code", str(FOLDER), "--workers", "1", "--quiet", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "2 of 5 functions became rows" in result.output
+    assert "2 of 6 functions became rows" in result.output
     return out
 
 
@@ -151,8 +152,10 @@ def test_cli_unwritable_out_is_one_line(tmp_path):
 def test_folder_reasons(folder_run):
     summary = json.loads((folder_run / "summary.json").read_text())
     rejected = summary["rejected"]
-    assert rejected["nondeterministic"] == 2  # noisy.py: random.choice/randint, time.perf_counter_ns
+    assert rejected["nondeterministic"] == 2  # noisy.py: random.choice/randint, time.perf_counter_ns (caught by re-execution)
+    assert rejected["io"] == 1  # noisy.py: os.environ (the same in every run on this machine)
     assert rejected["untyped_param"] == 1  # untyped.py: combine(a, b)
+    assert summary["from_code"]["examples"]["io"] == "noisy.py:home: reaches outside its arguments: import os"
     assert "noisy.py:" in summary["from_code"]["examples"]["nondeterministic"]
     assert "'a'" in summary["from_code"]["examples"]["untyped_param"]
     clip, longest = _records(folder_run)
