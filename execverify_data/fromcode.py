@@ -33,7 +33,7 @@ Each function goes through these steps; the first that fails names the reason it
    files, no network); any difference in trace or output (time, randomness, I/O, set order) drops
    the function (``nondeterministic``; the sandbox refusing or failing is ``sandbox_failed``). A function
    that gave the same results every time but imports a module of the outside world (``os``, ``time``,
-   ``random``, ``socket``...) or calls ``open``, ``input``, ``eval``... (:func:`world_uses`) is dropped
+   ``random``, ``socket``...) or calls ``open``, ``input``, ``__import__`` (:func:`world_uses`) is dropped
    too (``io``): its result is this machine's (a file's bytes, an environment variable).
 6. ``duplicate``: the normalized AST of a function kept earlier in the input.
 
@@ -470,7 +470,7 @@ WORLD_MODULES = frozenset({"os", "sys", "io", "pathlib", "shutil", "glob", "temp
                            "random", "secrets", "uuid", "platform", "getpass", "ctypes", "importlib", "builtins", "inspect",
                            "gc", "sqlite3", "pickle", "shelve", "logging", "webbrowser"})
 #: Builtins of the same kind.
-WORLD_BUILTINS = frozenset({"open", "input", "exec", "eval", "compile", "__import__", "breakpoint", "globals"})
+WORLD_BUILTINS = frozenset({"open", "input", "__import__", "breakpoint"})  # eval/exec of the arguments stay: the sandbox holds them
 
 
 def world_uses(code: str) -> list[str]:
