@@ -54,6 +54,7 @@ builds every config from them.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import os
@@ -420,7 +421,9 @@ class FromCodeConfig:
         max_steps (`int`, defaults to 5000), timeout (`float`, defaults to 5.0): per-call budgets.
         min_size, max_size (`int`, defaults to 0 and 8): sizes of freshly drawn strings and containers.
         allow_benchmarks (`tuple[str, ...]`): benchmarks not decontaminated against (the input's own).
-        input_digest (`str`): a digest of the input functions (a resumed run must have the same input).
+
+    :func:`from_code` sets ``n`` (the number of input functions) and ``input_digest`` (a digest of them:
+    a resumed run must have the same input) on its copy.
     """
 
     seed: int = 0
@@ -434,8 +437,8 @@ class FromCodeConfig:
     min_size: int = 0
     max_size: int = 8
     allow_benchmarks: tuple[str, ...] = ()
-    input_digest: str = ""
-    n: int = 0  # the number of input functions (set by from_code)
+    input_digest: str = field(default="", init=False)
+    n: int = field(default=0, init=False)
     tracer: str = field(default="trusted", init=False)  # every run in the trusted runner (pipeline._worker_tracer)
 
     def __post_init__(self) -> None:
@@ -663,9 +666,9 @@ def from_code(functions: list[Function], out: str | os.PathLike, *, config: From
         raise FromCodeError("no functions found in the input; give at least one function")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
-    config = config or FromCodeConfig()
-    config = FromCodeConfig(**{**{k: getattr(config, k) for k in config.__dataclass_fields__ if k != "tracer"},
-                               "n": len(functions), "input_digest": digest(functions)})
+    config = dataclasses.replace(config or FromCodeConfig())
+    object.__setattr__(config, "n", len(functions))
+    object.__setattr__(config, "input_digest", digest(functions))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     claim_folder(out, config.identity(), hint="use another --out (it holds a run with other input or settings)")
