@@ -430,6 +430,8 @@ def _build_flags(cfg: ReleaseConfig) -> str:
     ('', ' --shard-size 10')
     """
     flags = "" if cfg.shard_size == ReleaseConfig.shard_size else f" --shard-size {cfg.shard_size}"
+    flags += " --programs PROGRAMS_DIR" if cfg.programs is not None else ""  # records given (from-code, synthesize)
+    flags += "".join(f" --allow-benchmark {name}" for name in cfg.decontam_allow)
     return flags + "".join(f" --benchmark {name}=PATH" for name, _ in cfg.local_benchmarks)
 
 
