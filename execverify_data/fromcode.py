@@ -598,6 +598,7 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         "catalog_ids": sorted(entries_used(fn.code)),
         "python": traces[0].python,
         "generator_version": FROMCODE_VERSION,
+        "generator": "from_code",  # the column the llm work adds to SCHEMA_FIELDS (dropped by the writer where it is absent)
         "source": fn.source,
         "source_id": fn.source_id,
         "input_origins": ["seed" if text in seed_texts else "generated" for text in inputs],
@@ -640,7 +641,7 @@ def fromcode_chunk(config: FromCodeConfig, start: int, functions: list[Function]
     for j, fn in enumerate(functions):
         record, counts = convert(fn, start + j, config, tracer=tracer, decon=decon)
         why = counts.pop("why", None)
-        rows.append({"row": start + j, "level": 0, "counts": counts, "record": record,
+        rows.append({"row": start + j, "level": 0, "generator": "from_code", "counts": counts, "record": record,
                      "why": None if why is None else f"{fn.source_id}: {why}"})
     return {"rows": rows, "seconds": time.perf_counter() - t0}
 
