@@ -140,11 +140,14 @@ class Decontaminator:
 
     @classmethod
     def default(cls, *, local: Mapping[str, str | os.PathLike] | None = None, n: int = DEFAULT_N,
-                threshold: float = DEFAULT_THRESHOLD) -> "Decontaminator":
-        """CRUXEval and HumanEval, plus ``local`` benchmarks (name -> JSONL file or folder, see :func:`load_local`)."""
+                threshold: float = DEFAULT_THRESHOLD, exclude: Iterable[str] = ()) -> "Decontaminator":
+        """CRUXEval and HumanEval, plus ``local`` benchmarks (name -> JSONL file or folder, see :func:`load_local`),
+        less the benchmarks named in ``exclude`` (e.g. the one a from-code run takes its functions from)."""
         sources = default_sources()
         for name, path in (local or {}).items():
             sources[name] = load_local(path)
+        for name in exclude:
+            sources.pop(name, None)
         return cls.from_sources(sources, n=n, threshold=threshold)
 
     def check(self, source: str) -> Match | None:

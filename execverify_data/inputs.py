@@ -522,7 +522,7 @@ def _sized(t: Type) -> bool:
 
 
 def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: int = 10,
-                mutation_rate: float = 0.4, hints: Hints | None = None, domains=None) -> list[tuple]:
+                mutation_rate: float = 0.4, hints: Hints | None = None, domains=None, seeds=()) -> list[tuple]:
     """``k`` distinct argument tuples for parameters of ``param_types``, from ``seed`` (and ``hints``) only.
 
     The first tuple is drawn fresh; each later one is, with probability
@@ -533,6 +533,13 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     fields, a digit string, a count, a many-digit number, a short fragment...) when given; size
     bounds apply to texts and collections, not to the short role strings (a fragment, a letter, a
     separator). Fewer than ``k`` come back only when the domain is too small.
+
+    ``seeds`` (argument tuples, e.g. the calls of a benchmark's tests) come first, and mutations
+    may start from them as from any earlier tuple (evalplus's type-preserving mutation); the size
+    bounds do not apply to a mutation of a seed, whose size is the seed's own business.
+
+    >>> draw_inputs(("list[int]",), seed=0, k=3, seeds=[([1, 2],)])[0]
+    ([1, 2],)
     """
     if not isinstance(k, int) or k < 1:
         raise InvalidArgument(f"k must be a positive int, got {k!r}")
@@ -549,20 +556,32 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
         return _draw(t, rng, min_size, max_size, True, hints)
     out: list[tuple] = []
     seen: set[str] = set()
+    from_seed: set[int] = set()
+    for args in seeds:
+        text = format_arguments(args)
+        if text not in seen and len(out) < k:
+            seen.add(text)
+            from_seed.add(len(out))
+            out.append(tuple(args))
     for _ in range(k * 6):
         if len(out) >= k:
             break
         if out and rng.random() < mutation_rate:
-            base = list(rng.choice(out))
+            pick = rng.randrange(len(out))
+            seeded = pick in from_seed
+            base = list(out[pick])
             i = rng.randrange(len(base)) if base else 0
             if base:
                 base[i] = _mutate(base[i], types[i], rng, True)
-                if i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
+                if seeded:
+                    pass  # a mutation of a seed is sized as the seed was
+                elif i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
                     continue  # an insertion or deletion left the size bounds
                 if domains[i] in ("count", "limit", "number") and base[i] < 0:
                     continue  # a count stays a count
             args = tuple(base)
         else:
+            seeded = False
             args = tuple(fresh(i, t) for i, t in enumerate(types))
         try:
             text = format_arguments(args)
@@ -570,5 +589,7 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             continue
         if text not in seen:
             seen.add(text)
+            if seeded:
+                from_seed.add(len(out))
             out.append(args)
     return out

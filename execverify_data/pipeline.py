@@ -45,7 +45,7 @@ from execverify_data.errors import ExecVerifyError, InvalidArgument
 from execverify_data.workdir import claim_folder, write_atomic
 
 __all__ = ["SynthConfig", "row_seed", "level_for", "generator_for", "iter_rows", "synthesize_chunk", "synthesize_rows",
-           "synthesize", "summarize", "SCHEMA_FIELDS", "GeneratorLoadError"]
+           "synthesize", "summarize", "SCHEMA_FIELDS", "PROVENANCE_FIELDS", "GeneratorLoadError"]
 
 #: Attempts (fresh seeds) per row before the row is given up.
 ROW_ATTEMPTS = 12
@@ -56,6 +56,9 @@ MAX_ROWS_FACTOR = 4
 SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "param_domains",
                  "inputs", "outputs", "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version",
                  "generator")
+#: Columns after :data:`SCHEMA_FIELDS` in the records of programs not synthesized here (``execverify from-code``):
+#: where each came from, whether each input is a seed (from the source's tests) or generated, the branch coverage.
+PROVENANCE_FIELDS = ("source", "source_id", "input_origins", "branch_coverage")
 #: The programmatic generator's name in ``SynthConfig.generators``; LLM-backed ones are ``"llm:" + backend spec``.
 PROGRAM = "program"
 _DEFAULT_GENERATORS = ((PROGRAM, 1.0),)
@@ -529,7 +532,7 @@ class _Tally:
 # ---------------------------------------------------------------------------- shards
 
 
-def _schema():
+def _schema(provenance: bool = False):
     import pyarrow as pa
 
     spec = pa.struct([
@@ -538,12 +541,15 @@ def _schema():
         ("min_size", pa.int64()), ("max_size", pa.int64()),
     ])
     strings = pa.list_(pa.string())
+    extra = [("source", pa.string()), ("source_id", pa.string()), ("input_origins", strings),
+             ("branch_coverage", pa.float64())] if provenance else []
     return pa.schema([
         ("id", pa.string()), ("row", pa.int64()), ("seed", pa.int64()), ("level", pa.int64()), ("spec", spec),
         ("target", pa.string()), ("code", pa.string()), ("entry_point", pa.string()), ("param_types", strings),
         ("param_domains", strings), ("inputs", strings), ("outputs", strings), ("output_types", strings), ("trace_lengths", pa.list_(pa.int64())),
         ("ast_hash", pa.string()), ("catalog_ids", strings), ("python", pa.string()), ("generator_version", pa.string()),
         ("generator", pa.string()),
+        *extra,
     ])
 
 
@@ -555,12 +561,16 @@ def stats_path(out: Path, shard: int) -> Path:
     return out / f"shard-{shard:05d}.stats.json"
 
 
-def write_shard(out: Path, shard: int, records: list[dict], stats: dict) -> None:
-    """Write a shard's records (parquet) and statistics (JSON), each atomically, the statistics last."""
+def write_shard(out: Path, shard: int, records: list[dict], stats: dict, *, provenance: bool | None = None) -> None:
+    """Write a shard's records (parquet) and statistics (JSON), each atomically, the statistics last.
+
+    ``provenance`` adds the :data:`PROVENANCE_FIELDS` columns (by default: when a record has them)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist(records, schema=_schema())
+    if provenance is None:
+        provenance = any("source" in r for r in records)
+    table = pa.Table.from_pylist(records, schema=_schema(provenance))
     write_atomic(shard_path(out, shard), lambda p: pq.write_table(table, p, compression="zstd"))
     stats = {**stats, "shard": shard}
     write_atomic(stats_path(out, shard), lambda p: p.write_text(json.dumps(stats, indent=1, sort_keys=True)))
@@ -596,6 +606,8 @@ def _init_worker(memory_mb: int | None) -> None:  # pragma: no cover - runs in w
 
 class _Run:
     """The parent's side of a run: finishes shards in order, keeps the first ``n`` distinct programs."""
+
+    provenance: bool | None = None  # see write_shard
 
     def __init__(self, config: SynthConfig, out: Path, progress: Callable[[int, int], None] | None):
         import pyarrow.parquet as pq
@@ -641,7 +653,7 @@ class _Run:
                 records.append(row["record"])
         stats = tally.stats()
         stats["seconds"] = sum(chunk["seconds"] for chunk in results)
-        write_shard(self.out, shard, records, stats)
+        write_shard(self.out, shard, records, stats, provenance=self.provenance)
         self.kept += len(records)
         self.accepted_now += len(records)
         self.start = shard + 1

@@ -51,7 +51,7 @@ def test_python_dash_m(tmp_path):
     assert bad.returncode == 2 and "Usage: python -m execverify_data trace" in bad.stderr
 
 
-@pytest.mark.parametrize("name", ["synthesize", "build-release", "doctor", "difficulty", "score"])
+@pytest.mark.parametrize("name", ["synthesize", "from-code", "build-release", "doctor", "difficulty", "score"])
 def test_every_summary_command_has_json(name):
     assert "--json" in CliRunner().invoke(main, [name, "--help"]).output
 

@@ -126,6 +126,18 @@ BAD_VALUES = [
     (BR + ["--benchmark", "reval", "--out", "r"], 2, "expected NAME=PATH"),
     (BR + ["--benchmark", "reval=missing.jsonl", "--out", "r"], 2, "no file missing.jsonl"),
     (BR + ["--version", "0.0.2", "--out", "r"], 2, "give the release version once"),
+    # from-code
+    (["from-code", "missing.jsonl", "--out", "o"], 2, "missing.jsonl: no such file or folder"),
+    (["from-code", "not_json.jsonl", "--out", "o"], 2, "not_json.jsonl line 1: not JSON"),
+    (["from-code", "two.jsonl", "--out", "o"], 2, "two.jsonl line 1: expected an object with string fields 'code' and 'entry_point'"),
+    (["from-code", "subdir", "--out", "o"], 2, "no functions found"),
+    (["from-code", "--out", "o"], 2, "give SOURCE (a JSONL file or a folder of .py files) or --humaneval"),
+    (["from-code", "subdir", "--allow-benchmark", "mbpp", "--out", "o"], 2, "unknown benchmark mbpp"),
+    (["from-code", "subdir", "--min-inputs", "6", "--out", "o"], 2, "need --min-inputs <= --inputs-per-function"),
+    (["from-code", "subdir"], 2, "Missing option '--out'"),
+    (["build-release", "--release-version", "0.0.1", "--out", "r"], 2, "Missing option '--n'"),
+    (["build-release", "--release-version", "0.0.1", "--programs", "subdir", "--out", "r"], 2, "no record shards"),
+    (BR + ["--allow-benchmark", "mbpp", "--out", "r"], 2, "unknown benchmark mbpp"),
     # difficulty
     (["difficulty", "missing.jsonl", "--out", "d.jsonl"], 2, "does not exist"),
     (["difficulty", "not_json.jsonl", "--out", "d.jsonl"], 2, "line 1: not JSON"),
@@ -183,6 +195,7 @@ UNWRITABLE = [  # an output path inside a regular file: unwritable for root too
     (BR + ["--out", "r", "--work-dir", "a_file/w"], "'--work-dir': cannot create a_file/w: "),
     (["difficulty", "rows.jsonl", "--out", "a_file/d.jsonl"], "'--out': cannot create a_file/d.jsonl: "),
     (["synthesize", "--n", "5", "--out", "a_file"], "Directory 'a_file' is a file"),
+    (["from-code", "subdir", "--out", "a_file/o"], "'--out': cannot create a_file/o: "),
     (["view", "prog.py", "--call", "f([1], 'a')", "-o", "a_file/p.html"], "cannot write a_file/p.html"),
 ]
 

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "tasks-path": "execverify_data.cli.tasks_path:tasks_path",
     "difficulty": "execverify_data.cli.difficulty:difficulty",
     "build-release": "execverify_data.cli.build_release:build_release",
+    "from-code": "execverify_data.cli.from_code:from_code",
     "push": "execverify_data.cli.push:push",
     "view": "execverify_data.cli.view:view",
 }

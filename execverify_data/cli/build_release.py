@@ -34,7 +34,8 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
               help="Release version, e.g. 1.0.0 (tag v1.0.0).  [required]")
 @click.option("--version", "old_version", default=None, hidden=True, expose_value=True, callback=_old_version,
               help="Deprecated alias of --release-version.")
-@click.option("--n", "n", required=True, type=IntRange(min=1), help="Rows wanted in total over io, oi, trace, sft and codegen.")
+@click.option("--n", "n", required=False, type=IntRange(min=1),
+              help="Rows wanted in total over io, oi, trace, sft and codegen.  [required unless --programs: then all of them]")
 @click.option("--seed", default=0, show_default=True, type=IntRange(min=0), help="Global seed.")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Release folder.")
 @workers_option("Worker processes (or CPUs of a local Ray)")
@@ -46,17 +47,22 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
 @click.option("--shard-size", default=500, show_default=True, type=IntRange(min=1), help="Programs per work unit.")
 @click.option("--benchmark", "benchmarks", multiple=True, metavar="NAME=PATH",
               help="Extra benchmark to decontaminate against (REval, LiveCodeBench-Exec JSONL copy). Repeatable.")
+@click.option("--programs", "programs", type=click.Path(path_type=Path), default=None,
+              help="Build from the program records in this folder (the --out of synthesize or from-code) instead of synthesizing.")
+@click.option("--allow-benchmark", "allow", multiple=True, metavar="NAME",
+              help="Do not decontaminate against benchmark NAME (cruxeval, humaneval), e.g. with --programs made from it. Repeatable.")
 @click.option("--repo-id", default="execverify/execverify", show_default=True, help="Hub repository named in the card.")
 @click.option("--quiet", is_flag=True, help="No progress bars or summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object (no progress bars).")
-def build_release(version, old_version, n, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks, repo_id,
-                  quiet, as_json) -> None:
+def build_release(version, old_version, n, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks, programs,
+                  allow, repo_id, quiet, as_json) -> None:
     """Synthesize, trace, ask, narrate, rate, decontaminate and write a versioned release folder.
 
     \b
     Example:
       execverify build-release --release-version 1.0.0 --n 119000 --seed 0 --out execverify-v1.0.0
       execverify push execverify-v1.0.0 --repo-id ORG/execverify --tag v1.0.0
+      execverify build-release --release-version 0.1.0 --programs data/fromcode --out fromcode-v0.1.0
     """
     if version is not None and old_version is not None and version != old_version:
         raise click.UsageError("give the release version once, with --release-version")
@@ -68,8 +74,25 @@ def build_release(version, old_version, n, seed, out, workers, engine, ray_addre
     from execverify_data.errors import InvalidArgument
     from execverify_data.release import ReleaseConfig
 
+    if programs is not None:
+        from execverify_data.release.programs import _records, program_count
+
+        try:
+            program_count(programs)
+        except InvalidArgument as exc:
+            raise click.BadParameter(str(exc), param_hint=["--programs"]) from None
+        n = n or sum(len(r["inputs"]) for r in _records(str(programs)))  # every example of every record
+    elif n is None:
+        raise click.UsageError("Missing option '--n' (rows wanted, e.g. --n 600), or give --programs DIR to build from records.")
+    from execverify_data.decontam import default_sources
+
+    unknown = sorted(set(allow) - set(default_sources()))
+    if unknown:
+        raise click.BadParameter(f"unknown benchmark {', '.join(unknown)}; choose among {', '.join(sorted(default_sources()))}",
+                                 param_hint=["--allow-benchmark"])
     try:
-        cfg = ReleaseConfig(version=version, n=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks))
+        cfg = ReleaseConfig(version=version, n=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks),
+                            programs=str(programs) if programs is not None else None, decontam_allow=allow)
     except InvalidArgument as exc:
         raise click.UsageError(flag_words(exc, version="--release-version")) from None
     writable_folder(out, flag="--out")

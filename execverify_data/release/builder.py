@@ -307,7 +307,9 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
         "default_config": DEFAULT_CONFIG,
         "verification": verification,
         "decontamination": {"dropped": decontam, "n": cfg.decontam_n, "threshold": cfg.decontam_threshold,
-                            "benchmarks": ["cruxeval", "humaneval", *[name for name, _ in cfg.local_benchmarks]]},
+                            "benchmarks": [name for name in ("cruxeval", "humaneval", *[name for name, _ in cfg.local_benchmarks])
+                                           if name not in cfg.decontam_allow],
+                            **({"allowed": list(cfg.decontam_allow)} if cfg.decontam_allow else {})},
         "synthesis": {"slots": synth_slots, "accepted": synth_accepted, "rejected": dict(sorted(rejected.items())),
                       "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
@@ -428,6 +430,8 @@ def _build_flags(cfg: ReleaseConfig) -> str:
     ('', ' --shard-size 10')
     """
     flags = "" if cfg.shard_size == ReleaseConfig.shard_size else f" --shard-size {cfg.shard_size}"
+    flags += " --programs PROGRAMS_DIR" if cfg.programs is not None else ""  # records given (from-code, synthesize)
+    flags += "".join(f" --allow-benchmark {name}" for name in cfg.decontam_allow)
     return flags + "".join(f" --benchmark {name}=PATH" for name, _ in cfg.local_benchmarks)
 
 

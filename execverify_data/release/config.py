@@ -38,6 +38,9 @@ class ReleaseConfig:
         max_steps (`int`, defaults to 5000): line events allowed per traced call (the budget that decides).
         timeout (`float`, defaults to 30.0): wall-clock guard per traced call, far above what ``max_steps``
             needs, so that the machine's load cannot change which programs are kept (byte reproducibility).
+        programs (`str`, optional): a folder of program records (``synthesize`` or ``from-code`` output) to
+            build from instead of synthesizing (:mod:`execverify_data.release.programs`).
+        decontam_allow (`tuple[str, ...]`): benchmarks not decontaminated against (a from-code input's own).
     """
 
     version: str
@@ -57,6 +60,8 @@ class ReleaseConfig:
     local_benchmarks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     max_steps: int = 5000
     timeout: float = 30.0
+    programs: str | None = None
+    decontam_allow: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):
@@ -74,10 +79,18 @@ class ReleaseConfig:
         if not 1 <= self.codegen_examples < self.k:
             raise InvalidArgument(f"codegen_examples must be in [1, k), got {self.codegen_examples!r}")
         object.__setattr__(self, "local_benchmarks", tuple((str(a), str(b)) for a, b in self.local_benchmarks))
+        object.__setattr__(self, "decontam_allow", tuple(sorted(set(self.decontam_allow))))
+        if self.programs is not None:
+            object.__setattr__(self, "programs", str(self.programs))
 
     @property
     def max_rows(self) -> int:
-        """The most synthesis rows a build tries (a generator that keeps failing must not loop for ever)."""
+        """The most synthesis rows a build tries (a generator that keeps failing must not loop for ever);
+        with :attr:`programs`, the number of records given."""
+        if self.programs is not None:
+            from execverify_data.release.programs import program_count
+
+            return program_count(self.programs)
         return self.synth_config().max_rows
 
     def synth_config(self):
@@ -94,6 +107,11 @@ class ReleaseConfig:
         data = asdict(self)
         data.pop("version")
         data["local_benchmarks"] = [list(x) for x in self.local_benchmarks]
+        for name in ("programs", "decontam_allow"):  # only when set: older builds resume as before
+            if not data[name]:
+                data.pop(name)
+        if "decontam_allow" in data:
+            data["decontam_allow"] = list(self.decontam_allow)
         data["generator_version"] = GENERATOR_VERSION
         data["python"] = platform.python_version()
         return data

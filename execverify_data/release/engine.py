@@ -45,10 +45,10 @@ def finished_shards(work: Path) -> int:
 
 
 @lru_cache(maxsize=4)
-def _decontaminator(local: tuple[tuple[str, str], ...], n: int, threshold: float):
+def _decontaminator(local: tuple[tuple[str, str], ...], n: int, threshold: float, allow: tuple[str, ...] = ()):
     from execverify_data.decontam import Decontaminator
 
-    return Decontaminator.default(local=dict(local), n=n, threshold=threshold)
+    return Decontaminator.default(local=dict(local), n=n, threshold=threshold, exclude=allow)
 
 
 _VERIFIER = None
@@ -81,13 +81,19 @@ def release_chunk(cfg, start: int, stop: int) -> dict:
         raise InvalidArgument("release_chunk must run with PYTHONHASHSEED=0 (set orders in traced values depend on it)")
     t0 = time.perf_counter()
     synth = cfg.synth_config()
-    decon = _decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold)
+    decon = _decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold, cfg.decontam_allow)
     rows, chunk_rows = [], {c: [] for c in CONFIGS}
-    for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth)):
+    if cfg.programs:  # records given (build-release --programs): read, not synthesized
+        from execverify_data.release.programs import program_rows
+
+        source = program_rows(cfg, start, stop)
+    else:
+        source = ((i, level, counts, None if acc is None else _record(synth, i, seed, acc), acc and acc.traces, None)
+                  for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth)))
+    for i, level, counts, record, traces, trace_many in source:
         row = {"row": i, "level": level, "counts": dict(counts), "record": None, "out": None, "skipped": {}}
-        if acc is not None:
-            record = _record(synth, i, seed, acc)
-            out, skipped = rows_for_program(record, cfg, decon=decon, traces=acc.traces)
+        if record is not None:
+            out, skipped = rows_for_program(record, cfg, decon=decon, traces=traces, trace_many=trace_many)
             row.update(record=record, out=out, skipped=dict(skipped))
             for config, items in out.items():
                 chunk_rows[config].extend(items)
@@ -133,8 +139,8 @@ class ReleaseRun:
         from execverify_data.pipeline import CHUNK_ROWS
 
         first = shard * self.cfg.shard_size
-        return [(release_chunk, [self.cfg, a, min(a + CHUNK_ROWS, first + self.cfg.shard_size)])
-                for a in range(first, first + self.cfg.shard_size, CHUNK_ROWS)]
+        last = first + self.cfg.shard_size if self.cfg.programs is None else min(first + self.cfg.shard_size, self.cfg.max_rows)
+        return [(release_chunk, [self.cfg, a, min(a + CHUNK_ROWS, last)]) for a in range(first, last, CHUNK_ROWS)]
 
     def on_result(self, chunk: dict) -> None:
         self.pending += sum(len(r["out"]["trace"]) for r in chunk["rows"] if r["out"])

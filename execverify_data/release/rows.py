@@ -79,11 +79,13 @@ def _meta(rec: dict, config_seed: int, feats: dict, score: float, bucket: int) -
     }
 
 
-def rows_for_program(rec: dict, cfg, *, decon=None, traces=None) -> tuple[dict[str, list[dict]], Counter]:
+def rows_for_program(rec: dict, cfg, *, decon=None, traces=None, trace_many=None) -> tuple[dict[str, list[dict]], Counter]:
     """Rows of every config for one program record (not yet verified), and counts of what was skipped.
 
     ``traces`` are the record's traces as synthesis made them, one per input; when not given, the
-    inputs are traced again (for records read back from a synthesis run's shards).
+    inputs are traced again (for records read back from a synthesis run's shards). ``trace_many``
+    (``(code, calls) -> traces``, e.g. the trusted runner's) traces the codegen tests' fresh inputs
+    instead of this process (for code nobody here wrote).
     """
     from execverify_data import difficulty as dif
     from execverify_data.errors import ProgramError
@@ -147,13 +149,13 @@ def rows_for_program(rec: dict, cfg, *, decon=None, traces=None) -> tuple[dict[s
     except ProgramError:
         counts["no_question"] += 1
         return {c: [] for c in CONFIGS}, counts
-    out["codegen"] = _codegen(rec, cfg, calls, traces, per_input[j], counts)
+    out["codegen"] = _codegen(rec, cfg, calls, traces, per_input[j], counts, trace_many)
     for r in out["sft"]:  # TRL's prompt-completion format
         r["completion"] = r.pop("reference_completion")
     return out, counts
 
 
-def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Counter) -> list[dict]:
+def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Counter, trace_many=None) -> list[dict]:
     from execverify_data.inputs import draw_inputs
     from execverify_data.trace import Status, trace_call
     from execverify_data.errors import InvalidArgument
@@ -168,6 +170,7 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
                             domains=rec.get("param_domains") or None)
     except Exception:  # noqa: BLE001 - a type the sampler cannot draw: no extra tests
         extra = []
+    fresh = []
     for args in extra:
         try:
             call = f"{entry}({format_arguments(args)})"
@@ -176,7 +179,12 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
         if call in seen:
             continue
         seen.add(call)
-        t = trace_call(code, call, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT)
+        fresh.append(call)
+    if trace_many is not None:
+        fresh_traces = trace_many(code, fresh) if fresh else []
+    else:
+        fresh_traces = [trace_call(code, call, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT) for call in fresh]
+    for call, t in zip(fresh, fresh_traces):
         if t.status is Status.OK and t.output is not None and t.output.askable and self_equal(t.output.text):
             pairs.append((call, t.output))
     n_ex = cfg.codegen_examples

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from execverify_data.values import format_arguments
 
-__all__ = ["Probe", "Run", "TracedProbe", "choose", "instrument"]
+__all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
 
 FILENAME = "<synth-probe>"
 _RECORD = "_probe_record_"
@@ -293,19 +293,27 @@ def missing(runs: list[Run], probe) -> str | None:
     return None
 
 
-def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None) -> list[int] | str:
+def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_effort: bool = False) -> list[int] | str:
     """Indices (into ``runs``, in order) of the inputs to keep, or the reason no choice exists.
 
     Greedy set cover of :func:`goals` (ties to the earliest run), then, if the outputs are all
     equal, one run with another output, then runs in order up to ``k`` (preferring new outputs). The
     run that covers the most comes first (a row's first input then exercises most of its code).
+    With ``best_effort`` (code we did not write, :mod:`execverify_data.fromcode`), the goals are those
+    the runs reach: a branch no input takes, or outputs all equal, do not reject the choice.
     """
     k_max = k_max if k_max is not None else k + 3
     usable = [i for i, r in enumerate(runs) if r.status == "ok"]
-    why = missing(runs, probe)
-    if why is not None:
-        return why
-    left = set(goals(probe))
+    if best_effort:
+        if not usable:
+            return "too_few_inputs"
+        reached = frozenset().union(*(_covers(runs[i]) for i in usable))
+        left = set(goals(probe) & reached)
+    else:
+        why = missing(runs, probe)
+        if why is not None:
+            return why
+        left = set(goals(probe))
     chosen: list[int] = []
     while left:
         best = max(usable, key=lambda i: (len(_covers(runs[i]) & left), -i))
@@ -315,7 +323,7 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None) -> list[
         chosen.append(best)
         left -= gain
     outputs = {runs[i].output for i in chosen}
-    if len(outputs) < 2:
+    if len(outputs) < 2 and (not best_effort or any(runs[i].output not in outputs for i in usable)):
         other = next(i for i in usable if runs[i].output not in outputs)
         chosen.append(other)
         outputs.add(runs[other].output)
@@ -330,8 +338,20 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None) -> list[
             break
         if i not in chosen:
             chosen.append(i)
-    if len(chosen) < k:
+    if len(chosen) < k and not best_effort:  # best effort: what there is (the caller sets its own minimum)
         return "too_few_inputs"
     if len(chosen) > k_max:
-        return "too_many_inputs"
+        if not best_effort:
+            return "too_many_inputs"
+        chosen = chosen[:k_max]  # the greedy order: the inputs that cover the most come first
     return [chosen[0], *sorted(chosen[1:])]  # the input that reaches the most first, the others in order
+
+
+def branch_coverage(runs: list[Run], probe) -> float | None:
+    """The share of decision outcomes (both ways of every ``if``, ``while``, conditional expression and
+    comprehension ``if``) that ``runs`` reach; None for code without decisions."""
+    wanted = {(i, b) for i in probe.tests for b in (True, False)}
+    if not wanted:
+        return None
+    reached = set().union(*(r.outcomes for r in runs if r.status == "ok")) if runs else set()
+    return round(len(wanted & reached) / len(wanted), 4)

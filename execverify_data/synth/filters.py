@@ -198,7 +198,7 @@ def unused_params(source: str, entry: str) -> list[str]:
 
 
 def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None,
-               tracer=None):
+               tracer=None, *, best_effort: bool = False, k_max: int | None = None, report: dict | None = None):
     """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
     until their runs cover every decision both ways and every statement with at least two outputs,
     then choose the inputs to keep (:func:`~execverify_data.synth.coverage.choose`).
@@ -210,6 +210,12 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     traced ones, so inputs that raise, programs whose branches cannot all be reached and picked
     inputs whose trace would be too long cost no trace. A call past the step budget is stopped
     there and rejects the program (``step_budget``). Each call gets fresh argument objects.
+
+    With ``best_effort`` (functions we did not write, :mod:`execverify_data.fromcode`) an input past the
+    step budget or with an unaskable output is discarded and counted (``input_step_budget``,
+    ``input_unaskable``) instead of rejecting the program, and the choice covers what the inputs
+    reach (:func:`~execverify_data.synth.coverage.choose` ``best_effort``); ``report`` (if given)
+    receives the ``branch_coverage`` of all the runs and of the chosen ones.
     """
     from execverify_data.synth.coverage import Cover, Probe, TracedProbe, choose
     from execverify_data.values import parse_call
@@ -238,6 +244,11 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
 
     def feed(batch) -> str | None:
         for args, run in results(batch):
+            if best_effort and (run.status == "step_budget" or (run.status == "ok" and not run.askable)):
+                if counts is not None:
+                    name = "input_step_budget" if run.status == "step_budget" else "input_unaskable"
+                    counts[name] = counts.get(name, 0) + 1
+                continue
             if run.status == "step_budget":
                 return "step_budget"
             if run.status == "raised" and counts is not None:
@@ -261,9 +272,14 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
             return stop
         if cover.missing() is None and counts is not None:
             counts["repaired"] = counts.get("repaired", 0) + 1
-    chosen = choose(runs, probe, k=config.k)
+    chosen = choose(runs, probe, k=config.k, k_max=k_max, best_effort=best_effort)
     if isinstance(chosen, str):
         return chosen
+    if report is not None:
+        from execverify_data.synth.coverage import branch_coverage
+
+        report["branch_coverage_reachable"] = branch_coverage(runs, probe)
+        report["branch_coverage"] = branch_coverage([runs[i] for i in chosen], probe)
     if any(not config.min_events <= runs[i].steps <= config.max_events for i in chosen):
         return "trace_length"
     return [(tried[i], runs[i].output) for i in chosen]

@@ -1,0 +1,763 @@
+"""Any Python functions become records: ``execverify from-code``.
+
+The input is a JSONL file of ``{"code", "entry_point"}`` objects, each with optional seed calls
+(``"inputs"``: CRUXEval-style argument texts such as ``"[1, 2], 3"``, e.g. taken from a
+benchmark's tests) and an optional ``"id"`` (or ``"task_id"``), or a folder of ``.py`` files (every
+top-level ``def`` with positional parameters only, no decorator, is a candidate), or the shipped
+HumanEval (:func:`humaneval_functions`: seed calls read from each problem's ``check`` function).
+
+Each function goes through these steps; the first that fails names the reason it is skipped
+(:data:`REASONS`, counted in ``summary.json``):
+
+1. ``bad_source`` (does not parse, no such function), ``unsupported_signature`` (``*args``,
+   keyword-only parameters, decorators, async), ``no_params``, ``bad_seed_input`` (a seed call is
+   not a literal call with the function's arity).
+2. Parameter types (:func:`settle_types`): the annotation when it is one the input sampler draws
+   (``List[int]``, ``Optional[str]``, ``dict[str, int]``...), else the types of the seed inputs'
+   values, else what the body's method calls on the parameter say (:mod:`execverify_data.catalog.usage`:
+   ``s.split()`` settles ``str``). A parameter still unknown skips the function (``untyped_param``).
+3. Decontamination (:mod:`execverify_data.decontam`, as in the release): a function found in a
+   benchmark is dropped (``decontam_<benchmark>_<kind>``) unless that benchmark is allowed
+   (``allow_benchmarks``; e.g. ``humaneval`` when HumanEval itself is the input).
+4. Inputs (:func:`execverify_data.inputs.draw_inputs`): the seed inputs first, then
+   type-preserving mutations of them (as evalplus does for HumanEval) and fresh draws from the
+   types, from the row's seed (:func:`execverify_data.pipeline.row_seed`). The candidates run
+   instrumented, each in a fork of the trusted runner (the ``synthesize --tracer trusted`` path,
+   :func:`execverify_data.synth.filters._prescreen` with ``best_effort``), and the inputs kept are
+   chosen, as the generator chooses them, to take every decision both ways where the inputs allow
+   (:func:`execverify_data.synth.coverage.choose`); an input that raises, runs past the step budget
+   or returns a value without a literal is discarded. ``too_few_inputs`` when fewer than ``k`` remain.
+5. Tracing and determinism: the kept calls are traced in the trusted runner, traced again in an
+   interpreter with another hash seed (:class:`~execverify_data.synth.retrace.Retracer`) and run once
+   more in the untrusted sandbox (:mod:`execverify_data.sandbox.untrusted`: layered isolation, no
+   files, no network); any difference in trace or output (time, randomness, I/O, set order) drops
+   the function (``nondeterministic``; the sandbox refusing or failing is ``sandbox_failed``). A function
+   that gave the same results every time but imports a module of the outside world (``os``, ``time``,
+   ``random``, ``socket``...) or calls ``open``, ``input``, ``__import__`` (:func:`world_uses`) is dropped
+   too (``io``): its result is this machine's (a file's bytes, an environment variable).
+6. ``duplicate``: the normalized AST of a function kept earlier in the input.
+
+A record has :data:`execverify_data.pipeline.SCHEMA_FIELDS` (level 0, target ``from_code``) and the
+provenance columns :data:`execverify_data.pipeline.PROVENANCE_FIELDS` (``source``, ``source_id``,
+``input_origins``: ``seed`` or ``generated`` per input, ``branch_coverage``). Records are written in
+shards with the pipeline's writer (atomic, resumable), so ``execverify build-release --programs OUT``
+builds every config from them.
+
+>>> seed_calls_from_tests("def check(candidate):\\n    assert candidate([1, 2], 3) == 4\\n    assert candidate(x) == 1\\n")
+['[1, 2], 3']
+>>> settle_types("def f(xs: List[int], s):\\n    return s.upper() * len(xs)\\n", "f", [])
+(('list[int]', 'str'), None)
+>>> settle_types("def f(x):\\n    return x\\n", "f", [])
+(None, "untyped_param: cannot settle the type of 'x' (no annotation, no seed input, no telling use)")
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+import os
+import platform
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from execverify_data.errors import InvalidArgument
+from execverify_data.pipeline import _Run
+
+__all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
+           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "seed_calls_from_tests", "settle_types",
+           "world_uses"]
+
+#: The ``generator_version`` of from-code records.
+FROMCODE_VERSION = "fromcode-1"
+#: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
+REASONS = ("bad_source", "unsupported_signature", "no_params", "bad_seed_input", "untyped_param", "decontam",
+           "too_few_inputs", "step_budget", "nondeterministic", "sandbox_failed", "io", "duplicate")
+#: Functions per work unit (one function costs dozens of forked calls).
+CHUNK_FUNCTIONS = 8
+
+
+class FromCodeError(InvalidArgument):
+    """Input that from-code cannot read; the message names the file (and line) and the fix."""
+
+
+@dataclass(frozen=True)
+class Function:
+    """One candidate: the module ``code`` that defines ``entry_point``, seed argument texts, provenance."""
+
+    code: str
+    entry_point: str
+    inputs: tuple[str, ...] = ()
+    source: str = ""
+    source_id: str = ""
+
+
+# ---------------------------------------------------------------------------- reading the input
+
+
+def seed_calls_from_tests(test_code: str, candidate: str = "candidate") -> list[str]:
+    """The argument texts of every ``candidate(...)`` call with literal arguments in ``test_code``
+    (HumanEval's ``check``), in order, without repeats; calls with computed arguments are left out."""
+    from execverify_data.values import parse_call
+
+    try:
+        tree = ast.parse(test_code)
+    except SyntaxError:
+        return []
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == candidate and not node.keywords:
+            parts = [ast.get_source_segment(test_code, a) for a in node.args]
+            if any(p is None for p in parts):
+                continue
+            text = ", ".join(parts)
+            try:
+                parse_call(f"f({text})")
+            except Exception:  # noqa: BLE001 - not a literal call (a variable, an expression)
+                continue
+            out.setdefault(text)
+    return sorted(out, key=list(out).index)
+
+
+def humaneval_functions() -> list[Function]:
+    """The shipped HumanEval (164 problems): prompt + canonical solution, seed calls from its tests."""
+    from execverify_data.data import humaneval_records
+
+    return [Function(code=p["prompt"] + p["canonical_solution"], entry_point=p["entry_point"],
+                     inputs=tuple(seed_calls_from_tests(p["test"])), source="humaneval", source_id=p["task_id"])
+            for p in humaneval_records()]
+
+
+def load_jsonl(path: str | os.PathLike) -> list[Function]:
+    """Functions from a JSONL file of ``{"code", "entry_point", "inputs"?, "id"?}`` objects."""
+    path = Path(path)
+    out = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FromCodeError(f"cannot read {path}: {exc}; give a readable UTF-8 JSONL file") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise FromCodeError(f"{where}: not JSON ({exc}); fix or remove that line") from None
+        if not isinstance(row, dict) or not isinstance(row.get("code"), str) or not isinstance(row.get("entry_point"), str):
+            raise FromCodeError(f"{where}: expected an object with string fields 'code' and 'entry_point'")
+        inputs = row.get("inputs", [])
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list) or not all(isinstance(x, str) for x in inputs):
+            raise FromCodeError(f"{where}: 'inputs' must be a list of argument texts such as \"[1, 2], 3\"")
+        ident = row.get("id", row.get("task_id", f"{path.name}:{number}"))
+        out.append(Function(row["code"], row["entry_point"], tuple(inputs), source=path.name, source_id=str(ident)))
+    if not out:
+        raise FromCodeError(f"{path}: no functions found (the file has no JSON lines); give one object per line")
+    return out
+
+
+def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
+    """The part of module ``code`` that function ``entry`` needs: the functions and classes it refers to
+    by name, and the imports and top-level assignments they use, transitively (in the module's order, their
+    text as written); other functions, top-level calls and the ``if __name__ == "__main__":`` block are left out.
+
+    >>> print(program_of("import re, os\\nN = 2\\nM = 3\\n\\ndef g(x):\\n    return x * N\\n\\ndef f(s):\\n    return g(len(s))\\n\\n"
+    ...                  "def h():\\n    pass\\n\\nprint(f('ab'))\\n", "f"))
+    N = 2
+    <BLANKLINE>
+    <BLANKLINE>
+    def g(x):
+        return x * N
+    <BLANKLINE>
+    <BLANKLINE>
+    def f(s):
+        return g(len(s))
+    <BLANKLINE>
+    """
+    tree = tree or ast.parse(code)
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    needed, todo = {entry}, [entry]
+    while todo:
+        for node in ast.walk(defs[todo.pop()]):
+            if isinstance(node, ast.Name) and node.id in defs and node.id not in needed:
+                needed.add(node.id)
+                todo.append(node.id)
+    def names(node) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def bound(node) -> set[str]:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return {a.asname or a.name.split(".")[0] for a in node.names}
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+    used = set().union(*(names(defs[n]) for n in needed))
+    module_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))]
+    keep: set[int] = set()
+    grew = True
+    while grew:  # the assignments and imports the kept code uses, and what those use
+        grew = False
+        for node in module_level:
+            if id(node) not in keep and bound(node) & used:
+                keep.add(id(node))
+                used |= names(node) if not isinstance(node, (ast.Import, ast.ImportFrom)) else set()
+                grew = True
+    lines = code.splitlines()
+    blocks: list[tuple[bool, str]] = []
+    for node in tree.body:
+        is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if (is_def and node.name in needed) or id(node) in keep:
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+            blocks.append((is_def, "\n".join(lines[first - 1:node.end_lineno])))
+    text = ""
+    for i, (is_def, block) in enumerate(blocks):
+        if i:
+            text += "\n\n\n" if is_def or blocks[i - 1][0] else "\n"
+        text += block
+    return text + "\n"
+
+
+def load_folder(path: str | os.PathLike) -> list[Function]:
+    """Every top-level function of the ``.py`` files under ``path`` (sorted by path, then by position),
+    each with the part of its file it needs (:func:`program_of`) as its code.
+
+    A file that does not parse gives one candidate that is skipped as ``bad_source``."""
+    path = Path(path)
+    out = []
+    for file in sorted(path.rglob("*.py")):
+        rel = file.relative_to(path).as_posix()
+        code = ""
+        try:
+            code = file.read_text(encoding="utf-8")
+            tree = ast.parse(code)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            out.append(Function(code, "", source=rel, source_id=rel))  # skipped as bad_source, with the parser's word
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(Function(program_of(code, node.name, tree), node.name, source=rel, source_id=f"{rel}:{node.name}"))
+    if not out:
+        raise FromCodeError(f"{path}: no functions found (no .py file with a top-level def); point at a folder of .py files")
+    return out
+
+
+def load(path: str | os.PathLike) -> list[Function]:
+    """A JSONL file (:func:`load_jsonl`) or a folder of ``.py`` files (:func:`load_folder`)."""
+    path = Path(path)
+    if path.is_dir():
+        return load_folder(path)
+    if path.is_file():
+        return load_jsonl(path)
+    raise FromCodeError(f"{path}: no such file or folder; give a JSONL file of {{code, entry_point}} or a folder of .py files")
+
+
+# ---------------------------------------------------------------------------- types
+
+
+_GENERIC = {"List": "list", "list": "list", "Set": "set", "set": "set", "FrozenSet": "frozenset", "frozenset": "frozenset",
+            "Dict": "dict", "dict": "dict", "Tuple": "tuple", "tuple": "tuple", "Sequence": "list", "Iterable": "list"}
+_SCALARS = {"int", "str", "float", "bool", "bytes"}
+
+
+def _annotation(node: ast.expr | None) -> str | None:
+    """The type-language text of an annotation the sampler can draw, or None."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "None"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "List[int]" written as a string
+        try:
+            return _annotation(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Attribute):  # typing.List
+        node = ast.Name(node.attr)
+    if isinstance(node, ast.Name):
+        return node.id if node.id in _SCALARS else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        a, b = _annotation(node.left), _annotation(node.right)
+        return f"{a} | {b}" if a and b else None
+    if isinstance(node, ast.Subscript):
+        base = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base == "Optional" and len(args) == 1:
+            inner = _annotation(args[0])
+            return f"{inner} | None" if inner else None
+        if base == "Union":
+            parts = [_annotation(a) for a in args]
+            return " | ".join(parts) if all(parts) else None
+        name = _GENERIC.get(base or "")
+        if name is None:
+            return None
+        if name == "tuple" and len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
+            inner = _annotation(args[0])
+            return f"tuple[{inner}, ...]" if inner else None
+        parts = [_annotation(a) for a in args]
+        if not all(parts) or (name in ("list", "set", "frozenset") and len(parts) != 1) or (name == "dict" and len(parts) != 2):
+            return None
+        return f"{name}[{', '.join(parts)}]"
+    return None
+
+
+def _join(types: Iterable[str | None]) -> str | None:
+    """One type for values of these types (unknowns, None here, ignored): ``int`` with ``float`` is
+    ``float``, ``bool`` with ``int`` is ``int``, anything else a union."""
+    seen = sorted({t for t in types if t is not None})
+    if not seen:
+        return None
+    if set(seen) <= {"int", "float", "bool"} and len(seen) > 1:
+        return "float" if "float" in seen else "int"
+    return " | ".join(seen)
+
+
+def _value_type(value) -> str | None:
+    """The type-language text of a literal value (None when an empty container hides its elements)."""
+    if isinstance(value, bool):
+        return "bool"
+    for cls, name in ((int, "int"), (float, "float"), (str, "str"), (bytes, "bytes")):
+        if type(value) is cls:
+            return name
+    if value is None:
+        return "None"
+    if type(value) in (list, set, frozenset):
+        inner = _join(_value_type(v) for v in value)
+        return f"{type(value).__name__}[{inner}]" if inner else None
+    if type(value) is tuple:
+        parts = [_value_type(v) for v in value]
+        if not parts or not all(parts):
+            return None
+        return f"tuple[{parts[0]}, ...]" if len(set(parts)) == 1 and len(parts) > 3 else f"tuple[{', '.join(parts)}]"
+    if type(value) is dict:
+        k, v = _join(_value_type(x) for x in value), _join(_value_type(x) for x in value.values())
+        return f"dict[{k}, {v}]" if k and v else None
+    return None
+
+
+def _drawable(text: str | None) -> bool:
+    from execverify_data.inputs import _parse
+
+    if text is None:
+        return False
+    try:
+        _parse(text)
+    except InvalidArgument:
+        return False
+    return True
+
+
+def _from_use(tree: ast.Module, fn: ast.FunctionDef, name: str) -> str | None:
+    """What the catalog says a parameter is from the methods the body calls on it: ``str`` or ``bytes``
+    when every such call has candidates on that type (``str`` where both fit: bytes mirror most string
+    methods, and a text is the common reading); containers stay unknown (their elements are)."""
+    from execverify_data.catalog.usage import analyze
+
+    owners: set[str] | None = None
+    inside = {id(n) for n in ast.walk(fn)}
+    for use in analyze(tree).calls:
+        func = use.node.func
+        if id(use.node) in inside and use.how == "method" and isinstance(func, ast.Attribute) \
+                and isinstance(func.value, ast.Name) and func.value.id == name:
+            these = {i.split(".")[0] for i in use.ids}
+            owners = these if owners is None else owners & these
+    if owners and owners <= {"str", "bytes"}:
+        return "str" if "str" in owners else "bytes"
+    return None
+
+
+def _entry(code: str | ast.Module, entry: str) -> ast.FunctionDef | None:
+    for node in (ast.parse(code) if isinstance(code, str) else code).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry:
+            return node
+    return None
+
+
+def settle_types(code: str, entry: str, seed_args: list[tuple]) -> tuple[tuple[str, ...] | None, str | None]:
+    """``(param types, None)`` or ``(None, "untyped_param: why")`` for ``entry``'s parameters: the
+    annotation (if the sampler draws it and every seed conforms), else the seed values' types, else the
+    body's method calls on the parameter (:func:`_from_use`)."""
+    from execverify_data.catalog.typelang import conforms
+
+    tree = ast.parse(code)
+    fn = _entry(tree, entry)
+    out = []
+    for i, a in enumerate(fn.args.args):
+        values = [args[i] for args in seed_args if i < len(args)]
+        seeded = _join(_value_type(v) for v in values)
+        declared = _annotation(a.annotation)
+        if _drawable(declared) and all(conforms(v, declared) for v in values):
+            out.append(declared)
+        elif _drawable(seeded):
+            out.append(seeded)
+        elif (used := _from_use(tree, fn, a.arg)) is not None:
+            out.append(used)
+        else:
+            how = "no annotation" if a.annotation is None else "an annotation the sampler cannot draw"
+            seeds = "seed inputs of no drawable type" if values else "no seed input"
+            return None, f"untyped_param: cannot settle the type of {a.arg!r} ({how}, {seeds}, no telling use)"
+    return tuple(out), None
+
+
+# ---------------------------------------------------------------------------- one function
+
+
+@dataclass(frozen=True)
+class FromCodeConfig:
+    """Settings of a from-code run.
+
+    Args:
+        seed (`int`, defaults to 0): the global seed; function ``i`` draws from ``row_seed(seed, i)``.
+        k (`int`, defaults to 5): inputs wanted per function (more when covering every decision takes more).
+        min_inputs (`int`, defaults to 3): the fewest a kept function has (``too_few_inputs`` otherwise).
+        k_max (`int`, defaults to 8): the most (the inputs that cover the most decisions first).
+        candidates (`int`, defaults to 48): candidate inputs run per function (seeds included).
+        shard_size (`int`, defaults to 200): functions per shard (the unit of resume).
+        max_steps (`int`, defaults to 5000), timeout (`float`, defaults to 5.0): per-call budgets.
+        min_size, max_size (`int`, defaults to 0 and 8): sizes of freshly drawn strings and containers.
+        allow_benchmarks (`tuple[str, ...]`): benchmarks not decontaminated against (the input's own).
+
+    :func:`from_code` sets ``n`` (the number of input functions) and ``input_digest`` (a digest of them:
+    a resumed run must have the same input) on its copy.
+    """
+
+    seed: int = 0
+    k: int = 5
+    min_inputs: int = 3
+    k_max: int = 8
+    candidates: int = 48
+    shard_size: int = 200
+    max_steps: int = 5000
+    timeout: float = 5.0
+    min_size: int = 0
+    max_size: int = 8
+    allow_benchmarks: tuple[str, ...] = ()
+    input_digest: str = field(default="", init=False)
+    n: int = field(default=0, init=False)
+    tracer: str = field(default="trusted", init=False)  # every run in the trusted runner (pipeline._worker_tracer)
+
+    def __post_init__(self) -> None:
+        for name in ("k", "min_inputs", "k_max", "candidates", "shard_size", "max_steps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
+        if not self.min_inputs <= self.k <= self.k_max:
+            raise InvalidArgument(f"need min_inputs <= k <= k_max, got {self.min_inputs}, {self.k}, {self.k_max}")
+        if not 0 <= self.min_size <= self.max_size:
+            raise InvalidArgument(f"need 0 <= min_size <= max_size, got {self.min_size}, {self.max_size}")
+        object.__setattr__(self, "allow_benchmarks", tuple(sorted(set(self.allow_benchmarks))))
+
+    @property
+    def max_rows(self) -> int:
+        return self.n
+
+    def identity(self) -> dict:
+        data = asdict(self)
+        data["allow_benchmarks"] = list(self.allow_benchmarks)
+        data["generator_version"] = FROMCODE_VERSION
+        data["python"] = platform.python_version()
+        return data
+
+
+#: Modules whose use means a function reads or changes the world outside its arguments (files, the
+#: environment, the clock, processes, the network, the interpreter).
+WORLD_MODULES = frozenset({"os", "sys", "io", "pathlib", "shutil", "glob", "tempfile", "socket", "ssl", "http", "urllib",
+                           "requests", "subprocess", "multiprocessing", "threading", "asyncio", "signal", "time", "datetime",
+                           "random", "secrets", "uuid", "platform", "getpass", "ctypes", "importlib", "builtins", "inspect",
+                           "gc", "sqlite3", "pickle", "shelve", "logging", "webbrowser"})
+#: Builtins of the same kind.
+WORLD_BUILTINS = frozenset({"open", "input", "__import__", "breakpoint"})  # eval/exec of the arguments stay: the sandbox holds them
+
+
+def world_uses(code: str) -> list[str]:
+    """What in ``code`` reaches outside the function's arguments: imports of :data:`WORLD_MODULES`, calls
+    of :data:`WORLD_BUILTINS` (sorted, without repeats). Re-execution catches what changes between runs;
+    this catches what does not change on this machine (a file's bytes, an environment variable).
+
+    >>> world_uses("import os, math\\ndef f(p):\\n    return open(p).read() + os.sep\\n")
+    ['import os', 'open()']
+    """
+    out = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            out.update(f"import {a.name}" for a in node.names if a.name.split(".")[0] in WORLD_MODULES)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in WORLD_MODULES:
+            out.add(f"from {node.module} import")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in WORLD_BUILTINS:
+            out.add(f"{node.func.id}()")
+    return sorted(out)
+
+
+def _skip(reason: str, detail: str = "") -> tuple[None, dict]:
+    return None, {"attempts": 1, reason: 1, **({"why": detail} if detail else {})}
+
+
+def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None, pool=None) -> tuple[dict | None, dict]:
+    """Function ``fn`` (row ``i`` of the run) as a record, or None; and the counts of what happened
+    (``{"attempts": 1, reason: 1, "why": detail}`` when skipped)."""
+    from execverify_data.catalog.usage import entries_used
+    from execverify_data.inputs import Hints, draw_inputs
+    from execverify_data.pipeline import row_seed
+    from execverify_data.sandbox.untrusted import Status as SandboxStatus
+    from execverify_data.synth.filters import FilterConfig, _prescreen, normalized_hash
+    from execverify_data.synth.generator import Program
+    from execverify_data.trace import Status
+    from execverify_data.values import format_arguments, parse_call
+
+    if not fn.code:
+        return _skip("bad_source", "no code (the file cannot be read as UTF-8 text)")
+    try:
+        node = _entry(fn.code, fn.entry_point)
+    except (SyntaxError, ValueError) as exc:
+        return _skip("bad_source", f"does not parse: {exc}")
+    if node is None:
+        return _skip("bad_source", f"no top-level function {fn.entry_point!r}")
+    a = node.args
+    if isinstance(node, ast.AsyncFunctionDef) or node.decorator_list or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        return _skip("unsupported_signature", "async, decorated, or with *args, **kwargs, keyword-only or positional-only parameters")
+    names = tuple(x.arg for x in a.args)
+    if not names:
+        return _skip("no_params", "a function without parameters has one output")
+    seeds = []
+    for text in fn.inputs:
+        try:
+            _, args, kwargs = parse_call(f"{fn.entry_point}({text})")
+        except Exception:  # noqa: BLE001 - not a literal call
+            return _skip("bad_seed_input", f"seed input {text!r} is not a literal argument list")
+        if kwargs or len(args) != len(names):
+            return _skip("bad_seed_input", f"seed input {text!r} does not give the {len(names)} parameters")
+        seeds.append(tuple(args))
+    types, why = settle_types(fn.code, fn.entry_point, seeds)
+    if types is None:
+        return _skip("untyped_param", why.split(": ", 1)[1])
+    if decon is not None:
+        match = decon.check(fn.code)
+        if match is not None:
+            return _skip(f"decontam_{match.benchmark}_{match.kind}", f"found in {match.benchmark} ({match.kind})")
+    s = row_seed(config.seed, i)
+    program = Program(fn.code, fn.entry_point, types, names, level=0, target="from_code", seed=s)
+    try:
+        candidates = draw_inputs(types, s, config.candidates, min_size=config.min_size, max_size=config.max_size,
+                                 mutation_rate=0.7 if seeds else 0.4, hints=Hints.of_source(fn.code), seeds=seeds)
+    except Exception as exc:  # noqa: BLE001 - a seed the mutator cannot edit under the settled type
+        return _skip("untyped_param", f"cannot draw inputs of {types}: {type(exc).__name__}")
+    counts: dict = {"attempts": 1}
+    report: dict = {}
+    fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout, max_events=config.max_steps)
+    picked = _prescreen(program, candidates, fconfig, counts, tracer=tracer, best_effort=True, k_max=config.k_max, report=report)
+    if isinstance(picked, str):
+        counts[picked] = 1
+        counts["why"] = f"{picked} after {len(candidates)} candidate inputs"
+        return None, counts
+    if len(picked) < config.min_inputs:
+        return None, {**counts, "too_few_inputs": 1,
+                      "why": f"{len(picked)} of {len(candidates)} candidate inputs returned a value"}
+    inputs = [format_arguments(args) for args, _ in picked]
+    calls = [f"{fn.entry_point}({text})" for text in inputs]
+    traces = tracer.trace_many(fn.code, calls)
+    for trace, (_, text) in zip(traces, picked):
+        if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+            return None, {**counts, "step_budget": 1, "why": f"traced call ended {trace.status.value}"}
+        if trace.status is not Status.OK or trace.output.text != text:
+            return None, {**counts, "nondeterministic": 1, "why": "a second run in the trusted runner gave another result"}
+    if not tracer.reproduces(fn.code, calls, traces):
+        return None, {**counts, "nondeterministic": 1, "why": "another interpreter (other hash seed) traced it differently"}
+    result = (pool or _pool()).run(fn.code, calls, timeout=config.timeout * len(calls) + 1)
+    if result.status is not SandboxStatus.OK:
+        return None, {**counts, "sandbox_failed": 1, "why": f"the untrusted sandbox ended {result.status.value}: {result.detail}"[:300]}
+    if [c.value.text if c.ok else None for c in result.calls] != [t.output.text for t in traces]:
+        return None, {**counts, "nondeterministic": 1, "why": "the untrusted sandbox gave another output"}
+    touches = world_uses(fn.code)
+    if touches:  # it ran the same three times, but on this machine's files, environment or clock
+        return None, {**counts, "io": 1, "why": f"reaches outside its arguments: {', '.join(touches)}"}
+    seed_texts = {format_arguments(x) for x in seeds}
+    record = {
+        "id": f"fromcode-{config.seed}-{i:07d}",
+        "row": i,
+        "seed": s,
+        "level": 0,
+        "spec": {"target": "from_code", "nested_depth": 0, "other_methods": False, "control_flow": [], "helper_depth": 0,
+                 "n_params": len(names), "min_size": config.min_size, "max_size": config.max_size},
+        "target": "from_code",
+        "code": fn.code,
+        "entry_point": fn.entry_point,
+        "param_types": list(types),
+        "param_domains": [""] * len(types),
+        "inputs": inputs,
+        "outputs": [t.output.text for t in traces],
+        "output_types": [t.output.type for t in traces],
+        "trace_lengths": [len(t.events) for t in traces],
+        "ast_hash": normalized_hash(fn.code),
+        "catalog_ids": sorted(entries_used(fn.code)),
+        "python": traces[0].python,
+        "generator_version": FROMCODE_VERSION,
+        "generator": "from_code",  # the column the llm work adds to SCHEMA_FIELDS (dropped by the writer where it is absent)
+        "source": fn.source,
+        "source_id": fn.source_id,
+        "input_origins": ["seed" if text in seed_texts else "generated" for text in inputs],
+        "branch_coverage": report.get("branch_coverage"),
+    }
+    counts["generated"] = 1
+    return record, counts
+
+
+_POOL = None
+
+
+def _pool():
+    """One untrusted-sandbox pool per process, with one worker (closed at exit)."""
+    global _POOL
+    if _POOL is None:
+        import atexit
+
+        from execverify_data.sandbox.untrusted import UntrustedPool
+
+        _POOL = UntrustedPool(workers=1)
+        atexit.register(_POOL.close)
+    return _POOL
+
+
+def _decontaminator(allow: tuple[str, ...]):
+    from execverify_data.release.engine import _decontaminator as cached
+
+    return cached((), 10, 0.5, allow)
+
+
+def fromcode_chunk(config: FromCodeConfig, start: int, functions: list[Function]) -> dict:
+    """The work unit: functions ``start, start + 1, ...`` as ``{"rows": [{"row", "level", "counts", "record"}], "seconds"}``."""
+    from execverify_data.pipeline import _worker_tracer
+
+    t0 = time.perf_counter()
+    tracer = _worker_tracer(config)
+    decon = _decontaminator(config.allow_benchmarks)
+    rows = []
+    for j, fn in enumerate(functions):
+        record, counts = convert(fn, start + j, config, tracer=tracer, decon=decon)
+        why = counts.pop("why", None)
+        rows.append({"row": start + j, "level": 0, "generator": "from_code", "counts": counts, "record": record,
+                     "why": None if why is None else f"{fn.source_id}: {why}"})
+    return {"rows": rows, "seconds": time.perf_counter() - t0}
+
+
+def digest(functions: list[Function]) -> str:
+    """SHA-256 of the input functions (code, entry point, seed inputs), for resume checks."""
+    h = hashlib.sha256()
+    for fn in functions:
+        h.update(json.dumps([fn.code, fn.entry_point, list(fn.inputs), fn.source_id]).encode())
+    return h.hexdigest()
+
+
+def from_code(functions: list[Function], out: str | os.PathLike, *, config: FromCodeConfig | None = None, workers: int = 1,
+              progress: Callable[[int, int], None] | None = None) -> dict:
+    """Convert ``functions`` into record shards under ``out`` (resuming a killed run); returns the
+    summary, also written to ``summary.json`` (the pipeline's summary plus a ``from_code`` section:
+    inputs per row, branch coverage, seed inputs kept, and one example per skip reason)."""
+    from execverify_data.pipeline import summarize
+    from execverify_data.workdir import claim_folder, write_atomic
+    from execverify_data.workpool import run_ordered, spawn_pool
+
+    if not functions:
+        raise FromCodeError("no functions found in the input; give at least one function")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    config = dataclasses.replace(config or FromCodeConfig())
+    object.__setattr__(config, "n", len(functions))
+    object.__setattr__(config, "input_digest", digest(functions))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    claim_folder(out, config.identity(), hint="use another --out (it holds a run with other input or settings)")
+    why: dict[str, str] = {}
+    run = _FromCodeRun(config, out, progress, why)
+    resumed = run.start
+    t0 = time.perf_counter()
+
+    def jobs(shard: int) -> list:
+        first = shard * config.shard_size
+        last = min(first + config.shard_size, len(functions))
+        return [(fromcode_chunk, [config, a, functions[a:min(a + CHUNK_FUNCTIONS, last)]])
+                for a in range(first, last, CHUNK_FUNCTIONS)]
+
+    if not run.complete:
+        with spawn_pool(workers) as submit:
+            run_ordered(submit, jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
+    wall = time.perf_counter() - t0
+    summary = summarize(out, config)
+    summary["from_code"] = _extra_summary(out, len(functions), why)
+    summary["throughput"] = {"this_invocation_seconds": round(wall, 3), "workers": workers,
+                             "shards_run": run.start - resumed, "shards_resumed": resumed}
+    write_atomic(out / "summary.json", lambda p: p.write_text(json.dumps(summary, indent=1, sort_keys=True)))
+    return summary
+
+
+class _FromCodeRun(_Run):
+    """The pipeline's parent side of a run (shards in order, duplicates by normalized AST), with
+    progress counted in functions processed, and one example of each skip reason kept."""
+
+    provenance = True
+
+    def __init__(self, config, out, progress, why):
+        self.done = 0
+        self.why = why
+        super().__init__(config, out, None)
+        self.bar = progress
+        self.done = min(config.n, self.start * config.shard_size)
+        self._tick()
+
+    def _tick(self) -> None:
+        if self.bar:
+            self.bar(self.done, self.config.n)
+
+    def on_result(self, chunk: dict) -> None:
+        self.done += len(chunk["rows"])
+        for row in chunk["rows"]:
+            reasons = [k for k in row["counts"] if k not in ("attempts", "generated") and not k.startswith("input_")]
+            for r in reasons:
+                if row["why"]:
+                    self.why.setdefault(r, row["why"])
+        self._tick()
+
+    def finish(self, shard: int, results: list[dict]) -> bool:
+        for chunk in results:
+            for row in chunk["rows"]:
+                row.pop("why", None)
+        return super().finish(shard, results)
+
+    @property
+    def complete(self) -> bool:
+        return self.start * self.config.shard_size >= self.config.n
+
+
+def _extra_summary(out: Path, n: int, why: dict[str, str]) -> dict:
+    import pyarrow.parquet as pq
+
+    from execverify_data.pipeline import finished_shards, shard_path
+
+    per_row, coverage, seeds, generated = [], [], 0, 0
+    for s in range(finished_shards(out)):
+        table = pq.read_table(shard_path(out, s), columns=["inputs", "input_origins", "branch_coverage"]).to_pydict()
+        per_row += [len(x) for x in table["inputs"]]
+        coverage += [c for c in table["branch_coverage"] if c is not None]
+        for origins in table["input_origins"]:
+            seeds += origins.count("seed")
+            generated += origins.count("generated")
+    return {
+        "functions": n,
+        "rows": len(per_row),
+        "inputs_per_row": dict(sorted(Counter(per_row).items())),
+        "inputs_per_row_mean": round(statistics.mean(per_row), 2) if per_row else None,
+        "inputs": {"seed": seeds, "generated": generated},
+        "branch_coverage": {
+            "rows_with_branches": len(coverage),
+            "mean": round(statistics.mean(coverage), 4) if coverage else None,
+            "median": statistics.median(coverage) if coverage else None,
+            "full": sum(c == 1.0 for c in coverage),
+        },
+        "examples": dict(sorted(why.items())),  # one skipped function per reason, in this invocation
+    }

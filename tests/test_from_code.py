@@ -1,0 +1,252 @@
+"""``execverify from-code``: functions we did not write become records, and a release builds from them.
+
+The end-to-end run takes 12 HumanEval problems (seed inputs from their tests' assertions) and a
+folder of 3 ``.py`` files (``tests/fixtures/fromcode``: two plain functions, one a helper of the
+other; two nondeterministic ones, on the random generator and the clock; one that reads the
+environment; one whose types cannot be settled), checks the skip reasons, re-executes every kept row as plain
+source in a fresh interpreter, and builds a self-verified release with ``build-release --programs``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from execverify_data.cli import main
+from execverify_data.fromcode import (FromCodeError, Function, humaneval_functions, load_folder, load_jsonl,
+                                      seed_calls_from_tests, settle_types)
+from execverify_data.values import parse_call
+
+FOLDER = Path(__file__).parent / "fixtures" / "fromcode"
+N_HUMANEVAL = 12
+
+
+def _records(out: Path) -> list[dict]:
+    return [r for shard in sorted(out.glob("shard-*.parquet")) for r in pq.read_table(shard).to_pylist()]
+
+
+@pytest.fixture(scope="module")
+def humaneval_jsonl(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("in") / "humaneval12.jsonl"
+    rows = [{"id": f.source_id, "code": f.code, "entry_point": f.entry_point, "inputs": list(f.inputs)}
+            for f in humaneval_functions()[:N_HUMANEVAL]]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def humaneval_run(humaneval_jsonl, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "he"
+    result = CliRunner().invoke(main, ["from-code", str(humaneval_jsonl), "--allow-benchmark", "humaneval", "--workers", "1",
+                                       "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def folder_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "py"
+    result = CliRunner().invoke(main, ["from-code", str(FOLDER), "--workers", "1", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 of 6 functions became rows" in result.output
+    return out
+
+
+# ---------------------------------------------------------------------------- pieces
+
+
+def test_seed_calls_are_the_literal_calls_of_the_tests():
+    test = ("def check(candidate):\n    assert candidate([1, 2], 3) == [1]\n    assert candidate([], 0) == []\n"
+            "    assert candidate([1, 2], 3) == [1]\n    for x in range(3):\n        assert candidate([x], x)\n")
+    assert seed_calls_from_tests(test) == ["[1, 2], 3", "[], 0"]
+    he = humaneval_functions()
+    assert len(he) == 164 and sum(bool(f.inputs) for f in he) >= 160
+    for f in he[:20]:  # each seed is a literal call of the problem's arity
+        for text in f.inputs:
+            parse_call(f"{f.entry_point}({text})")
+
+
+def test_draw_inputs_starts_from_the_seeds_and_mutates_them():
+    from execverify_data.inputs import draw_inputs
+
+    seeds = [([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200],), ([],)]
+    drawn = draw_inputs(("list[int]",), seed=5, k=30, seeds=seeds, mutation_rate=1.0)
+    assert drawn[:2] == [tuple(s) for s in seeds]
+    assert drawn == draw_inputs(("list[int]",), seed=5, k=30, seeds=seeds, mutation_rate=1.0)
+    mutated = [a for a in drawn[2:] if any(x >= 100 for x in a[0])]
+    assert mutated and any(len(a[0]) > 10 for a in mutated)  # a seed's mutations keep its size, not the draw bounds
+    assert draw_inputs(("list[int]",), seed=5, k=30) == draw_inputs(("list[int]",), seed=5, k=30, seeds=())
+
+
+def test_best_effort_choice_covers_what_the_inputs_reach():
+    from execverify_data.synth.coverage import Probe, branch_coverage, choose
+
+    code = "def f(x):\n    if x > 100:\n        return 'big'\n    if x % 2:\n        return 'odd'\n    return 'even'\n"
+    probe = Probe(code, "f")
+    runs = [probe.run((x,)) for x in (2, 4, 3, 6)]
+    assert choose(runs, probe, k=2) == "one_sided_branch"  # the generator's rule: x > 100 never holds
+    chosen = choose(runs, probe, k=2, best_effort=True)
+    assert sorted(runs[i].output for i in chosen) == ["'even'", "'odd'"]
+    assert branch_coverage(runs, probe) == 0.75 and branch_coverage([runs[0]], probe) == 0.5
+
+
+@pytest.mark.parametrize("code, seeds, expected", [
+    ("def f(xs: List[int], d: Dict[str, float], o: Optional[str]):\n    return xs\n", [], ("list[int]", "dict[str, float]", "str | None")),
+    ("def f(t: tuple[int, ...], u: 'list[str]'):\n    return t\n", [], ("tuple[int, ...]", "list[str]")),
+    ("def f(xs, n):\n    return xs[n]\n", [([1, 2.5], 1), ([], 0)], ("list[float]", "int")),
+    ("def f(xs: list, n: int):\n    return xs[n]\n", [(["a"], 0)], ("list[str]", "int")),  # a bare list: elements from the seeds
+    ("def f(s, sep):\n    return s.split(sep)\n", [], None),  # sep is not the receiver of anything
+    ("def f(s):\n    return s.strip().lower()\n", [], ("str",)),  # what the methods on s say
+    ("def f(n: int):\n    return n\n", [("x",)], ("str",)),  # a seed that contradicts the annotation wins
+])
+def test_settle_types(code, seeds, expected):
+    types, why = settle_types(code, "f", seeds)
+    assert types == expected
+    assert (why is None) == (expected is not None)
+
+
+def test_bad_inputs_are_named(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"code": "def f(x: int):\\n    return x\\n", "entry_point": "f"}\n{not json\n')
+    with pytest.raises(FromCodeError, match="bad.jsonl line 2: not JSON"):
+        load_jsonl(bad)
+    bad.write_text('{"code": "x = 1", "entry_point": "f", "inputs": [1]}\n')
+    with pytest.raises(FromCodeError, match="line 1: 'inputs' must be a list of argument texts"):
+        load_jsonl(bad)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "consts.py").write_text("X = 1\n")
+    with pytest.raises(FromCodeError, match="no functions found"):
+        load_folder(tmp_path / "empty")
+
+
+@pytest.mark.parametrize("make_args, message", [
+    (lambda p: [str(p / "missing.jsonl")], "missing.jsonl: no such file or folder"),
+    (lambda p: [str(p / "bad.jsonl")], "bad.jsonl line 1: not JSON"),
+    (lambda p: [str(p / "empty")], "no functions found"),
+    (lambda p: [str(FOLDER), "--allow-benchmark", "mbpp"], "unknown benchmark mbpp"),
+    (lambda p: ["--humaneval", str(FOLDER)], "give SOURCE"),
+    (lambda p: [str(FOLDER), "--min-inputs", "6"], "--min-inputs"),
+])
+def test_cli_bad_input_is_one_line(tmp_path, make_args, message):
+    (tmp_path / "bad.jsonl").write_text("{oops\n")
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["from-code", *make_args(tmp_path), "--out", str(tmp_path / "o"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+
+
+def test_cli_unwritable_out_is_one_line(tmp_path):
+    (tmp_path / "afile").write_text("")
+    result = CliRunner().invoke(main, ["from-code", str(FOLDER), "--out", str(tmp_path / "afile" / "o"), "--quiet"])
+    assert result.exit_code == 2 and "is a file, not a folder" in result.output and "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------------------- end to end
+
+
+def test_folder_reasons(folder_run):
+    summary = json.loads((folder_run / "summary.json").read_text())
+    rejected = summary["rejected"]
+    assert rejected["nondeterministic"] == 2  # noisy.py: random.choice/randint, time.perf_counter_ns (caught by re-execution)
+    assert rejected["io"] == 1  # noisy.py: os.environ (the same in every run on this machine)
+    assert rejected["untyped_param"] == 1  # untyped.py: combine(a, b)
+    assert summary["from_code"]["examples"]["io"] == "noisy.py:home: reaches outside its arguments: import os"
+    assert "noisy.py:" in summary["from_code"]["examples"]["nondeterministic"]
+    assert "'a'" in summary["from_code"]["examples"]["untyped_param"]
+    clip, longest = _records(folder_run)
+    assert clip["source_id"] == "clip.py:clip_words" and clip["param_types"] == ["str", "int"]
+    assert longest["source_id"] == "clip.py:longest_clipped"
+    for rec in (clip, longest):
+        assert rec["branch_coverage"] == 1.0 and set(rec["input_origins"]) == {"generated"}
+        assert len(set(rec["outputs"])) >= 2
+        assert "__main__" not in rec["code"] and "def clip_words" in rec["code"]  # each row is the part of the file it needs
+    assert "def longest_clipped" not in clip["code"] and clip["ast_hash"] != longest["ast_hash"]
+
+
+def test_humaneval_rows(humaneval_run):
+    summary = json.loads((humaneval_run / "summary.json").read_text())
+    fc = summary["from_code"]
+    records = _records(humaneval_run)
+    assert fc["functions"] == N_HUMANEVAL and fc["rows"] == len(records)
+    assert len(records) == N_HUMANEVAL, summary["rejected"]  # the first 12 problems all qualify
+    seeds = {f.source_id: [parse_call(f"f({t})")[1] for t in f.inputs] for f in humaneval_functions()[:N_HUMANEVAL]}
+    for rec in records:
+        assert rec["source"] == "humaneval12.jsonl" and rec["generator_version"] == "fromcode-1"
+        assert 3 <= len(rec["inputs"]) <= 8 and len(rec["inputs"]) == len(rec["outputs"]) == len(rec["input_origins"])
+        for text, origin in zip(rec["inputs"], rec["input_origins"]):  # a "seed" input is one of the tests' calls
+            assert (origin == "seed") == (parse_call(f"f({text})")[1] in seeds[rec["source_id"]]), (rec["source_id"], text)
+        assert rec["branch_coverage"] is None or 0 < rec["branch_coverage"] <= 1
+    assert fc["inputs"]["seed"] > 0 and fc["branch_coverage"]["mean"] > 0.9
+
+
+def test_kept_rows_reexecute_as_source(humaneval_run, folder_run):
+    from execverify_data.reexecute import check_rows
+
+    rows = _records(humaneval_run) + _records(folder_run)
+    report = check_rows(rows)
+    assert report.calls == sum(len(r["inputs"]) for r in rows)
+    assert report.mismatches == []
+
+
+def test_decontamination_drops_the_benchmark_unless_allowed(humaneval_jsonl, tmp_path):
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, ["from-code", str(humaneval_jsonl), "--workers", "1", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rejected"] == {"decontam_humaneval_ast": N_HUMANEVAL} and summary["accepted"] == 0
+
+
+def test_rerun_resumes(humaneval_jsonl, humaneval_run):
+    before = (humaneval_run / "shard-00000.parquet").read_bytes()
+    result = CliRunner().invoke(main, ["from-code", str(humaneval_jsonl), "--allow-benchmark", "humaneval", "--workers", "1",
+                                       "--json", "--out", str(humaneval_run)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["throughput"]["shards_resumed"] == 1
+    assert (humaneval_run / "shard-00000.parquet").read_bytes() == before
+    other = CliRunner().invoke(main, ["from-code", str(FOLDER), "--quiet", "--out", str(humaneval_run)])
+    assert other.exit_code == 2 and "use another --out" in other.output
+
+
+def test_build_release_from_programs_self_verifies(humaneval_run, tmp_path):
+    pytest.importorskip("datasets")
+    out = tmp_path / "rel"
+    result = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(humaneval_run),
+                                       "--allow-benchmark", "humaneval", "--workers", "1", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    examples = sum(len(r["inputs"]) for r in _records(humaneval_run))
+    assert manifest["programs"] == N_HUMANEVAL
+    assert manifest["verification"]["failed"] == 0  # the build fails on any reference answer short of full marks
+    assert manifest["verification"]["checked"] == {"io": examples, "oi": examples, "trace": examples, "sft": examples,
+                                                   "codegen": N_HUMANEVAL}
+    assert manifest["decontamination"]["allowed"] == ["humaneval"]
+    for config in ("io", "oi", "trace", "sft", "codegen"):
+        assert sum(manifest["rows"][config].values()) == (N_HUMANEVAL if config == "codegen" else examples)
+
+
+def test_build_release_programs_needs_records(tmp_path):
+    result = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(tmp_path),
+                                       "--out", str(tmp_path / "rel"), "--quiet"])
+    assert result.exit_code == 2 and "no record shards" in result.output and "Traceback" not in result.output
+
+
+def test_folder_file_that_does_not_parse_is_a_reason(tmp_path):
+    from execverify_data.fromcode import FromCodeConfig, convert
+
+    (tmp_path / "broken.py").write_text("def f(x:\n")
+    (tmp_path / "star.py").write_text("def g(*xs):\n    return xs\n\ndef h():\n    return 1\n")
+    functions = load_folder(tmp_path)
+    assert [f.source_id for f in functions] == ["broken.py", "star.py:g", "star.py:h"]
+    reasons = [convert(f, i, FromCodeConfig(), tracer=None)[1] for i, f in enumerate(functions)]  # skipped before any run
+    assert [next(k for k in r if k != "attempts" and k != "why") for r in reasons] == ["bad_source", "unsupported_signature", "no_params"]
+    assert "does not parse" in reasons[0]["why"]
+
+
+def test_function_is_a_value():
+    f = Function("def f(x: int):\n    return x\n", "f", ("1",), source="s", source_id="s:f")
+    assert f == Function("def f(x: int):\n    return x\n", "f", ("1",), source="s", source_id="s:f")
