@@ -21,7 +21,8 @@ from execverify_data.release import ManifestError, ReleaseConfig, verify_manifes
 from execverify_data.release.builder import build_release, split_of  # noqa: E402
 from execverify_data.release.rows import CONFIGS  # noqa: E402
 
-SMALL = dict(version="1.0.0", n=130, seed=3, shard_size=4)
+# 3 inputs per program (the fewest): about 44 programs for 130 examples, some of them in the test split
+SMALL = dict(version="1.0.0", n=130, seed=3, shard_size=4, k=3)
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +172,8 @@ def test_kill_and_rerun_gives_same_bytes(release, tmp_path):
     _, manifest = release
     out = tmp_path / "killed"
     cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "build-release", "--version", "1.0.0", "--n", str(SMALL["n"]),
-           "--seed", str(SMALL["seed"]), "--shard-size", str(SMALL["shard_size"]), "--out", str(out), "--workers", "2", "--quiet"]
+           "--seed", str(SMALL["seed"]), "--shard-size", str(SMALL["shard_size"]), "--inputs-per-program", str(SMALL["k"]),
+           "--out", str(out), "--workers", "2", "--quiet"]
     proc = subprocess.Popen(cmd, start_new_session=True)
     rows = out.with_name("killed.build") / "rows"
     deadline = time.monotonic() + 120
