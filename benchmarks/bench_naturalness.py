@@ -32,39 +32,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-OURS, CRUXEVAL, HUMANEVAL = "ours", "CRUXEval", "HumanEval"
+# the measures (key, label, how per-program figures add up) and their aggregation live in the package
+from execverify_data.naturalness import CRUXEVAL, HUMANEVAL, MEASURES, aggregate, benchmark_programs
+
+OURS = "ours"
 #: Program rows of the fresh run made when neither --run nor --n is given (``make bench``).
 DEFAULT_N = 600
-
-# (key, label, how the per-program figures add up):
-#   pooled: sum of hits / sum of totals, in %;  mean_share: mean over programs of hits / total, in %;
-#   per100: count per 100 programs;  programs: % of programs with at least one;  mean: mean per program.
-MEASURES = (
-    ("own_one_sided", "if-tests taking one branch on all of the row's own inputs (%)", "pooled"),
-    ("edits_one_sided", "same, on the first input plus two small same-type edits (%)", "pooled"),
-    ("edits_never_evaluated", "conditions never evaluated under those edits (%)", "pooled"),
-    ("edits_dead_statements", "dead statement share under those edits (%, mean over programs)", "mean_share"),
-    ("finishing_wrappers", "finishing wrappers `return f(g(...))`", "per100"),
-    ("nested_builtins", "three builtins nested in one expression", "per100"),
-    ("round_trips", "conversion round trips (`str(int(bool(x)))`, `list(reversed(sorted(...)))`)", "per100"),
-    ("loops_ignoring_variable", "loops whose body never reads the loop variable", "per100"),
-    ("countdown_loops", "`i = len(x)` / `while i > 0: i -= 1` (% of programs)", "programs"),
-    ("self_nested_tests", "the same test nested in itself (`if ok:` inside `if ok:`)", "per100"),
-    ("literal_subscripts", "a literal container subscripted or sliced by a variable", "per100"),
-    ("dict_literal_membership", "membership in a dict literal", "per100"),
-    ("container_reprs", "`repr()` or an f-string of a container used as a value", "per100"),
-    ("self_receiver_calls", "a method called with its own receiver", "per100"),
-    ("distinct_calls", "distinct builtins and methods per program", "mean"),
-    ("SIM300", "ruff SIM300 yoda condition", "per100"),
-    ("SIM102", "ruff SIM102 collapsible if", "per100"),
-    ("SIM114", "ruff SIM114 if arms with the same body", "per100"),
-    ("C413", "ruff C413 list()/reversed() around sorted()", "per100"),
-    ("R5601", "pylint R5601 confusing consecutive elif", "per100"),
-    ("shadowed_builtins", "names shadowing a builtin", "per100"),
-    ("underscore_names", "names such as `_integer` (one underscore, then a letter)", "per100"),
-)
-_EXECUTION = {"own_one_sided": "own_inputs", "edits_one_sided": "edit_inputs", "edits_never_evaluated": "edit_inputs",
-              "edits_dead_statements": "edit_inputs"}
 
 
 # ---------------------------------------------------------------------- the programs
@@ -87,48 +60,7 @@ def run_programs(folder: Path) -> list[dict]:
     return jobs
 
 
-def benchmark_programs(humaneval_inputs: int, limit: int | None = None) -> list[dict]:
-    """CRUXEval's 800 programs with their inputs and HumanEval's 164 solutions with their first test inputs
-    (the first ``limit`` of each, when given)."""
-    from execverify_data.data import cruxeval_records, humaneval_records
-    from execverify_data.naturalness import candidate_inputs
-
-    jobs = [{"group": CRUXEVAL, "level": None, "source": r["code"], "entry_point": "f", "inputs": [r["input"]],
-             "types": None, "trusted": True} for r in cruxeval_records()[:limit]]
-    jobs += [{"group": HUMANEVAL, "level": None, "source": r["prompt"] + r["canonical_solution"],
-              "entry_point": r["entry_point"], "inputs": candidate_inputs(r["test"])[:humaneval_inputs],
-              "types": None, "trusted": True} for r in humaneval_records()[:limit]]
-    return jobs
-
-
 # ---------------------------------------------------------------------- measuring
-
-
-def aggregate(rows: list[dict]) -> dict:
-    """Each measure of MEASURES over ``rows`` (per-program figures), with the counts behind it."""
-    out: dict = {"programs": len(rows)}
-    for key, _, how in MEASURES:
-        if key in _EXECUTION:
-            # execution measures: programs with a completed run (for the own inputs: two, or nothing varies)
-            need = 2 if key == "own_one_sided" else 1
-            measured = [r[key] for r in rows if r[_EXECUTION[key]] >= need]
-            if how == "pooled":
-                hits, total = sum(h for h, _ in measured), sum(t for _, t in measured)
-                out[key] = round(100 * hits / total, 2) if total else None
-                out[key + "_counts"] = [hits, total]
-            else:
-                shares = [h / t for h, t in measured if t]
-                out[key] = round(100 * statistics.fmean(shares), 2) if shares else None
-                out[key + "_counts"] = [len(shares)]
-        elif not rows:
-            out[key] = None
-        elif how == "per100":
-            out[key] = round(100 * sum(r[key] for r in rows) / len(rows), 2)
-        elif how == "programs":
-            out[key] = round(100 * sum(1 for r in rows if r[key]) / len(rows), 2)
-        else:
-            out[key] = round(statistics.fmean(r[key] for r in rows), 2)
-    return out
 
 
 def columns(jobs: list[dict], rows: list[dict]) -> dict[str, dict]:

@@ -1,9 +1,18 @@
-"""Release build timing and difficulty calibration.
+"""Release build timing, where a build's time goes, and difficulty calibration.
 
     # build (or resume) and time a release, then calibrate on it
-    python benchmarks/bench_release.py --n 119000 --workers 2 --out /tmp/execverify-v1.0.0
+    python benchmarks/bench_release.py --n 119000 --workers 2 --out /tmp/execverify-v2.0.0
     # calibrate an existing release folder only
-    python benchmarks/bench_release.py --calibrate /tmp/execverify-v1.0.0
+    python benchmarks/bench_release.py --calibrate /tmp/execverify-v2.0.0
+    # where the time goes: rows [0, 150) of the release's synthesis run in this one process, phase by phase
+    # (synthesis, rows, verification of each config), wall and CPU (this process and all its descendants:
+    # the second interpreter, the trusted runner, the sandbox), per inputs-per-program value
+    python benchmarks/bench_release.py --phases 3 6 --rows 150
+
+Phases (``--phases K...``): the work of :func:`execverify_data.release.engine.release_chunk`, split
+into synthesis (``iter_rows``: generation, filters, tracing), rows (``rows_for_program``: questions,
+reasoning chains, codegen tests, decontamination, difficulty), naturalness (the sampled programs'
+figures) and verification per config (``Verifier.check``). Run it with ``PYTHONHASHSEED=0``.
 
 Calibration (trace config, one row per traced input): Spearman correlation of the
 heuristic difficulty score with the level and with the trace length, of each
@@ -49,6 +58,97 @@ def calibrate(folder: Path) -> dict:
     }
 
 
+def _tree_cpu() -> float:
+    """CPU seconds (user + system) of this process, its reaped children and every live descendant."""
+    import resource
+    from collections import defaultdict
+
+    tick = os.sysconf("SC_CLK_TCK")
+    kids: dict[int, list[int]] = defaultdict(list)
+    cpu: dict[int, float] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        kids[int(fields[1])].append(int(name))
+        cpu[int(name)] = sum(int(x) for x in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    total, todo = 0.0, list(kids[os.getpid()])
+    while todo:
+        pid = todo.pop()
+        total += cpu.get(pid, 0.0)
+        todo += kids[pid]
+    own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime + total
+
+
+def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
+    """Wall and CPU seconds of each phase of ``release_chunk`` over synthesis rows ``[start, stop)``, one process."""
+    import sys
+    from collections import defaultdict
+
+    from execverify_data.naturalness import program_figures
+    from execverify_data.pipeline import _record, _worker_tracer, iter_rows
+    from execverify_data.release import ReleaseConfig, engine
+    from execverify_data.release.rows import CONFIGS, rows_for_program
+
+    if sys.flags.hash_randomization:
+        raise SystemExit("run with PYTHONHASHSEED=0 (as the build's workers)")
+    cfg = ReleaseConfig(version="2.0.0", n=119000, seed=seed, k=k)
+    synth = cfg.synth_config()
+    decon = engine._decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold)
+    verifier, tracer = engine._verifier(), _worker_tracer(synth)
+    spent: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+
+    class clock:
+        def __init__(self, name):
+            self.name = name
+
+        def __enter__(self):
+            self.t, self.c = time.perf_counter(), _tree_cpu()
+
+        def __exit__(self, *exc):
+            spent[self.name][0] += time.perf_counter() - self.t
+            spent[self.name][1] += _tree_cpu() - self.c
+
+    rows = {c: [] for c in CONFIGS}
+    programs = 0
+    produced = iter_rows(synth, start, stop, tracer=tracer)
+    while True:
+        with clock("synthesis"):
+            item = next(produced, None)
+        if item is None:
+            break
+        i, _, _, acc, s = item
+        if acc is None:
+            continue
+        with clock("rows"):
+            record = _record(synth, i, s, acc)
+            out, _ = rows_for_program(record, cfg, decon=decon, traces=acc.traces)
+        if out["trace"] and i % cfg.naturalness_every == 0:
+            with clock("naturalness"):
+                program_figures(record["code"], record["entry_point"], record["inputs"], types=record["param_types"], seed=seed)
+        programs += bool(out["trace"])
+        for config, items in out.items():
+            rows[config].extend(items)
+    for config in CONFIGS:
+        with clock(f"verify {config}"):
+            failures = verifier.check({config: rows[config]})
+        if failures:
+            raise SystemExit(f"verification failures: {failures[:3]}")
+    examples = len(rows["trace"])
+    cpu = sum(c for _, c in spent.values())
+    return {"k": k, "rows": [start, stop], "programs": programs, "examples": examples,
+            "wall_seconds": round(sum(w for w, _ in spent.values()), 2), "cpu_seconds": round(cpu, 2),
+            "cpu_ms_per_example": round(1000 * cpu / max(1, examples), 1),
+            "phases_wall_cpu": {name: [round(w, 2), round(c, 2)] for name, (w, c) in spent.items()},
+            "cpu_share": {name: round(c / cpu, 3) for name, (_, c) in spent.items()}, "load_after": os.getloadavg()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calibrate", type=Path, help="only calibrate this release folder")
@@ -57,7 +157,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--engine", default="local")
     parser.add_argument("--out", type=Path, default=Path("/tmp/execverify-bench"))
+    parser.add_argument("--phases", type=int, nargs="+", metavar="K", help="time release_chunk's phases for these inputs per program")
+    parser.add_argument("--rows", type=int, default=150, help="synthesis rows for --phases (from row 0)")
     args = parser.parse_args()
+    if args.phases:
+        for k in args.phases:
+            print(json.dumps(phases(k, 0, args.rows, args.seed)), flush=True)
+        return
     if args.calibrate:
         print(json.dumps(calibrate(args.calibrate), indent=1))
         return
@@ -66,14 +172,15 @@ def main() -> None:
 
     t0 = time.perf_counter()
     load0 = os.getloadavg()
-    manifest = build_release(ReleaseConfig(version="1.0.0", n=args.n, seed=args.seed), args.out, workers=args.workers,
+    manifest = build_release(ReleaseConfig(version="2.0.0", n=args.n, seed=args.seed), args.out, workers=args.workers,
                              engine=args.engine, progress=True)
     wall = time.perf_counter() - t0
     peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     peak_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"n": args.n, "workers": args.workers, "engine": args.engine, "wall_seconds": round(wall, 1),
                       "timing": manifest["timing"], "peak_rss_mb_main": round(peak_self), "peak_rss_mb_largest_worker": round(peak_children),
-                      "load_before": load0, "load_after": os.getloadavg(), "rows": manifest["rows"],
+                      "cpu_seconds": round(sum(os.times()[:4]), 1),
+                      "load_before": load0, "load_after": os.getloadavg(), "rows": manifest["rows"], "contents": manifest["contents"],
                       "total_rows": manifest["total_rows"], "calibration": calibrate(args.out)}, indent=1))
 
 

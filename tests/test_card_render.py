@@ -113,7 +113,7 @@ def test_card_rendered_in_chromium(release, tmp_path):
 
     report = json.loads(html.unescape(found.group(1)))
     separators = re.findall(r"^\| --- \|", (out / "README.md").read_text(), flags=re.M)
-    assert report["tables"] == len(separators) == 7  # configs, 3 field tables, levels, buckets, decontamination
+    assert report["tables"] == len(separators) == 8  # configs, 3 field tables, levels, buckets, naturalness, decontamination
     assert [i["src"] for i in report["images"]] == ["images/level_distribution.png", "images/difficulty_distribution.png",
                                                     "images/trace_length_distribution.png", "images/catalog_coverage.png"]
     assert all(i["ok"] and i["width"] == 600 for i in report["images"]), report["images"]

@@ -119,6 +119,7 @@ BAD_VALUES = [
     (["build-release", "--release-version", "0.0.1", "--n", "0", "--out", "r"], 2, "'--n': 0 is not in the range x>=1"),
     (["build-release", "--release-version", "1.0", "--n", "5", "--out", "r"], 2, "--release-version must look like 1.0.0"),
     (["build-release", "--n", "5", "--out", "r"], 2, "Missing option '--release-version'"),
+    (BR + ["--inputs-per-program", "2", "--out", "r"], 2, "'--inputs-per-program': 2 is not in the range x>=3"),
     (BR + ["--workers", "0", "--out", "r"], 2, "'--workers'"),
     (BR + ["--shard-size", "0", "--out", "r"], 2, "'--shard-size'"),
     (BR + ["--engine", "spark", "--out", "r"], 2, "'spark' is not one of"),

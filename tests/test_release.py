@@ -21,7 +21,8 @@ from execverify_data.release import ManifestError, ReleaseConfig, verify_manifes
 from execverify_data.release.builder import build_release, split_of  # noqa: E402
 from execverify_data.release.rows import CONFIGS  # noqa: E402
 
-SMALL = dict(version="1.0.0", n=130, seed=3, shard_size=4)
+# 3 inputs per program (the fewest): about 44 programs for 130 examples, some of them in the test split
+SMALL = dict(version="1.0.0", n=130, seed=3, shard_size=4, k=3)
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +172,8 @@ def test_kill_and_rerun_gives_same_bytes(release, tmp_path):
     _, manifest = release
     out = tmp_path / "killed"
     cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "build-release", "--version", "1.0.0", "--n", str(SMALL["n"]),
-           "--seed", str(SMALL["seed"]), "--shard-size", str(SMALL["shard_size"]), "--out", str(out), "--workers", "2", "--quiet"]
+           "--seed", str(SMALL["seed"]), "--shard-size", str(SMALL["shard_size"]), "--inputs-per-program", str(SMALL["k"]),
+           "--out", str(out), "--workers", "2", "--quiet"]
     proc = subprocess.Popen(cmd, start_new_session=True)
     rows = out.with_name("killed.build") / "rows"
     deadline = time.monotonic() + 120
@@ -261,3 +263,80 @@ def test_a_row_without_full_marks_fails_the_build_and_is_named(tmp_path):
     assert "FAILED:" in done.stdout and "-codegen-0 (unit_test_reward 0.8" in done.stdout, done.stdout
     assert re.search(r"FAILED: \d+ reference answer", done.stdout)
     assert not out.exists()  # nothing published
+
+
+def _parquet(out: Path, config: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pa.concat_tables([pq.read_table(f) for f in sorted((out / config).glob("*.parquet"))])
+
+
+def test_n_counts_trace_examples(release):
+    out, _ = release
+    trace = _parquet(out, "trace").to_pydict()
+    per_program: dict[str, int] = {}
+    for pid in trace["program_id"]:
+        per_program[pid] = per_program.get(pid, 0) + 1
+    examples = len(set(zip(trace["program_id"], trace["call"])))
+    assert examples == len(trace["id"])  # every trace row is its own (program, input) example
+    assert examples >= SMALL["n"]
+    # programs are kept in row order until the n-th example: without the last kept program there were fewer
+    last = max(per_program, key=lambda pid: int(pid.rsplit("-", 1)[1]))
+    assert examples - per_program[last] < SMALL["n"]
+    assert min(per_program.values()) >= ReleaseConfig(**SMALL).k  # k traced inputs per program at least
+    for config in ("io", "oi", "sft"):  # each example is a row of every question config
+        t = _parquet(out, config).to_pydict()
+        assert sorted(zip(t["program_id"], t["call"])) == sorted(zip(trace["program_id"], trace["call"]))
+    assert sorted(_parquet(out, "codegen").column("program_id").to_pylist()) == sorted(per_program)
+
+
+def test_card_and_manifest_counts_equal_the_parquet_rows(release):
+    out, manifest = release
+    text = (out / "README.md").read_text()
+    for config in CONFIGS:
+        t = _parquet(out, config).to_pydict()
+        programs = len(set(t["program_id"]))
+        if config == "codegen":
+            examples = sum(len(e) + len(x) for e, x in zip(t["examples"], t["tests"]))
+        else:
+            examples = len(set(zip(t["program_id"], t["call"])))
+        assert manifest["contents"][config] == {"rows": len(t["id"]), "programs": programs, "examples": examples}
+        assert sum(manifest["rows"][config].values()) == len(t["id"])
+        train, test = manifest["rows"][config].get("train", 0), manifest["rows"][config].get("test", 0)
+        assert f"| `{config}` | {train:,} / {test:,} | {programs:,} | {examples:,} |" in text
+    assert manifest["examples"] == manifest["contents"]["trace"]["examples"]
+    assert manifest["programs"] == manifest["contents"]["trace"]["programs"]
+    assert f"made from {manifest['programs']:,} programs: {manifest['examples']:,}\ndistinct (program, input) examples" in text
+
+
+def test_naturalness_table_comes_from_the_builds_programs(release):
+    import pyarrow.parquet as pq
+
+    from execverify_data.naturalness import MEASURES, aggregate, measure_programs
+    from execverify_data.release.builder import NATURALNESS_KEYS
+
+    out, manifest = release
+    cfg = ReleaseConfig(**SMALL)
+    work = out.with_name(out.name + ".build")
+    records = {r["id"]: r for f in sorted((work / "synth").glob("shard-*.parquet")) for r in pq.read_table(f).to_pylist()}
+    kept = set(_parquet(out, "trace").column("program_id").to_pylist())
+    measured = [m for f in sorted((work / "rows").glob("*.done.json")) for m in json.loads(f.read_text())["naturalness"]]
+    wanted = sorted(pid for pid in kept if records[pid]["row"] % cfg.naturalness_every == 0)
+    assert wanted and sorted(m["program_id"] for m in measured) == wanted  # the sampled programs, all of them, only them
+    # measured again from the published programs and their inputs (in processes with PYTHONHASHSEED=0, as the workers)
+    jobs = [{"source": records[m["program_id"]]["code"], "entry_point": records[m["program_id"]]["entry_point"],
+             "inputs": records[m["program_id"]]["inputs"], "types": records[m["program_id"]]["param_types"]} for m in measured]
+    figures = measure_programs(jobs, workers=1, seed=cfg.seed, lint=False)
+    assert figures == [m["figures"] for m in measured]
+    nat = manifest["naturalness"]
+    assert nat["release"] == aggregate(figures, keys=NATURALNESS_KEYS) and nat["measured"] == len(wanted)
+    assert nat["CRUXEval"]["programs"] == 800 and nat["HumanEval"]["programs"] == 164
+    text = (out / "README.md").read_text()
+    assert f"| this release ({len(wanted)}) | CRUXEval (800) | HumanEval (164) |" in text
+    labels = {key: label for key, label, _ in MEASURES}
+    for key in NATURALNESS_KEYS:
+        cells = [nat[g][key] for g in ("release", "CRUXEval", "HumanEval")]
+        row = f"| {labels[key]} | " + " | ".join("-" if v is None else f"{v:g}" for v in cells) + " |"
+        assert row in text, row
+    assert nat["release"]["own_one_sided"] == 0  # generator 2.0: every test goes both ways on a row's own inputs

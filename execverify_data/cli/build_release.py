@@ -35,7 +35,10 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
 @click.option("--version", "old_version", default=None, hidden=True, expose_value=True, callback=_old_version,
               help="Deprecated alias of --release-version.")
 @click.option("--n", "n", required=False, type=IntRange(min=1),
-              help="Rows wanted in total over io, oi, trace, sft and codegen.  [required unless --programs: then all of them]")
+              help="Distinct (program, input) examples wanted in the trace config (each also a row of io, oi and sft; "
+                   "one codegen row per program).  [required unless --programs: then all of them]")
+@click.option("--inputs-per-program", "k", default=None, type=IntRange(min=3), metavar="K",
+              help="Traced inputs per program, at least (default 6; more means fewer programs for the same examples).")
 @click.option("--seed", default=0, show_default=True, type=IntRange(min=0), help="Global seed.")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Release folder.")
 @workers_option("Worker processes (or CPUs of a local Ray)")
@@ -54,8 +57,8 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
 @click.option("--repo-id", default="execverify/execverify", show_default=True, help="Hub repository named in the card.")
 @click.option("--quiet", is_flag=True, help="No progress bars or summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object (no progress bars).")
-def build_release(version, old_version, n, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks, programs,
-                  allow, repo_id, quiet, as_json) -> None:
+def build_release(version, old_version, n, k, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks,
+                  programs, allow, repo_id, quiet, as_json) -> None:
     """Synthesize, trace, ask, narrate, rate, decontaminate and write a versioned release folder.
 
     \b
@@ -91,10 +94,11 @@ def build_release(version, old_version, n, seed, out, workers, engine, ray_addre
         raise click.BadParameter(f"unknown benchmark {', '.join(unknown)}; choose among {', '.join(sorted(default_sources()))}",
                                  param_hint=["--allow-benchmark"])
     try:
+        extra = {} if k is None else {"k": k}
         cfg = ReleaseConfig(version=version, n=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks),
-                            programs=str(programs) if programs is not None else None, decontam_allow=allow)
+                            programs=str(programs) if programs is not None else None, decontam_allow=allow, **extra)
     except InvalidArgument as exc:
-        raise click.UsageError(flag_words(exc, version="--release-version")) from None
+        raise click.UsageError(flag_words(exc, version="--release-version", k="--inputs-per-program")) from None
     writable_folder(out, flag="--out")
     writable_folder(work_dir if work_dir is not None else out.with_name(out.name + ".build"), flag="--work-dir")
     require_extra("release", needed_by="build-release")
@@ -112,4 +116,5 @@ def build_release(version, old_version, n, seed, out, workers, engine, ray_addre
         summary = {key: value for key, value in manifest.items() if key != "files"}
         click.echo(json.dumps({"out": str(out), "files": len(manifest["files"]), **summary}, sort_keys=True))
     else:
-        click.echo(f"{manifest['total_rows']} rows in {out} (MANIFEST.json: {len(manifest['files'])} files)")
+        click.echo(f"{manifest['total_rows']} rows ({manifest['examples']} examples, {manifest['programs']} programs) in {out} "
+                   f"(MANIFEST.json: {len(manifest['files'])} files)")

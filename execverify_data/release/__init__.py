@@ -1,8 +1,8 @@
 """Release: records -> a folder laid out like a Hub dataset repository, its card and manifest; push; versions.
 
 >>> from execverify_data.release import ReleaseConfig
->>> ReleaseConfig(version="2.0.0", n=13).synth_config().n  # programs of 3 examples each, at least
-5
+>>> ReleaseConfig(version="2.0.0", n=13).synth_config().n  # programs of 6 examples each, at least
+3
 """
 
 from __future__ import annotations

@@ -247,6 +247,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     rows: dict[str, dict[str, int]] = {}
     split_files: dict[str, dict[str, list[str]]] = {}
     infos: dict[str, Any] = {}
+    contents: dict[str, dict[str, int]] = {}
     task = bars.task("assemble", len(CONFIGS)) if bars else None
     trace_table = None
     for config in CONFIGS:
@@ -274,6 +275,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
             split_files[config][split] = files
             split_infos.append((split, part.nbytes, part.num_rows))
         infos[config] = (features, split_infos, sum(os.path.getsize(out / f) for fs in split_files[config].values() for f in fs))
+        contents[config] = config_contents(config, table)
         if config == DEFAULT_CONFIG:
             trace_table = table
         if bars:
@@ -287,6 +289,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     from execverify_data.release.plots import write_plots
 
     plots = write_plots(out, stats, write_atomic)
+    nat = naturalness_table(cfg, work, done, programs=contents[DEFAULT_CONFIG]["programs"])
     decontam = {k[len("decontam_"):]: v for k, v in sorted(counts.items()) if k.startswith("decontam_")}
     verification = {
         "checked": {c: sum(d["verified"][c] for d in done) for c in CONFIGS},
@@ -300,6 +303,8 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
         "seed": cfg.seed,
         "n": cfg.n,
         "programs": counts.get("programs_kept", 0),
+        "examples": contents[DEFAULT_CONFIG]["examples"],
+        "contents": contents,
         "python": platform.python_version(),
         "generator_version": GENERATOR_VERSION,
         "rows": rows,
@@ -313,6 +318,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
         "synthesis": {"slots": synth_slots, "accepted": synth_accepted, "rejected": dict(sorted(rejected.items())),
                       "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
+        "naturalness": nat,
         "settings": cfg.identity(),
     }
     card = render_card(cfg, meta, stats, infos, split_files, plots, repo_id)
@@ -321,6 +327,75 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     manifest = {**meta, "files": files}
     write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n"))
     return manifest
+
+
+def config_contents(config: str, table) -> dict[str, int]:
+    """``{"rows", "programs", "examples"}`` of one config's rows: distinct programs, and distinct (program, input)
+    examples (a question row is one, by its ``call``; a ``codegen`` row holds one per assertion, shown or
+    hidden, each a distinct call of its program by construction).
+
+    >>> import pyarrow as pa
+    >>> config_contents("io", pa.table({"program_id": ["a", "a", "b"], "call": ["f(1)", "f(2)", "f(1)"]}))
+    {'rows': 3, 'programs': 2, 'examples': 3}
+    """
+    ids = table.column("program_id").to_pylist()
+    if config == "codegen":
+        examples = sum(len(e) + len(t) for e, t in zip(table.column("examples").to_pylist(), table.column("tests").to_pylist()))
+    else:
+        examples = len(set(zip(ids, table.column("call").to_pylist())))
+    return {"rows": table.num_rows, "programs": len(set(ids)), "examples": examples}
+
+
+#: The naturalness measures the build computes (all of :data:`execverify_data.naturalness.MEASURES` but the linter rates).
+NATURALNESS_KEYS = ("own_one_sided", "edits_one_sided", "edits_never_evaluated", "edits_dead_statements",
+                    "finishing_wrappers", "nested_builtins", "round_trips", "loops_ignoring_variable", "countdown_loops",
+                    "self_nested_tests", "literal_subscripts", "dict_literal_membership", "container_reprs",
+                    "self_receiver_calls", "distinct_calls", "shadowed_builtins", "underscore_names")
+_NATURALNESS_REFERENCE = "naturalness-reference.json"
+
+
+def naturalness_reference(cfg: ReleaseConfig, work: Path, workers: int = 1) -> dict[str, dict]:
+    """The naturalness measures of CRUXEval (800 programs, one input each) and HumanEval (164 solutions, the
+    arguments of their first ``cfg.k`` test calls), measured as the release's programs are; cached in the work
+    folder (a few seconds, in spawned processes with ``PYTHONHASHSEED=0``)."""
+    from execverify_data.naturalness import (
+        CRUXEVAL,
+        HUMANEVAL,
+        aggregate,
+        benchmark_programs,
+        measure_programs,
+    )
+
+    path = work / _NATURALNESS_REFERENCE
+    if path.is_file():
+        return json.loads(path.read_text())
+    jobs = benchmark_programs(cfg.k)
+    figures = measure_programs(jobs, workers=workers, seed=cfg.seed, lint=False)
+    reference = {group: aggregate([f for j, f in zip(jobs, figures) if j["group"] == group], keys=NATURALNESS_KEYS)
+                 for group in (CRUXEVAL, HUMANEVAL)}
+    write_atomic(path, lambda p: p.write_text(json.dumps(reference, indent=1, sort_keys=True)))
+    return reference
+
+
+def naturalness_table(cfg: ReleaseConfig, work: Path, done: list[dict], *, programs: int) -> dict:
+    """The card's naturalness figures: the release's measured programs (from the shards' ``done`` markers) beside
+    CRUXEval and HumanEval (:func:`naturalness_reference`)."""
+    from execverify_data.naturalness import aggregate
+
+    measured = [m for d in done for m in d.get("naturalness", [])]
+    return {"every": cfg.naturalness_every, "programs": programs, "measured": len(measured),
+            "release": aggregate([m["figures"] for m in measured], keys=NATURALNESS_KEYS),
+            **naturalness_reference(cfg, work)}
+
+
+def _naturalness_rows(nat: dict) -> str:
+    from execverify_data.naturalness import CRUXEVAL, HUMANEVAL, MEASURES
+
+    def cell(value) -> str:
+        return "-" if value is None else f"{value:g}"
+
+    return "\n".join(f"| {label} | " + " | ".join(cell(nat[group][key]) for group in ("release", CRUXEVAL, HUMANEVAL)) + " |"
+                     for key, label, _ in MEASURES if key in NATURALNESS_KEYS)
 
 
 def statistics(cfg: ReleaseConfig, trace_table, work: Path, n_shards: int) -> dict:
@@ -429,7 +504,8 @@ def _build_flags(cfg: ReleaseConfig) -> str:
     >>> _build_flags(ReleaseConfig(version="1.0.0", n=10)), _build_flags(ReleaseConfig(version="1.0.0", n=10, shard_size=10))
     ('', ' --shard-size 10')
     """
-    flags = "" if cfg.shard_size == ReleaseConfig.shard_size else f" --shard-size {cfg.shard_size}"
+    flags = "" if cfg.k == ReleaseConfig.k else f" --inputs-per-program {cfg.k}"
+    flags += "" if cfg.shard_size == ReleaseConfig.shard_size else f" --shard-size {cfg.shard_size}"
     flags += " --programs PROGRAMS_DIR" if cfg.programs is not None else ""  # records given (from-code, synthesize)
     flags += "".join(f" --allow-benchmark {name}" for name in cfg.decontam_allow)
     return flags + "".join(f" --benchmark {name}=PATH" for name, _ in cfg.local_benchmarks)
@@ -448,10 +524,18 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
     """``README.md``: YAML front matter (configs, dataset_info, license, tags...) and the rendered template."""
     from execverify_data.release.versions import changelog_until, tag_for
 
-    rows = meta["rows"]
-    config_table = "\n".join(
-        f"| `{c}` | {rows[c].get('train', 0):,} / {rows[c].get('test', 0):,} | {CONFIG_DESCRIPTIONS[c]} |" for c in CONFIGS
-    ) + f"\n| `default` | {rows[DEFAULT_CONFIG].get('train', 0):,} / {rows[DEFAULT_CONFIG].get('test', 0):,} | the `{DEFAULT_CONFIG}` config |"
+    rows, contents = meta["rows"], meta["contents"]
+
+    def sizes(c: str) -> str:
+        return (f"| {rows[c].get('train', 0):,} / {rows[c].get('test', 0):,} | {contents[c]['programs']:,} "
+                f"| {contents[c]['examples']:,} |")
+
+    config_table = "\n".join(f"| `{c}` {sizes(c)} {CONFIG_DESCRIPTIONS[c]} |" for c in CONFIGS) + (
+        f"\n| `default` {sizes(DEFAULT_CONFIG)} the `{DEFAULT_CONFIG}` config |")
+    nat = meta["naturalness"]
+    every = nat["every"]
+    sample = ("every kept program" if every == 1 else
+              f"the kept programs whose synthesis row is a multiple of {every} (about one in {every})")
     medians = stats["median_trace_length_by_level"]
     level_table = "\n".join(f"| {lv} | {n:,} | {medians[lv]:g} |" if lv in medians else f"| {lv} | {n:,} | - |"
                             for lv, n in stats["programs_by_level"].items())
@@ -474,7 +558,9 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "synth_slots": f"{meta['synthesis']['slots']:,}", "synth_accepted": f"{meta['synthesis']['accepted']:,}",
         "synth_rejected": rejected, "n": cfg.n, "seed": cfg.seed, "python": meta["python"],
         "generator_version": meta["generator_version"], "changelog": changelog, "license_name": LICENSE.upper(),
-        "build_flags": _build_flags(cfg),
+        "build_flags": _build_flags(cfg), "examples": f"{meta['examples']:,}",
+        "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
+        "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],
     }
     body = Template(card_template_path().read_text(encoding="utf-8")).substitute(values)
     return _yaml_header(cfg, meta, infos, split_files) + "\n" + body

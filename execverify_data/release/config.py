@@ -25,7 +25,10 @@ class ReleaseConfig:
             synthesized in row order until the ``trace`` config holds at least ``n`` examples (the
             card states the exact numbers).
         seed (`int`): the global seed (synthesis, question selection, splits).
-        k (`int`, defaults to 3): traced inputs per program.
+        k (`int`, defaults to 6): traced inputs per program at least (synthesis keeps ``k`` inputs chosen for
+            coverage, a few more when covering every branch needs them). More inputs per program means fewer
+            programs to synthesize for ``n`` examples: 6 costs about a fifth less CPU per example than 3
+            (``docs/release.md``).
         shard_size (`int`, defaults to 500): programs per work unit (one synthesis shard).
         n_path, n_state (`int`, defaults to 2): step questions per white-box prompt.
         codegen_examples (`int`, defaults to 2): input/output examples shown in a codegen prompt.
@@ -41,12 +44,14 @@ class ReleaseConfig:
         programs (`str`, optional): a folder of program records (``synthesize`` or ``from-code`` output) to
             build from instead of synthesizing (:mod:`execverify_data.release.programs`).
         decontam_allow (`tuple[str, ...]`): benchmarks not decontaminated against (a from-code input's own).
+        naturalness_every (`int`, defaults to 4): the card's naturalness table measures the kept programs
+            whose synthesis row is a multiple of this (1: every program).
     """
 
     version: str
     n: int
     seed: int = 0
-    k: int = 3
+    k: int = 6
     shard_size: int = 500
     n_path: int = 2
     n_state: int = 2
@@ -62,17 +67,18 @@ class ReleaseConfig:
     timeout: float = 30.0
     programs: str | None = None
     decontam_allow: tuple[str, ...] = ()
+    naturalness_every: int = 4
 
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):
             raise InvalidArgument(f"version must look like 1.0.0, got {self.version!r}")
-        for name in ("n", "shard_size", "rows_per_file", "row_group_size"):
+        for name in ("n", "shard_size", "rows_per_file", "row_group_size", "naturalness_every"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
-        if not isinstance(self.k, int) or self.k < 3:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 3:
             raise InvalidArgument(f"k must be an int >= 3, got {self.k!r}")
         if not isinstance(self.test_permille, int) or not 0 <= self.test_permille < 1000:
             raise InvalidArgument(f"test_permille must be an int in [0, 1000), got {self.test_permille!r}")
@@ -94,7 +100,8 @@ class ReleaseConfig:
         return self.synth_config().max_rows
 
     def synth_config(self):
-        """The settings of the build's synthesis rows (its ``n``: the programs ``n`` examples need)."""
+        """The settings of the build's synthesis rows (its ``n``: the programs ``n`` examples need at most, each
+        program giving ``k`` examples or more; it bounds :attr:`max_rows`, the build stops on examples)."""
         from execverify_data.pipeline import SynthConfig
 
         return SynthConfig(n=math.ceil(self.n / self.k), seed=self.seed, k=self.k, shard_size=self.shard_size,

@@ -9,6 +9,10 @@ consumers' own functions (:mod:`execverify_data.release.verify`). It depends on
 processes, Ray tasks; :mod:`execverify_data.workpool`) and any number of workers write the same
 bytes. :class:`ReleaseRun` finishes shards in order: it drops programs whose normalized AST an
 earlier row kept, and stops once the ``trace`` config has ``n`` examples.
+
+A program whose row is a multiple of ``cfg.naturalness_every`` is also measured for the card's
+naturalness table (:func:`execverify_data.naturalness.program_figures` on its own inputs, a few
+milliseconds); the figures of the kept ones go into the shard's ``done`` marker.
 """
 
 from __future__ import annotations
@@ -68,12 +72,15 @@ def _verifier():
 
 
 def release_chunk(cfg, start: int, stop: int) -> dict:
-    """Rows ``[start, stop)``: ``{"rows": [{"row", "level", "counts", "record", "out", "skipped"}], "failures", "seconds"}``.
+    """Rows ``[start, stop)``: ``{"rows": [{"row", "level", "counts", "record", "out", "skipped", "naturalness"}],
+    "failures", "seconds"}``.
 
     ``out`` maps each config to the program's rows; ``skipped`` counts why a program has none
-    (decontamination, ...); ``failures`` lists the rows whose reference answer does not get full
+    (decontamination, ...); ``naturalness`` holds the program's naturalness figures when its row is
+    measured (else None); ``failures`` lists the rows whose reference answer does not get full
     marks (the build fails on them).
     """
+    from execverify_data.naturalness import program_figures
     from execverify_data.pipeline import _record, _worker_tracer, iter_rows
     from execverify_data.release.rows import CONFIGS, rows_for_program
 
@@ -91,10 +98,14 @@ def release_chunk(cfg, start: int, stop: int) -> dict:
         source = ((i, level, counts, None if acc is None else _record(synth, i, seed, acc), acc and acc.traces, None)
                   for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth)))
     for i, level, counts, record, traces, trace_many in source:
-        row = {"row": i, "level": level, "counts": dict(counts), "record": None, "out": None, "skipped": {}}
+        row = {"row": i, "level": level, "counts": dict(counts), "record": None, "out": None, "skipped": {},
+               "naturalness": None}
         if record is not None:
             out, skipped = rows_for_program(record, cfg, decon=decon, traces=traces, trace_many=trace_many)
             row.update(record=record, out=out, skipped=dict(skipped))
+            if out["trace"] and i % cfg.naturalness_every == 0:
+                row["naturalness"] = program_figures(record["code"], record["entry_point"], record["inputs"],
+                                                     types=record["param_types"], seed=cfg.seed)
             for config, items in out.items():
                 chunk_rows[config].extend(items)
         rows.append(row)
@@ -157,7 +168,7 @@ class ReleaseRun:
         self.pending -= sum(len(r["out"]["trace"]) for chunk in results for r in chunk["rows"] if r["out"])
         tally = _Tally()
         counts: Counter = Counter()
-        records, rows = [], {c: [] for c in CONFIGS}
+        records, rows, figures = [], {c: [] for c in CONFIGS}, []
         failing = {f["id"] for chunk in results for f in chunk["failures"]}
         failures = []
         for row in (row for chunk in results for row in chunk["rows"]):
@@ -169,6 +180,8 @@ class ReleaseRun:
             if not tally.add(row, self.seen):
                 continue
             records.append(row["record"])
+            if row.get("naturalness") is not None:
+                figures.append({"program_id": row["record"]["id"], "figures": row["naturalness"]})
             for config, items in row["out"].items():
                 rows[config].extend(items)
                 failures += [r["id"] for r in items if r["id"] in failing]
@@ -182,7 +195,8 @@ class ReleaseRun:
         why = {f["id"]: f for chunk in results for f in chunk["failures"]}
         result = {"shard": shard, "counts": dict(sorted(counts.items())), "rows": {c: len(rows[c]) for c in CONFIGS},
                   "synth_rejected": stats["rejected"], "synth_slots": stats["rows"], "synth_accepted": stats["accepted"],
-                  "verified": {c: len(rows[c]) for c in CONFIGS}, "failures": [why[i] for i in failures]}
+                  "verified": {c: len(rows[c]) for c in CONFIGS}, "failures": [why[i] for i in failures],
+                  "naturalness": figures}
         write_atomic(done_path(self.work, shard), lambda p: p.write_text(json.dumps(result, indent=1, sort_keys=True)))
         self.examples += len(rows["trace"])
         self.start = shard + 1

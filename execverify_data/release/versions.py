@@ -9,6 +9,18 @@ __all__ = ["CHANGELOG", "tag_for", "changelog_until"]
 
 #: version -> what changed, newest first.
 CHANGELOG: dict[str, str] = {
+    "2.0.0": "Generator 2.0: programs built from the shapes people write (counting, filtering, grouping, searching, "
+             "stacks, windows...); each program's inputs are chosen for coverage, so every if and while goes both "
+             "ways on the row's own inputs; no finishing wrappers, conversion round trips or literal-operand "
+             "patterns; duplicates removed across the whole run. 6 inputs per program (was 3), and `--n` counts "
+             "distinct (program, input) examples of the trace config; the card states the programs and examples "
+             "of each config and a naturalness table beside CRUXEval and HumanEval. Label fix (issue 12): set and "
+             "frozenset arguments were built with set(list), which can order a set differently from the set "
+             "display Python compiles from the call text; re-executing every call of release 1.1.0's synthesis "
+             "(generator 1.1.0, seed 0, 9,426 programs, 28,278 calls) as source finds 27 recorded outputs in 22 "
+             "programs that Python contradicts and 80 calls in 56 programs whose traced states differ (4,153 "
+             "events), all with input sets or frozensets holding negative ints; arguments are now built exactly "
+             "as Python compiles the call text.",
     "1.1.0": "Generator 1.1.0: every trace is checked against a rerun in another interpreter with another hash "
              "seed (drops programs whose trace depends on the order of a set of strings, about 2%); inputs drawn "
              "around the program's own literals (conditions go both ways more often); no value-collapsing "
