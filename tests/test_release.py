@@ -340,3 +340,19 @@ def test_naturalness_table_comes_from_the_builds_programs(release):
         row = f"| {labels[key]} | " + " | ".join("-" if v is None else f"{v:g}" for v in cells) + " |"
         assert row in text, row
     assert nat["release"]["own_one_sided"] == 0  # generator 2.0: every test goes both ways on a row's own inputs
+
+
+def test_the_release_carries_rendered_example_pages_the_card_links(release):
+    out, manifest = release
+    pages = manifest["example_pages"]
+    assert len(pages) == 5 and all(p.startswith("examples/") and p.endswith(".html") for p in pages)
+    trace = _parquet(out, "trace").to_pydict()
+    levels = dict(zip(trace["id"], trace["level"]))
+    chosen = [Path(p).stem for p in pages]
+    assert all(row_id in levels for row_id in chosen)
+    assert len({levels[r] for r in chosen}) == min(5, len(set(levels.values())))  # one per level first
+    text = (out / "README.md").read_text()
+    for page in pages:
+        assert f"]({page})" in text and page in manifest["files"]
+        html = (out / page).read_text()
+        assert "<script" in html and Path(page).stem in html

@@ -289,6 +289,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     from execverify_data.release.plots import write_plots
 
     plots = write_plots(out, stats, write_atomic)
+    examples = _example_pages(cfg, out)
     nat = naturalness_table(cfg, work, done, programs=contents[DEFAULT_CONFIG]["programs"])
     decontam = {k[len("decontam_"):]: v for k, v in sorted(counts.items()) if k.startswith("decontam_")}
     verification = {
@@ -319,6 +320,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
                       "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
         "naturalness": nat,
+        "example_pages": examples,
         "settings": cfg.identity(),
     }
     card = render_card(cfg, meta, stats, infos, split_files, plots, repo_id)
@@ -327,6 +329,18 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     manifest = {**meta, "files": files}
     write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n"))
     return manifest
+
+
+def _example_pages(cfg: ReleaseConfig, out: Path) -> list[str]:
+    """Render :attr:`ReleaseConfig.view_examples` trace rows as offline pages under ``examples/`` (one per level
+    first, :func:`execverify_data.view.render_examples`); their paths relative to ``out``."""
+    if cfg.view_examples < 1:
+        return []
+    from execverify_data.view import render_examples
+
+    for stale in sorted((out / "examples").glob("*.html")):  # a rebuild chooses again
+        stale.unlink()
+    return [page.relative_to(out).as_posix() for page in render_examples(out, n=cfg.view_examples)]
 
 
 def config_contents(config: str, table) -> dict[str, int]:
@@ -558,6 +572,7 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "synth_slots": f"{meta['synthesis']['slots']:,}", "synth_accepted": f"{meta['synthesis']['accepted']:,}",
         "synth_rejected": rejected, "n": cfg.n, "seed": cfg.seed, "python": meta["python"],
         "generator_version": meta["generator_version"], "changelog": changelog, "license_name": LICENSE.upper(),
+        "example_links": ", ".join(f"[`{Path(p).stem}`]({p})" for p in meta.get("example_pages", [])) or "none rendered",
         "build_flags": _build_flags(cfg), "examples": f"{meta['examples']:,}",
         "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
         "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],

@@ -44,6 +44,8 @@ class ReleaseConfig:
         programs (`str`, optional): a folder of program records (``synthesize`` or ``from-code`` output) to
             build from instead of synthesizing (:mod:`execverify_data.release.programs`).
         decontam_allow (`tuple[str, ...]`): benchmarks not decontaminated against (a from-code input's own).
+        view_examples (`int`, defaults to 5): trace rows rendered as offline pages under ``examples/`` (the
+            card links them; 0: none).
         naturalness_every (`int`, defaults to 4): the card's naturalness table measures the kept programs
             whose synthesis row is a multiple of this (1: every program).
     """
@@ -68,6 +70,7 @@ class ReleaseConfig:
     programs: str | None = None
     decontam_allow: tuple[str, ...] = ()
     naturalness_every: int = 4
+    view_examples: int = 5
 
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):
@@ -113,6 +116,7 @@ class ReleaseConfig:
 
         data = asdict(self)
         data.pop("version")
+        data.pop("view_examples")  # pages rendered at assembly: no shard depends on them
         data["local_benchmarks"] = [list(x) for x in self.local_benchmarks]
         for name in ("programs", "decontam_allow"):  # only when set: older builds resume as before
             if not data[name]:
