@@ -247,3 +247,20 @@ def test_the_train_extra_installs_what_the_accelerate_configs_launch():
             assert "deepspeed" in names, config
     if importlib.util.find_spec("torch") is not None:  # installed with the train extra here
         assert importlib.util.find_spec("deepspeed") is not None
+
+
+def test_stage_ii_refuses_rows_whose_tests_cannot_fail():
+    """grpo_codegen's one call site of validate_tests: a row with ``assert True`` or a blank expected stdout is
+    refused naming the row, before training; real tests and stdin/stdout cases pass."""
+    from datasets import Dataset
+
+    recipe = load_recipe("grpo_codegen")
+    good = Dataset.from_list([{"tests": ["assert f(1) == 2"], "stdio_tests": [{"stdin": "1", "stdout": "2"}]}])
+    recipe.validate_rows(good, "good")
+    for bad in ({"tests": ["assert True"], "stdio_tests": [{"stdin": "1", "stdout": "2"}]},
+                {"tests": ["assert f(1) == 2"], "stdio_tests": [{"stdin": "1", "stdout": "  "}]}):
+        rows = Dataset.from_list([{"tests": ["assert f(0) == 1"], "stdio_tests": [{"stdin": "0", "stdout": "1"}]}, bad])
+        with pytest.raises(ValueError, match="row 1 of bad"):
+            recipe.validate_rows(rows, "bad")
+    with pytest.raises(ValueError, match="neither a `tests` nor a `stdio_tests` column"):
+        recipe.validate_rows(Dataset.from_list([{"prompt": "x"}]), "bare")

@@ -98,20 +98,17 @@ def check(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_ar
 
 
 def validate_rows(rows, dataset_name: str) -> None:
-    """Refuse rows without tests, and (once ``unit_tests.validate_tests`` exists) tests that check nothing."""
-    from execverify_data.rewards import unit_tests
+    """Refuse rows without tests, and tests that check nothing (:func:`~execverify_data.rewards.validate_tests`)."""
+    from execverify_data.rewards import validate_tests
 
     present = [c for c in TEST_COLUMNS if c in rows.column_names]
     if not present:
         raise ValueError(f"{dataset_name} has neither a `tests` nor a `stdio_tests` column; it has {rows.column_names}")
-    # MERGE (issue #15, Stage II formats): the one call site of validate_tests; active once unit_tests.py defines it
-    validate_tests = getattr(unit_tests, "validate_tests", None)
-    if validate_tests is not None:
-        for i, row in enumerate(rows.select_columns(present)):
-            try:
-                validate_tests(row.get("tests"), row.get("stdio_tests"))
-            except ValueError as exc:
-                raise ValueError(f"row {i} of {dataset_name}: {exc}") from None
+    for i, row in enumerate(rows.select_columns(present)):
+        try:
+            validate_tests(row.get("tests"), row.get("stdio_tests"))
+        except (ValueError, TypeError) as exc:  # InvalidArgument is a TypeError
+            raise ValueError(f"row {i} of {dataset_name}: {exc}") from None
 
 
 def main(script_args: GRPOCodegenArguments, training_args: GRPOConfig, model_args: ModelConfig):
