@@ -18,7 +18,7 @@ CHANGELOG: dict[str, str] = {
              "frozenset arguments were built with set(list), which can order a set differently from the set "
              "display Python compiles from the call text; re-executing every call of release 1.1.0's synthesis "
              "(generator 1.1.0, seed 0, 9,426 programs, 28,278 calls) as source finds 27 recorded outputs in 22 "
-             "programs that Python contradicts and 80 calls in 56 programs whose traced states differ (4,153 "
+             "programs that Python contradicts (synth-0-0000727, synth-0-0001192, synth-0-0001436, synth-0-0001859, synth-0-0002120, synth-0-0002263, synth-0-0002469, synth-0-0003062, synth-0-0003459, synth-0-0003755, synth-0-0004094, synth-0-0004238, synth-0-0005905, synth-0-0006271, synth-0-0006357, synth-0-0006424, synth-0-0007617, synth-0-0007795, synth-0-0008228, synth-0-0008294, synth-0-0008486, synth-0-0008509) and 80 calls in 56 programs whose traced states differ (4,153 "
              "events), all with input sets or frozensets holding negative ints; arguments are now built exactly "
              "as Python compiles the call text.",
     "1.1.0": "Generator 1.1.0: every trace is checked against a rerun in another interpreter with another hash "
