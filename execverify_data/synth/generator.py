@@ -923,6 +923,8 @@ _DEEP_BEFORE = {
     "numstrs": (("list(map(str.strip, {x}))", "cleaned"),),
     "ids": (("set(map(abs, {x}))", "sizes"),),
     "tags": (("set(map(str.lower, {x}))", "lowered"),),
+    "fids": (("frozenset(map(abs, {x}))", "sizes"),),
+    "ftags": (("frozenset(map(str.lower, {x}))", "lowered"),),
     "table": (("dict(sorted({x}.items()))", "ordered"),),
     "blob": (("bytes(sorted({x}))", "ordered"),),
 }
