@@ -697,7 +697,8 @@ class _Gen:
             reshaped = heads & _RESHAPING  # case-changed: its length or distinct letters say little
             options = [w for w in WRAPPERS.get(value.grain, ()) if accepts(w[1]) and w[0] not in applied
                        and not (w[0] == "len({v})" and _keeps_length(value.text))
-                       and not (reshaped and w[0].startswith("len("))]
+                       and not (reshaped and w[0].startswith("len("))
+                       and not (w[0] in _NAME_ONLY_WRAPPERS and not value.text.isidentifier())]
             if not options:
                 return value
             template, grain, prep = self.rng.choice(options)
@@ -855,6 +856,9 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "amount": (("round({v}, 1)", "amount", ()), ("int({v})", "num", ())),
     "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
 }
+#: wrappers that mean something of a value people name (the digits of a count, the letters of a word), and
+#: nothing of a computed one (the digits of ``ord(ch)``, the sorted letters of ``oct(n)``)
+_NAME_ONLY_WRAPPERS = {"len(str({v}))", "''.join(sorted({v}))"}
 _LENGTH_KEEPERS = (".upper(", ".lower(", ".title(", ".capitalize(", ".swapcase(", ".casefold(", "sorted(", "reversed(",
                    "[", ".translate(", "list(", ".encode(", ".decode(", ".zfill(", ".center(", ".ljust(", ".rjust(", " * ")
 
@@ -948,7 +952,7 @@ _RESHAPING = {"str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandta
               "bytes.ljust", "bytes.rjust", "bytes.expandtabs", "bytes.title", "bytes.capitalize", "bytes.swapcase",
               "bytes.upper", "bytes.lower", "bytes.translate"}
 
-_PADDING = {"builtin.range", "str.replace", "bytes.replace", "str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandtabs", "bytes.zfill",
+_PADDING = {"builtin.range", "int.to_bytes", "str.replace", "bytes.replace", "str.zfill", "str.center", "str.ljust", "str.rjust", "str.expandtabs", "bytes.zfill",
             "bytes.center", "bytes.ljust", "bytes.rjust", "bytes.expandtabs"}
 
 
