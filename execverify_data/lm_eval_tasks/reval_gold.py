@@ -190,7 +190,7 @@ def _time_limit(seconds: float):
 
 def run_problem(code: str, entry_point: str, inputs: list[str], *, timeout: float = 120.0) -> list[RevalRun | None]:
     """REval's runs of one problem: the program defined once, then its function called on each
-    input (``entry_point(*eval(input))``) under REval's tracer. ``None`` for a run that raised
+    input (the input text read as REval reads it) under REval's tracer. ``None`` for a run that raised
     or ran out of time (REval stops there; such a run is left out).
 
     Args:

@@ -280,11 +280,14 @@ def _join(names, rng, g, first, subject):
                _update=lambda v: [f"{n}.append({v.text})"], _other=lambda v: [f"{n}.append({v.text})"])
 
 
-def _join_repr(names, rng, g, first, subject):
-    acc = _join(names, rng, g, first, subject)
-    n = acc.name
-    acc.kind, acc._update = "join_repr", (lambda v: [f"{n}.append(repr({v.text}))"])
+def _variant(acc: Acc, kind: str, template: str) -> Acc:
+    """``acc`` as another kind whose update is ``template`` over its name ``{n}`` and the value ``{v}``."""
+    acc.kind, acc._update = kind, (lambda v: [template.format(n=acc.name, v=v.text)])
     return acc
+
+
+def _join_repr(names, rng, g, first, subject):
+    return _variant(_join(names, rng, g, first, subject), "join_repr", "{n}.append(repr({v}))")
 
 
 def _tally(names, rng, g, first, subject):
@@ -417,10 +420,7 @@ def _common(names, rng, g, first, subject):
 
 
 def _common_op(names, rng, g, first, subject):
-    acc = _common(names, rng, g, first, subject)
-    n = acc.name
-    acc.kind, acc._update = "common_op", (lambda v: [f"{n} &= set({v.text})"])
-    return acc
+    return _variant(_common(names, rng, g, first, subject), "common_op", "{n} &= set({v})")
 
 
 def _letters(names, rng, g, first, subject):
