@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 from pathlib import Path
 
 
@@ -40,13 +41,16 @@ def main() -> None:
             if len(bucket) < args.per_level:
                 bucket.append(row)
     crux = cruxeval_records()
+    config = json.loads((Path(args.run) / "config.json").read_text())
+    generator = config.get("generator_version", "")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for level, rows in sorted(rows_by_level.items()):
         lines = [
             f"# Synthesized programs, level {level}: {LEVELS[level]}",
             "",
-            f"The first {len(rows)} level-{level} programs of `execverify synthesize --seed 0` (row order), each beside a",
+            f"The first {len(rows)} level-{level} programs of `execverify synthesize --seed {config['seed']}` (row order, "
+            f"generator {generator}), each beside a",
             "CRUXEval program for comparison. Inputs are CRUXEval-style argument lists; outputs come from the tracer.",
             "Regenerate with `python benchmarks/synth_samples.py --run <run folder>`.",
             "",
