@@ -29,7 +29,6 @@ from __future__ import annotations
 import ast
 import json
 from collections import Counter
-from typing import Any
 
 from execverify_data.models.base import derive_seed
 

@@ -35,13 +35,12 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from execverify_data import catalog
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import Stmt, Val, atom, render
 from execverify_data.synth.measures import Chains, deepest_call
 from execverify_data.synth.names import Names
-from execverify_data.synth.spec import CONTROL_FLOW, ConstraintSpec, level_of, level_spec
+from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
 from execverify_data.synth.typing_ import usable_entries
 from execverify_data.synth.vocab import SLOTS, Form, element_grain, forms, grain_type
 
@@ -854,7 +853,6 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     "blob": (("len({v})", "count", (".strip()",)), ("len(set({v}))", "count", (".lower()",)),
              ("bytes(sorted({v}))", "blob", ())),
     "amount": (("round({v}, 1)", "amount", ()), ("int({v})", "num", ())),
-    "blobs": (("len({v})", "count", ()), ("b'-'.join({v})", "blob", ())),
 }
 #: wrappers that mean something of a value people name (the digits of a count, the letters of a word), and
 #: nothing of a computed one (the digits of ``ord(ch)``, the sorted letters of ``oct(n)``)
