@@ -89,15 +89,15 @@ def retrace_under_seeds(out: Path, seeds: list[int]) -> tuple[int, list[str]]:
     return len(runs[0]) - 1, differ
 
 
-def reexecute(out: Path, states: bool) -> tuple[int, int, list]:
-    """Run every recorded pair as source in fresh interpreters (``execverify_data.reexecute``);
-    (calls, events compared, mismatches)."""
+def reexecute(out: Path, states: bool, python: str | None = None) -> tuple[int, int, list]:
+    """Run every recorded pair as source in fresh interpreters (``execverify_data.reexecute``) of
+    ``python`` (default: this one); (calls, events compared, mismatches)."""
     import pyarrow.parquet as pq
 
     from execverify_data.reexecute import check_rows
 
     rows = [r for p in sorted(out.glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
-    report = check_rows(rows, states=states, workers=2)
+    report = check_rows(rows, states=states, workers=2, python=python)
     return report.calls, report.events, report.mismatches
 
 
@@ -140,6 +140,8 @@ def main() -> None:
                         help="also trace every recorded call under hash seeds 0..N and compare (slow: ~1 min per 20k programs and seed)")
     parser.add_argument("--check-states", action="store_true",
                         help="also compare every traced event with an independent tracer in the fresh interpreters")
+    parser.add_argument("--python", action="append", default=[], metavar="PATH",
+                        help="re-execute in this interpreter too (repeat: e.g. Python 3.12 and 3.13)")
     args = parser.parse_args()
     if args.one_process:
         import os
@@ -181,11 +183,13 @@ def main() -> None:
     print("  median trace length by level: " + ", ".join(
         f"L{lv}={v['median_trace_length']}" for lv, v in sorted(summary["levels"].items())))
     print("  rejections: " + json.dumps(summary["rejected"]))
-    calls, events, bad = reexecute(out, args.check_states)
-    print(f"  re-execution of the rows' text in fresh interpreters (PYTHONHASHSEED=12345): {calls - len({(m.id, m.input) for m in bad})}"
-          f"/{calls} calls give the recorded output and pass `assert f(INPUT) == OUTPUT`"
-          + (f"; {events} traced events equal to an independent tracer's" if args.check_states else "")
-          + (f"; first differences: {bad[:5]}" if bad else ""))
+    for python in [None, *args.python]:
+        calls, events, bad = reexecute(out, args.check_states, python)
+        print(f"  re-execution of the rows' text in fresh interpreters ({python or 'this Python'}, PYTHONHASHSEED=12345): "
+              f"{calls - len({(m.id, m.input) for m in bad})}/{calls} calls give the recorded output and pass "
+              "`assert f(INPUT) == OUTPUT`"
+              + (f"; {events} traced events compared with an independent tracer's" if args.check_states else "")
+              + (f"; first differences: {bad[:5]}" if bad else ""))
     if args.check_seeds:
         seeds = list(range(args.check_seeds + 1))
         calls, differ = retrace_under_seeds(out, seeds)
