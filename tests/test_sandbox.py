@@ -320,7 +320,11 @@ def test_paths_under_tmp_are_bound_back_over_the_private_tmp():
 def test_the_package_and_its_checkout_are_never_in_a_childs_view(monkeypatch, tmp_path):
     from execverify_data.sandbox import layers
 
-    assert not any(layers._below(path, top) for path in layers.sandbox_paths() for top in layers._holes())
+    # nothing of the package or the checkout, but an interpreter a user made inside the checkout (make venv: .venv)
+    own = layers.interpreter_dirs()
+    assert not any(layers._below(path, top) for path in layers.sandbox_paths() for top in layers._holes()
+                   if not any(layers._below(path, d) for d in own))
+    assert not any(layers._below(path, layers.PACKAGE_DIR) for path in layers.sandbox_paths())
     # a package installed inside a directory a child may read is cut out of it
     site = tmp_path / "site-packages"
     for name in ("execverify_data", "numpy", "six.py"):
