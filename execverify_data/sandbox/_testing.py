@@ -34,12 +34,15 @@ def _is_infrastructure(cmdline: str) -> bool:
 
 
 #: Long-lived helpers that other parts of a test session start as direct children of the test
-#: process (multiprocessing's resource tracker and forkserver, the trusted runner's workers);
+#: process (multiprocessing's resource tracker, forkserver and spawn workers, the trusted runner's workers,
+#: the second interpreter);
 #: never started by untrusted code, which only ever runs below a sandbox zygote.
 _SESSION_HELPERS = (
     "from multiprocessing.resource_tracker import main",
     "from multiprocessing.forkserver import main",
     "from execverify_data.sandbox.trusted import _worker_main",
+    "from execverify_data.synth.retrace import _main",  # the second interpreter (a warm process)
+    "from multiprocessing.spawn import spawn_main",  # a spawn pool of our own (workpool.spawn_pool)
 )
 
 
