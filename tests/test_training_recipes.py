@@ -449,14 +449,15 @@ def test_the_three_stages_chain_with_the_paper_configs(tiny_model, release_slice
 
     stage1_rows = load_prompt_rows(
         release_slice, ["trace", "oi"], columns=["prompt", "verification", "id", "code", "call", "task"],
-        samples_per_config=[4, 4], seed=0,
+        samples_per_config=[9, 9], seed=0,  # every training row: whether a row's trace holds more than 1 + 2 + 2
         restyle=lambda rows: restyle_questions(rows, style="reasoning", n_path=5, n_state=5, seed=0, workers=1))
     reference_generation(monkeypatch, {row["prompt"][1]["content"]: row["reference_completion"] for row in stage1_rows})
     stage1 = run("grpo_execution", "--config", str(PAPER / "grpo_execution" / "config_paper.yaml"), *small, *grpo,
-                 "--model_name_or_path", str(tmp_path / "sft"), "--samples_per_config", "4", "4",
+                 "--model_name_or_path", str(tmp_path / "sft"), "--samples_per_config", "9", "9",
                  "--output_dir", str(tmp_path / "stage1"), common=False)
     assert logged(stage1, "rewards/paper_reward/mean") == [pytest.approx(1.0)]  # one rollout: references 2.0, junk 0.0
     counts = [len(json.loads(v)["questions"]) for v in stage1.train_dataset["verification"]]
+    assert sorted(counts) == sorted(len(json.loads(row["verification"])["questions"]) for row in stage1_rows)
     assert max(counts) > 5 and 1 in counts  # white-box rows with more than the release's 1 + 2 + 2, and oi rows
     print(preflight.check_stage(tmp_path / "sft", tmp_path / "stage1"))
 
