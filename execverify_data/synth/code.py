@@ -19,15 +19,18 @@ def count_long(words: list[str]) -> int:
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-__all__ = ["Val", "Stmt", "render", "atom", "names_read"]
+__all__ = ["Val", "Stmt", "render", "atom", "calls_in", "names_read"]
 
 _ATOMIC = (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
 
 
+@lru_cache(maxsize=65536)
 def atom(text: str) -> str:
     """``text`` in parentheses unless it is already an atom (a name, call, attribute, subscript, literal...),
     so that it can take a method call or an index: ``atom('a + b') == '(a + b)'``."""
@@ -53,6 +56,23 @@ def names_read(text: str) -> frozenset[str]:
     ['and', 'in', 'len', 'limit', 'text', 'word']
     """
     return frozenset(_READ.findall(_STRING.sub("''", text)))
+
+
+_CALL = re.compile(r"(\.?)\b([A-Za-z_]\w*)\(")
+
+
+@lru_cache(maxsize=65536)
+def calls_in(text: str) -> frozenset[str]:
+    """The builtins and methods ``text`` (code or a form's template) calls, as :func:`~execverify_data.naturalness.distinct_calls`
+    names them: ``len``, ``.upper``.
+
+    >>> sorted(calls_in("len(word.strip()) > {n} and helper(x)"))
+    ['.strip', 'len']
+    """
+    return frozenset(dot + name if dot else name for dot, name in _CALL.findall(text) if dot or name in _BUILTINS)
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from functools import lru_cache
 
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import Stmt, Val, atom, render
+from execverify_data.synth.code import Stmt, Val, atom, calls_in, render
 from execverify_data.synth.measures import Chains, deepest_call
 from execverify_data.synth.names import Names
 from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
@@ -47,10 +47,12 @@ from execverify_data.synth.vocab import SLOTS, Form, element_grain, forms, grain
 __all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program.
-GENERATOR_VERSION = "2.0.0"
+GENERATOR_VERSION = "2.1.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
-_ATTEMPTS = 4
+_ATTEMPTS = 6
+#: distinct builtins and methods a program may call (CRUXEval's functions call 2.4 on average, HumanEval's 2.2)
+MAX_CALLS = 4
 
 #: Targets no natural program uses (they would only appear as noise): left to other levels' vocabulary.
 UNNATURAL_TARGETS = frozenset({
@@ -184,6 +186,7 @@ class _Gen:
         self.params: list[_Param] = []
         self.placed = False  # the target is in the program
         self.markers: dict[str, tuple[str, str | None, bool]] = {}  # marker -> (grain, literal, needed)
+        self.calls: set[str] = set()  # builtins (``len``) and methods (``.upper``) the program calls so far
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Program:
@@ -197,6 +200,9 @@ class _Gen:
             raise GenFail(f"{len(self.params)} parameters for a spec of {spec.n_params}")
         signature = self.signature()
         functions = [(n, signature if p == SIGNATURE else p, r, b) for n, p, r, b in functions]
+        calls = calls_in("\n".join(_flatten(functions)))  # before rendering: the cheapest check first
+        if len(calls) > MAX_CALLS:
+            raise GenFail(f"{len(calls)} distinct builtins and methods (at most {MAX_CALLS})")
         code = render(functions)
         tree = ast.parse(code)
         self.check_reads(tree)
@@ -347,6 +353,16 @@ class _Gen:
     def note(self, text: str) -> None:
         """Remember the call depth of a text that is in the program for good (a test, a loop header)."""
         self._depth = max(self._depth, _depth(text))
+        self.calls |= calls_in(text)
+
+    def frugal(self, options: list, text_of=lambda f: f"{f.text} {f.guard}") -> list:
+        """The ``options`` that call no builtin or method the program does not call yet, most of the time
+        once it calls two (people reuse a few calls: CRUXEval's functions call 2.4 distinct ones); all of
+        them when none is such."""
+        if len(self.calls) < 2 or self.rng.random() < 0.1:
+            return options
+        known = [o for o in options if calls_in(text_of(o)) <= self.calls]
+        return known or options
 
     _depth = 0
 
@@ -394,12 +410,18 @@ class _Gen:
         value, guard = self.fill(form, x, y)
         if form.head == self.target:
             self.placed = True
+        self.calls |= calls_in(f"{value.text} {guard}")
         return value, guard
 
     def mark(self, entry_id: str) -> None:
         """Note that the program uses ``entry_id`` (the target is placed when it is the target)."""
         if entry_id == self.target:
             self.placed = True
+        kind, _, name = entry_id.partition(".")
+        if kind == "builtin":
+            self.calls.add(name)
+        elif kind != "op":
+            self.calls.add(f".{name}")
 
     def pick(self, options: list[Form]) -> Form:
         if not options:
@@ -558,7 +580,7 @@ class _Gen:
             options = [f for f in options if f.head.startswith("op.slice")]  # sorted(t) is no tuple
         if not options:
             return None
-        step = self.rng.choice(options)
+        step = self.rng.choice(self.frugal(options))
         value, _ = self.fill(step, subject, lift=False)
         stem = _BEFORE_NAMES.get(step.head, "cleaned")
         return self.names.fresh(stem), value.text
@@ -700,7 +722,7 @@ class _Gen:
                        and not (w[0] in _NAME_ONLY_WRAPPERS and not value.text.isidentifier())]
             if not options:
                 return value
-            template, grain, prep = self.rng.choice(options)
+            template, grain, prep = self.rng.choice(self.frugal(options, lambda w: w[0]))
             head = template.split("(", 1)[0]
             inner_head = value.text.split("(", 1)[0]
             if (head and head in inner_head) or (head in ("max", "min", "sum", "len", "set") and inner_head in ("sorted", "reversed")):
@@ -966,6 +988,7 @@ def _meaningful_pair(inner: Form, outer: Form) -> bool:
     return (outer.head, inner.head) not in _INVERSE
 
 
+@lru_cache(maxsize=65536)
 def _builtin_chain(text: str) -> int:
     """The longest chain of builtin function calls, each the first argument of the one around it, in ``text``
     (``sorted(set(x))`` is 2), counted from the outermost call."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import Stmt, Val
+from execverify_data.synth.code import Stmt, Val, calls_in
 from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
 
 SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
@@ -515,8 +515,12 @@ class LoopBuilder:
         operators = [f for f in candidates if f.head.startswith("op.") and "(" not in f.text]
         if operators and rng.random() < 0.7:
             candidates = operators  # x % 2 == 0, ch in 'aeiou': a test without another call
+        candidates = g.frugal(candidates)
+        # a length test brings ``len`` into a program that may call enough already
+        known = [f for f in candidates if calls_in(f"{f.text} {f.guard}") <= g.calls]
+        share = 0.35 if "len" in g.calls or not known else 0.1
         for _ in range(10):
-            if cmp is not None and (not candidates or rng.random() < 0.35):
+            if cmp is not None and (not candidates or rng.random() < share):
                 text = cmp
             else:
                 if not candidates:
@@ -603,7 +607,7 @@ class LoopBuilder:
         if not options or (rng.random() < 0.7 and not g.wants_marker()):
             value = focus
         else:
-            value, _ = g.use(rng.choice(options), focus, context)
+            value, _ = g.use(rng.choice(g.frugal(options)), focus, context)
         return self.maybe_helper_value(value, focus)
 
     def maybe_helper_value(self, value: Val, subject: Val) -> Val:
@@ -617,7 +621,7 @@ class LoopBuilder:
                 if not f.guard and not f.y and _gives_of(f, focus) in _NUMBERS + _TEXTS]
         if not opts:
             return focus
-        key, _ = g.use(self.rng.choice(opts), focus, context)
+        key, _ = g.use(self.rng.choice(g.frugal(opts)), focus, context)
         return key
 
     def choose_acc(self, value: Val | None, focus: Val, context) -> accs.Acc:
