@@ -48,9 +48,9 @@ PROGRAMS = _programs(75)
 
 def test_most_specs_give_a_program():
     # a spec whose target has no use at its level fails fast (NoUse); the pipeline then draws another spec
-    # (205 of these 450 specs give a program since programs call at most four distinct builtins and methods;
+    # (192 of these 450 specs give a program since programs call at most four distinct builtins and methods;
     # 55% before that cap)
-    assert len(PROGRAMS) >= 0.42 * 60 * len(LEVELS)
+    assert len(PROGRAMS) >= 0.4 * 75 * len(LEVELS)
 
 
 def test_checker_accepts_every_generated_program():
@@ -112,7 +112,7 @@ def test_loops_are_bounded_by_construction():
 
 
 def test_target_coverage_over_a_small_sample():
-    assert len({spec.target for spec, _ in PROGRAMS}) >= 95  # 103 of the 171 targets in 205 programs
+    assert len({spec.target for spec, _ in PROGRAMS}) >= 95  # 103 of the 171 targets in 192 programs
 
 
 #: catalog entries no natural program of ours uses (left out on purpose: noise if forced in)
@@ -275,3 +275,33 @@ def test_the_first_input_reaches_the_most(rows):
         covered = [len((run.outcomes | {("line", n) for n in run.lines}) & goals(probe)) for run in runs]
         worse += covered[0] < max(covered)
     assert worse == 0
+
+
+def test_every_output_is_of_the_annotated_return_type(rows):
+    """The return annotation is part of what a model reads: each row's program, run as source on each of its
+    inputs, returns an instance of the annotation's outer type (generator 2.0: 587 of 60,000 outputs of a 20k
+    run were not: ``-> int`` returning ``''``, ``-> list`` returning ``set(kept)``...)."""
+    import types
+    import typing
+
+    def admits(annotation, value) -> bool:
+        if annotation is None or annotation is type(None):
+            return value is None
+        if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+            return any(admits(a, value) for a in typing.get_args(annotation))
+        origin = typing.get_origin(annotation) or annotation
+        if origin is float:
+            return isinstance(value, (int, float))
+        return origin is object or isinstance(value, origin)
+
+    wrong = []
+    for r in rows:
+        space: dict = {}
+        exec(compile(r["code"], "<row>", "exec"), space)  # noqa: S102 - the row's own program
+        fn = space[r["entry_point"]]
+        annotation = typing.get_type_hints(fn).get("return", object)
+        for text in r["inputs"]:
+            value = eval(f"{r['entry_point']}({text})", space)  # noqa: S307
+            if not admits(annotation, value):
+                wrong.append((r["id"], text, annotation, type(value).__name__))
+    assert not wrong, wrong[:3]

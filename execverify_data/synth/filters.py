@@ -12,6 +12,10 @@ see :data:`REASONS`):
   (a NaN inside: ``assert f(INPUT) == OUTPUT`` could never hold), is ``unaskable_output``.
 * ``constant_output``: the output depends on the input (not all outputs equal).
 * ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
+* ``wrong_annotation``: every output is of the type the entry point's return annotation names (its
+  outer type: ``list[int]`` takes a list, ``int | None`` an int or None, ``float`` an int too), for
+  the programs we generate (:func:`returns_as_annotated`); a program's annotation is part of what a
+  model reads.
 * ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
   (the checker is the judge; a failure here is a generator bug, counted).
 * ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) is that of a
@@ -57,11 +61,13 @@ from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
 from execverify_data.values import format_arguments
 
-__all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "unused_params"]
+__all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "returns_as_annotated",
+           "unused_params"]
 
 #: Rejection reasons, in the order the filters run.
 REASONS = ("unused_param", "step_budget", "unaskable_output", "one_sided_branch", "dead_code", "too_few_inputs",
-           "too_many_inputs", "constant_output", "trace_length", "checker", "duplicate", "nondeterministic")
+           "too_many_inputs", "constant_output", "trace_length", "wrong_annotation", "checker", "duplicate",
+           "nondeterministic")
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,42 @@ def unused_params(source: str, entry: str) -> list[str]:
     return []
 
 
+def returns_as_annotated(source: str, entry: str, types: list[str]) -> bool:
+    """Whether values of the ``types`` (``type(value).__name__``) are what the return annotation of ``entry``
+    names, by outer type (True when it has none).
+
+    >>> returns_as_annotated("def f(x) -> list[int]:\\n    return x\\n", "f", ["list", "list"])
+    True
+    >>> returns_as_annotated("def f(x) -> int | None:\\n    return x\\n", "f", ["int", "NoneType", "bool"])
+    True
+    >>> returns_as_annotated("def f(x) -> int:\\n    return x\\n", "f", ["int", "str"])
+    False
+    """
+    node = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
+    if node is None or node.returns is None:
+        return True
+    allowed: set[str] = set()
+    stack = [node.returns]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr):
+            stack += [n.left, n.right]
+        elif isinstance(n, ast.Subscript):
+            stack.append(n.value)
+        elif isinstance(n, ast.Constant) and n.value is None:
+            allowed.add("NoneType")
+        elif isinstance(n, ast.Name):
+            allowed.add(n.id)
+            allowed |= _WIDER.get(n.id, set())
+        else:
+            return True  # an annotation of another form is not judged
+    return all(t in allowed for t in types)
+
+
+#: types a value of which an annotation also admits (PEP 484's numeric tower, bool an int)
+_WIDER = {"int": {"bool"}, "float": {"int", "bool"}, "complex": {"float", "int", "bool"}, "object": set()}
+
+
 def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None,
                tracer=None, *, best_effort: bool = False, k_max: int | None = None, report: dict | None = None):
     """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
@@ -329,6 +371,8 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
             return None, "nondeterministic"
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
+    if not trusted and not returns_as_annotated(program.code, program.entry_point, [t.output.type for t in kept]):
+        return None, "wrong_annotation"
     # the second interpreter, for code we did not write and for ours when a set could make its trace an
     # accident of the hash seed (a program that never holds a set traces the same under every seed)
     if (trusted or may_depend_on_hash_seed(program.code, program.param_types)) and not tracer.reproduces(

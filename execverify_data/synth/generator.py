@@ -53,6 +53,8 @@ LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 6
 #: distinct builtins and methods a program may call (CRUXEval's functions call 2.4 on average, HumanEval's 2.2)
 MAX_CALLS = 4
+#: the share of plans calling exactly MAX_CALLS that are drawn again (a preference for fewer)
+FEWER_CALLS = 0.4
 
 #: Targets no natural program uses (they would only appear as noise): left to other levels' vocabulary.
 UNNATURAL_TARGETS = frozenset({
@@ -201,8 +203,8 @@ class _Gen:
         signature = self.signature()
         functions = [(n, signature if p == SIGNATURE else p, r, b) for n, p, r, b in functions]
         calls = calls_in("\n".join(_flatten(functions)))  # before rendering: the cheapest check first
-        if len(calls) > MAX_CALLS:
-            raise GenFail(f"{len(calls)} distinct builtins and methods (at most {MAX_CALLS})")
+        if len(calls) > MAX_CALLS or (len(calls) == MAX_CALLS and self.rng.random() < FEWER_CALLS):
+            raise GenFail(f"{len(calls)} distinct builtins and methods (at most {MAX_CALLS}, fewer preferred)")
         code = render(functions)
         tree = ast.parse(code)
         self.check_reads(tree)
@@ -213,13 +215,20 @@ class _Gen:
                        tuple(p.grain for p in self.params))
 
     def check_reads(self, tree: ast.Module) -> None:
-        """Every parameter of every function is read (a parameter nothing reads is a bug of the plan)."""
+        """Every parameter of every function is read (a parameter nothing reads is a bug of the plan), and every
+        ``for`` loop's body reads its variable."""
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                 unread = [a.arg for a in node.args.args if a.arg not in reads]
                 if unread:
                     raise GenFail(f"parameter {unread[0]} of {node.name} is never read")
+                for loop in ast.walk(node):  # a loop reads what it walks (``for ch in word: n += 1`` is len(word))
+                    if isinstance(loop, ast.For):
+                        bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+                        if not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound
+                                   for st in loop.body for n in ast.walk(st)):
+                            raise GenFail(f"the loop over {ast.unparse(loop.iter)} never reads its variable")
 
     def verify(self, code: str, tree: ast.Module) -> None:
         """Cheap structural checks before the filters: the measures the checker applies."""
@@ -356,10 +365,10 @@ class _Gen:
         self.calls |= calls_in(text)
 
     def frugal(self, options: list, text_of=lambda f: f"{f.text} {f.guard}") -> list:
-        """The ``options`` that call no builtin or method the program does not call yet, most of the time
-        once it calls two (people reuse a few calls: CRUXEval's functions call 2.4 distinct ones); all of
+        """The ``options`` that call no builtin or method the program does not call yet, nine times in ten
+        once it calls one (people reuse a few calls: CRUXEval's functions call 2.4 distinct ones); all of
         them when none is such."""
-        if len(self.calls) < 2 or self.rng.random() < 0.1:
+        if not self.calls or self.rng.random() < 0.1:
             return options
         known = [o for o in options if calls_in(text_of(o)) <= self.calls]
         return known or options

@@ -93,6 +93,7 @@ class LoopBuilder:
         self.setup_used = False
         self.indexed = False  # the target's use is on the focus's first item
         self.value_grain: str | None = None
+        self.result_grain: str | None = None  # the grain of what the return makes of the accumulator, when it does
         self.scope: list[tuple[str, str]] = []  # (value, kind of test) of the tests around the block being built
         self.scope_texts: list[str] = []  # the texts of those tests (never asked again inside them)
         self.pre = False  # the target's use transforms the input before the loops
@@ -191,7 +192,8 @@ class LoopBuilder:
             if not self.helper.defined or f"{self.helper.name}(" not in "\n".join(_flat(body)):
                 self.fail("the helper was never called")
             functions.append(self.helper.function())
-        functions.append((name, SIGNATURE, _annotation(acc, self.secondary, self.value_grain), init + body + tail))
+        functions.append((name, SIGNATURE, _annotation(acc, self.secondary, self.value_grain, self.result_grain),
+                          init + body + tail))
         return functions
 
     def reach_depth(self, body: list) -> list:
@@ -696,6 +698,10 @@ class LoopBuilder:
                 value, _ = self.g.use(self.rng.choice(options), focus, context)
                 return acc.other(value)
             self.fail("no other value to choose")
+        if acc is not None and acc.kind == "first" and self.value_grain and self.value_grain != acc.gives:
+            from execverify_data.synth.generator import _default
+
+            return [f"return {_default(self.value_grain)}"]  # what the function returns when nothing is found
         if acc is not None and not second:
             value = focus if not acc.needs or acc.accepts(focus.grain) else None
             if value is not None:
@@ -716,6 +722,7 @@ class LoopBuilder:
         if guard:
             value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
         acc.returns = value.text
+        self.result_grain = value.grain
         g.placed = True
 
 
@@ -1109,9 +1116,14 @@ def _name_for(acc, top: Val) -> str:
     return f"{verb}_{stem}"
 
 
-def _annotation(acc, secondary, value_grain: str | None = None) -> str:
-    """The return annotation: from the accumulator's kind and the grain of the values it was given."""
+def _annotation(acc, secondary, value_grain: str | None = None, result_grain: str | None = None) -> str:
+    """The return annotation: from the accumulator's kind and the grain of the values it was given, or the
+    grain of what the return statement makes of the accumulator (``return set(kept)``)."""
     from execverify_data.synth.generator import _annotation as by_grain
+
+    if result_grain is not None:
+        base = by_grain(result_grain)
+        return f"tuple[{base}, int]" if secondary is not None else base
 
     number = "float" if value_grain == "amount" else "int"
     base = {"count": "int", "total": number, "total_signed": number, "total_mod": "int", "product": "int", "xor": "int",
