@@ -9,6 +9,11 @@ __all__ = ["CHANGELOG", "tag_for", "changelog_until"]
 
 #: version -> what changed, newest first.
 CHANGELOG: dict[str, str] = {
+    "2.1.0": "Generator 2.1: a program calls at most four distinct builtins and methods, 3.44 on average over a "
+             "20k run (generator 2.0: 4.57, up to 9; CRUXEval 2.35), every for loop reads its variable, and every "
+             "output is of the function's annotated return type (generator 2.0 wrote `-> int` on functions that "
+             "return '' or None and `-> list` on ones that return a set or a tuple: 587 of 60,000 outputs of a 20k "
+             "run). Same configs and fields.",
     "2.0.0": "Generator 2.0: programs built from the shapes people write (counting, filtering, grouping, searching, "
              "stacks, windows...); each program's inputs are chosen for coverage, so every if and while goes both "
              "ways on the row's own inputs; no finishing wrappers, conversion round trips or literal-operand "
