@@ -3,9 +3,9 @@ calls (test mode); and the zygote's start-up probe. Forked from the zygote and c
 (:func:`execverify_data.sandbox._zygote._confine`); see ``docs/sandbox.md``, "Process model".
 
 Descriptors of a child in call mode: 0 stdin (or ``/dev/null``), 1 stdout, 2 stderr (memfds),
-3 the result pipe to the host, 4 the secret pipe from the host, 5 the request memfd
-(``{"code", "calls", "script"}``). It writes one *record* (``_wire``) on fd 3: the secret (read
-only after the code and the calls ran), its error, and five fields per call.
+3 the result pipe to the host, 4 the secret pipe from the host, 5 the request memfd (a record:
+the code, ``"1"`` to run it as a script, the calls). It writes one *record* (``_wire``) on fd 3:
+the secret (read only after the code and the calls ran), its error, and five fields per call.
 
 In test mode: 3 the calls from the tester, 4 the answers to it, 5 the request memfd.
 """
@@ -53,10 +53,15 @@ def _flush_std() -> None:
 
 
 def _read_request() -> dict:
-    """The job's request (``{"code", "calls"}``), from the memfd on fd 5, which is then closed."""
-    request = _wire.decode(_wire.read_file(_REQUEST_FD, _MAX_REQUEST_BYTES), max_bytes=_MAX_REQUEST_BYTES)
+    """The job's request (``{"code", "calls", "script"}``), from the memfd on fd 5, which is then closed.
+
+    It is a record (code, script flag, calls...): reading one runs a few lines of ``_wire``, where
+    JSON would run the ``json`` and ``re`` machinery, each page of which a child touches is a
+    copy-on-write fault."""
+    fields = _wire.decode(_wire.read_file(_REQUEST_FD, _MAX_REQUEST_BYTES), kinds=(_wire.RECORD,),
+                          max_bytes=_MAX_REQUEST_BYTES, max_fields=_MAX_REQUEST_BYTES)
     os.close(_REQUEST_FD)
-    return request
+    return {"code": fields[0], "script": fields[1] == "1", "calls": fields[2:]}
 
 
 def _exec_completion(code: str, script: bool = False):
@@ -91,7 +96,7 @@ def run_calls() -> None:
     from execverify_data.values import encode
 
     request = _read_request()
-    namespace, error, memory = _exec_completion(request["code"], bool(request.get("script")))
+    namespace, error, memory = _exec_completion(request["code"], request["script"])
     returned = []
     if error is None:
         for expr in request["calls"]:
