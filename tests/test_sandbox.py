@@ -57,6 +57,17 @@ def test_values_and_exceptions_per_call(pool):
     assert result.calls[3].ok and not result.calls[3].value.askable
 
 
+@pytest.mark.parametrize("patch", [
+    "builtins.repr = lambda x: 'forged'\nbuiltins.isinstance = lambda *a: False",  # replaced in place
+    "del builtins.sorted",  # removed
+    "builtins.extra = 1",  # added
+    "value = builtins.sorted\ndel builtins.sorted\nbuiltins.sorted = value",  # the same value, moved to the end
+])
+def test_the_harness_encodes_with_the_builtins_a_completion_changed_put_back(pool, patch):
+    result = pool.run(f"import builtins\n{patch}\n", ["[3, 1]", "{2, 1}", "'x'"])
+    assert [call.value.text for call in result.calls] == ["[3, 1]", "{1, 2}", "'x'"]
+
+
 def test_result_is_a_frozen_dataclass_with_an_enum_status(pool):
     result = pool.run("x = 1", ["x"])
     assert isinstance(result, SandboxResult) and isinstance(result.calls[0], CallResult)

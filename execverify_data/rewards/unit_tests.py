@@ -368,13 +368,15 @@ class UnitTestReward:
     def _run(self, pool, jobs: list[dict]) -> list:
         """Run ``jobs`` on ``pool``, those whose test took longest before first (a GRPO batch runs every
         test once per completion, and epochs run them again): a slow test started last would keep
-        the whole call waiting while the other workers idle. Results come back in the jobs' order."""
+        the whole call waiting while the other workers idle. Tests not seen yet go first, those that
+        need the test process (two processes, a round trip per call) before the others. Results
+        come back in the jobs' order."""
         if not jobs:
             return []
         keys = [(job["test"], tuple(job["calls"]), job["stdin"]) for job in jobs]
         with self._lock:
             expected = [self._costs.get(key, float("inf")) for key in keys]
-        order = sorted(range(len(jobs)), key=lambda i: -expected[i])
+        order = sorted(range(len(jobs)), key=lambda i: (-expected[i], jobs[i]["test"] is None))
         ran = pool.run_many([jobs[i] for i in order])
         results: list = [None] * len(jobs)
         with self._lock:

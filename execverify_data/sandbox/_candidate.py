@@ -3,9 +3,9 @@ calls (test mode); and the zygote's start-up probe. Forked from the zygote and c
 (:func:`execverify_data.sandbox._zygote._confine`); see ``docs/sandbox.md``, "Process model".
 
 Descriptors of a child in call mode: 0 stdin (or ``/dev/null``), 1 stdout, 2 stderr (memfds),
-3 the result pipe to the host, 4 the secret pipe from the host, 5 the request memfd
-(``{"code", "calls", "script"}``). It writes one *record* (``_wire``) on fd 3: the secret (read
-only after the code and the calls ran), its error, and five fields per call.
+3 the result pipe to the host, 4 the secret pipe from the host, 5 the request memfd (a record:
+the code, ``"1"`` to run it as a script, the calls). It writes one *record* (``_wire``) on fd 3:
+the secret (read only after the code and the calls ran), its error, and five fields per call.
 
 In test mode: 3 the calls from the tester, 4 the answers to it, 5 the request memfd.
 """
@@ -13,6 +13,7 @@ In test mode: 3 the calls from the tester, 4 the answers to it, 5 the request me
 from __future__ import annotations
 
 import builtins
+import operator
 import os
 import pickle
 import sys
@@ -29,6 +30,7 @@ _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _RESULT_FD, _SECRET_FD, _REQUEST_FD = 3, 4, 5
 _CALLS_IN_FD, _REPLIES_OUT_FD = 3, 4
 _PRISTINE_BUILTINS = dict(builtins.__dict__)  # taken in the zygote: a child restores it after the completion ran
+_PRISTINE_VALUES = tuple(_PRISTINE_BUILTINS.values())
 #: Modules the start-up probe imports in a confined child (none is pre-imported): standard
 #: library, pure Python and C extensions.
 PROBE_MODULES = ("random", "email.mime.text", "decimal")
@@ -51,10 +53,15 @@ def _flush_std() -> None:
 
 
 def _read_request() -> dict:
-    """The job's request (``{"code", "calls"}``), from the memfd on fd 5, which is then closed."""
-    request = _wire.decode(_wire.read_file(_REQUEST_FD, _MAX_REQUEST_BYTES), max_bytes=_MAX_REQUEST_BYTES)
+    """The job's request (``{"code", "calls", "script"}``), from the memfd on fd 5, which is then closed.
+
+    It is a record (code, script flag, calls...): reading one runs a few lines of ``_wire``, where
+    JSON would run the ``json`` and ``re`` machinery, each page of which a child touches is a
+    copy-on-write fault."""
+    fields = _wire.decode(_wire.read_file(_REQUEST_FD, _MAX_REQUEST_BYTES), kinds=(_wire.RECORD,),
+                          max_bytes=_MAX_REQUEST_BYTES, max_fields=_MAX_REQUEST_BYTES)
     os.close(_REQUEST_FD)
-    return request
+    return {"code": fields[0], "script": fields[1] == "1", "calls": fields[2:]}
 
 
 def _exec_completion(code: str, script: bool = False):
@@ -72,12 +79,24 @@ def _exec_completion(code: str, script: bool = False):
     return namespace, None, False
 
 
+def _restore_builtins() -> None:
+    """Put back the builtins the zygote had. Most completions change none: the check compares the
+    values in place (a C loop over them), without touching the names, whose objects lie all over
+    the zygote's memory (each page a child touches is a copy-on-write fault)."""
+    current = builtins.__dict__
+    if len(current) == len(_PRISTINE_VALUES) and all(map(operator.is_, current.values(), _PRISTINE_VALUES)):
+        return
+    for key in [k for k in current if k not in _PRISTINE_BUILTINS]:
+        del current[key]
+    current.update(_PRISTINE_BUILTINS)
+
+
 def run_calls() -> None:
     """Role of the child in call mode (fds: 0 stdin or null, 1 out, 2 err, 3 result, 4 secret, 5 request)."""
     from execverify_data.values import encode
 
     request = _read_request()
-    namespace, error, memory = _exec_completion(request["code"], bool(request.get("script")))
+    namespace, error, memory = _exec_completion(request["code"], request["script"])
     returned = []
     if error is None:
         for expr in request["calls"]:
@@ -89,11 +108,7 @@ def run_calls() -> None:
     # the harness's own work runs with the builtins and hooks the completion may have replaced restored
     sys.settrace(None)
     sys.setprofile(None)
-    current = builtins.__dict__
-    if len(current) != len(_PRISTINE_BUILTINS):
-        for key in [k for k in current if k not in _PRISTINE_BUILTINS]:
-            del current[key]
-    current.update(_PRISTINE_BUILTINS)
+    _restore_builtins()
     fields = ["", "1" if error else "0", error or "", "1" if memory else "0"]
     for ok, item in returned:
         if ok:

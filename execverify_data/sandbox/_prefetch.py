@@ -26,6 +26,7 @@ test rebinds, an assertion message that calls anything.
 from __future__ import annotations
 
 import ast
+import re
 
 __all__ = ["plan"]
 
@@ -187,14 +188,41 @@ def _literal(node: ast.expr) -> bool:
     return True
 
 
-def _convert(node: ast.expr, test: str, names: dict[str, str], calls: list[str]) -> ast.expr:
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|[\r\n])|[^\r\n]+\Z")
+
+
+class _Source:
+    """``ast.get_source_segment`` for many nodes of one text, which is split into lines once
+    (``ast`` splits the whole text again for every node)."""
+
+    def __init__(self, text: str):
+        self.lines = _LINE.findall(text)  # the lines ast counts: ends kept, a form feed ends none
+
+    def segment(self, node: ast.AST) -> str | None:
+        try:
+            if node.end_lineno is None or node.end_col_offset is None:
+                return None
+            first, last = node.lineno - 1, node.end_lineno - 1
+            start, end = node.col_offset, node.end_col_offset
+        except AttributeError:
+            return None
+        if not 0 <= first <= last < len(self.lines):
+            return None
+        if first == last:  # the offsets count UTF-8 bytes
+            return self.lines[first].encode()[start:end].decode()
+        head = self.lines[first].encode()[start:].decode()
+        tail = self.lines[last].encode()[:end].decode()
+        return "".join([head, *self.lines[first + 1:last], tail])
+
+
+def _convert(node: ast.expr, test: _Source, names: dict[str, str], calls: list[str]) -> ast.expr:
     """``node`` with each candidate call replaced by a placeholder; ``_Stop`` for anything else
     than literals, those calls, a few builtins, arithmetic and one comparison."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names:
         if not all(_literal(arg) for arg in node.args) or not all(k.arg and _literal(k.value) for k in node.keywords):
             raise _Stop
-        parts = [ast.get_source_segment(test, arg) for arg in node.args]
-        parts += [f"{k.arg}={ast.get_source_segment(test, k.value)}" for k in node.keywords]
+        parts = [test.segment(arg) for arg in node.args]
+        parts += [f"{k.arg}={test.segment(k.value)}" for k in node.keywords]
         if any(part is None for part in parts):
             raise _Stop
         calls.append(f"{names[node.func.id]}({', '.join(parts)})")
@@ -249,7 +277,7 @@ def _compare(op: ast.cmpop, left, right) -> bool:
     return table[type(op)](left, right)
 
 
-def _decidable_body(body: list[ast.stmt], test: str, names: dict[str, str], calls: list, asserts: list,
+def _decidable_body(body: list[ast.stmt], test: _Source, names: dict[str, str], calls: list, asserts: list,
                     helpers: dict[str, ast.FunctionDef], top: bool) -> None:
     for statement in body:
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
@@ -309,7 +337,7 @@ def decidable(test: str, entry_point: str | None) -> Decidable | None:
     calls: list[str] = []
     asserts: list[ast.expr] = []
     try:
-        _decidable_body(tree.body, test, names, calls, asserts, helpers, top=True)
+        _decidable_body(tree.body, _Source(test), names, calls, asserts, helpers, top=True)
     except (_Stop, RecursionError):
         return None
     if not asserts or len(calls) > MAX_CALLS:

@@ -32,6 +32,7 @@ for the candidate's functions and writes the verdict straight to the host.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import gc
 import io
@@ -59,6 +60,8 @@ PREIMPORTS = (
 )
 
 _CHILD_NAME = b"ev-child"
+_RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE,
+            resource.RLIMIT_CORE, resource.RLIMIT_NPROC)
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
 _TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gone
 
@@ -66,23 +69,26 @@ _TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gon
 # --------------------------------------------------------------------------- child side
 
 
-def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids, *, cpu_limit: bool) -> None:
-    """Set up a freshly forked child: session, uid, Landlock, fds ``0..n-1`` = ``fd_list``, rlimits, seccomp."""
-    cfg = zygote.cfg
+def _confine(zygote: Zygote, rlimits: tuple, fd_list: list[int], workdir: str, ids) -> None:
+    """Set up a freshly forked child: session, uid, Landlock, fds ``0..n-1`` = ``fd_list``, rlimits, seccomp.
+
+    Everything it needs was made in the zygote (:meth:`Zygote.rlimits`, the bound ``prctl``, the
+    loadable seccomp filter, the std streams, an empty environment): each object a child builds
+    or touches costs it copy-on-write faults of the zygote's pages."""
     os.setsid()
-    if not cfg.get("bwrap"):  # inside bwrap the pid namespace ends with the zygote
-        _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if not zygote.cfg.get("bwrap"):  # inside bwrap the pid namespace ends with the zygote
+        _prctl(zygote, _linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     os.chdir(workdir)
     if ids is not None:
         os.setgroups([])
         os.setgid(ids[1])
         os.setuid(ids[0])
-    _linux.prctl(_linux.PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
-    _linux.prctl(_linux.PR_SET_NAME, _CHILD_NAME)  # "ev-child" in ps and /proc/<pid>/comm (the tester renames itself)
+    _prctl(zygote, _linux.PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
+    _prctl(zygote, _linux.PR_SET_NAME, zygote.child_name)  # "ev-child" in ps and /proc/<pid>/comm (the tester renames itself)
     if zygote.landlock_fd is not None:  # no_new_privs: set in the zygote, inherited
         _linux.restrict_self(zygote.landlock_fd)
     elif zygote.landlock_rules is not None:
-        abi = cfg["landlock"]
+        abi = zygote.cfg["landlock"]
         here = os.open(".", os.O_PATH | os.O_CLOEXEC)
         own = os.open("/proc/self", os.O_PATH | os.O_CLOEXEC)  # /proc/<this pid>, nothing of other processes
         _linux.restrict([*zygote.landlock_rules, (here, _linux.all_rights(abi)), (own, _linux.read_rights(abi))], abi)
@@ -91,31 +97,19 @@ def _confine(zygote: Zygote, limits: dict, fd_list: list[int], workdir: str, ids
     high = [_dup_high(fd) for fd in fd_list]
     for target, fd in enumerate(high):
         os.dup2(fd, target)
-    os.closerange(len(fd_list), resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-    timeout = float(limits["timeout"])
-    cpu = max(1, math.ceil(timeout)) + 1
-    rlimits = {
-        resource.RLIMIT_CPU: (cpu, cpu + 1),
-        resource.RLIMIT_AS: (int(limits["memory_mb"]) << 20,) * 2,
-        resource.RLIMIT_FSIZE: (int(limits["output_limit"]),) * 2,
-        resource.RLIMIT_NOFILE: (64, 64),
-        resource.RLIMIT_CORE: (0, 0),
-    }
-    if not cpu_limit:  # the persistent test child: the zygote's wall-clock limit applies per test
-        del rlimits[resource.RLIMIT_CPU]
-    if ids is not None:  # the main thread and the threads it may start (its uid is its own)
-        rlimits[resource.RLIMIT_NPROC] = (int(limits["max_threads"]) + 1,) * 2
-    for which, (soft, hard) in rlimits.items():
-        _, current = resource.getrlimit(which)
-        if current != resource.RLIM_INFINITY:
-            soft, hard = min(soft, current), min(hard, current)
+    os.closerange(len(fd_list), zygote.max_fds)
+    for which, soft, hard in rlimits:
         resource.setrlimit(which, (soft, hard))
-    if cfg.get("seccomp"):
-        _seccomp.install_compiled(zygote.seccomp_program, os.getpid(), zygote.seccomp_offsets)
-    os.environ.clear()
+    if zygote.seccomp is not None:
+        zygote.seccomp.install(os.getpid())
     gc.enable()  # off in the zygote only
     sys.stdin, sys.stdout, sys.stderr = zygote.streams  # made before the fork: fds 0-2 are the child's own now
-    sys.argv = [""]
+
+
+def _prctl(zygote: Zygote, option: int, arg: int) -> None:
+    if zygote.prctl(option, arg, None, 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"prctl({option}) failed: {os.strerror(errno)}")
 
 
 def _dup_high(fd: int) -> int:
@@ -160,7 +154,13 @@ class Zygote:
                 ruleset = _linux.ruleset([*self.landlock_rules, *extra], abi)
                 self.landlock_fd = _dup_high(ruleset)
                 os.close(ruleset)
-        self.seccomp_program = self.seccomp_offsets = None
+        self.seccomp = None  # a _seccomp.LoadableFilter when the layer is on (see main)
+        # bound here, so that a child's prctl calls build nothing
+        self.prctl = _linux.libc().prctl
+        self._child_name = ctypes.create_string_buffer(_CHILD_NAME)
+        self.child_name = ctypes.addressof(self._child_name)
+        self.max_fds = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        self.hard_limits = {which: resource.getrlimit(which)[1] for which in _RLIMITS}
         self.streams = (open(0, "r", closefd=False),  # noqa: SIM115 - the children's streams, for their life
                         io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"),
                         io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace"))
@@ -188,12 +188,36 @@ class Zygote:
             os.close(fd)
         return rules
 
+    def rlimits(self, limits: dict, ids, *, cpu_limit: bool = True) -> tuple:
+        """``(which, soft, hard)`` for a child with these limits, none above the zygote's own hard limits."""
+        timeout = float(limits["timeout"])
+        cpu = max(1, math.ceil(timeout)) + 1
+        wanted = {
+            resource.RLIMIT_CPU: (cpu, cpu + 1),
+            resource.RLIMIT_AS: (int(limits["memory_mb"]) << 20,) * 2,
+            resource.RLIMIT_FSIZE: (int(limits["output_limit"]),) * 2,
+            resource.RLIMIT_NOFILE: (64, 64),
+            resource.RLIMIT_CORE: (0, 0),
+        }
+        if not cpu_limit:  # the persistent test child: the zygote's wall-clock limit applies per test
+            del wanted[resource.RLIMIT_CPU]
+        if ids is not None:  # the main thread and the threads it may start (its uid is its own)
+            wanted[resource.RLIMIT_NPROC] = (int(limits["max_threads"]) + 1,) * 2
+        capped = []
+        for which, (soft, hard) in wanted.items():
+            current = self.hard_limits[which]
+            if current != resource.RLIM_INFINITY:
+                soft, hard = min(soft, current), min(hard, current)
+            capped.append((which, soft, hard))
+        return tuple(capped)
+
     def _fork(self, role, limits: dict, fd_list: list[int], workdir: str, ids, *args, cpu_limit: bool = True) -> int:
+        rlimits = self.rlimits(limits, ids, cpu_limit=cpu_limit)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - child
             try:
                 try:
-                    _confine(self, limits, fd_list, workdir, ids, cpu_limit=cpu_limit)
+                    _confine(self, rlimits, fd_list, workdir, ids)
                 except BaseException as exc:  # noqa: BLE001 - set-up failed: report and die
                     try:
                         os.write(2, f"sandbox set-up failed: {describe(exc)}\n".encode())
@@ -501,11 +525,12 @@ def main() -> None:
         except ImportError:
             pass
     _forget_package(cfg.get("package_fd"))
+    os.environ.clear()  # started with an empty environment; the children inherit this one
+    sys.argv = [""]
     zygote = Zygote(cfg, channel)
     if cfg.get("seccomp"):
         try:  # compiled once here; each child only patches in its pid and loads the small child part
-            zygote.seccomp_program = _seccomp.compile_filter("child")
-            zygote.seccomp_offsets = _seccomp.placeholder_offsets(zygote.seccomp_program)
+            zygote.seccomp = _seccomp.LoadableFilter(_seccomp.compile_filter("child"))
             _seccomp.install_compiled(_seccomp.compile_filter("shared"), os.getpid())  # the zygote's own, inherited
         except OSError:
             cfg["seccomp"] = False

@@ -533,7 +533,7 @@ class UntrustedPool:
             return SandboxResult(Status.REJECTED, detail=f"code is {size} bytes, more than max_code_bytes={max_code_bytes}")
         limits = {"timeout": float(timeout), "memory_mb": int(memory_mb), "output_limit": int(output_limit),
                   "max_threads": int(max_threads)}
-        request = _wire.pack_json({"code": code, "calls": list(calls), "script": stdin is not None})
+        request = _wire.pack_record([code, "1" if stdin is not None else "0", *calls])  # see _candidate._read_request
         deadline = time.monotonic() + float(timeout) + HOST_GRACE
         worker = self._acquire()
         healthy = False
