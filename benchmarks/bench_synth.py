@@ -174,7 +174,10 @@ def main() -> None:
     tp = summary["throughput"]
     print(f"\nsynthesize --n {args.n} --workers {args.workers} --inputs-per-program {args.k}: {wall:.1f} s wall")
     print(f"  accepted programs per second: {tp['accepted_per_second']} (each with {args.k} inputs, full traces, traced twice)")
-    print(f"  accepted per CPU-second: {tp['accepted_this_invocation'] / cpu:.1f} ({cpu:.1f} CPU-s of workers and their second interpreters)")
+    if tp["accepted_this_invocation"] and cpu > 0:
+        print(f"  accepted per CPU-second: {tp['accepted_this_invocation'] / cpu:.1f} ({cpu:.1f} CPU-s of workers and their second interpreters)")
+    else:
+        print("  (every shard was resumed from --out: no throughput measured in this invocation)")
     print(f"  accepted {summary['accepted']} of {summary['rows']} rows; attempt acceptance {summary['acceptance_rate']}")
     cov = summary["catalog_coverage"]
     print(f"  catalog coverage: {cov['entries_used']}/{cov['entries_total']} = {cov['fraction']:.1%}")
