@@ -14,8 +14,8 @@ How it works
   ``python -c`` interpreter started with ``PYTHONHASHSEED=0``, in its own session,
   with a minimal environment (:func:`~execverify_data.sandbox.warm.minimal_env`: no
   variable of the caller's reaches a traced program). It pre-imports the tracer, the
-  values layer and the standard modules programs commonly use, then waits for jobs
-  (JSON frames) on its channel.
+  values layer, the standard modules programs commonly use and ``pickle`` (for the
+  result frames), then waits for jobs (JSON frames) on its channel.
 * For every job the worker forks a child from that warm, pre-imported state. The
   child sets ``RLIMIT_AS`` to ``memory_mb``, seeds ``random`` with 0, sends its
   stdin/stdout/stderr to ``/dev/null``, runs :func:`execverify_data.trace.trace_call`
@@ -37,6 +37,32 @@ How it works
 * A child that dies without a result (``os._exit``, a signal, memory exhaustion
   outside Python's ``MemoryError``) gives status ``crashed``; so does a worker that
   dies, which is then replaced.
+
+Batches
+-------
+``map(jobs, batch=N)`` sends up to ``N`` jobs of one program to a worker together; one
+child runs them one after another and sends one result per call. A fork, its
+copy-on-write faults and its exit cost several times what tracing a short call does, so
+a batch of 6 calls costs about a quarter of 6 forks. Each call still gets the result it
+gets in a fork of its own:
+
+* ``trace_call`` runs the module body afresh in a new namespace for every call (the
+  program is compiled once per child), so what a call changes in the program's globals is
+  gone at the next call; ``random`` is seeded with 0 again before every call;
+* the clocks restart at every result: each call has its own ``timeout``, checkpoint and
+  hard kill, and its own step budget;
+* the calls after one share the child only while nothing else a call can change is at
+  stake: a program that may reach shared state (an attribute store, ``setattr``,
+  ``globals()``, a dunder name, an import outside :data:`SHARED_IMPORTS`, ...; see
+  :func:`_shares_nothing`) gets a child per call; after a timeout, a ``MemoryError``, a
+  crash, a call that imported a module or changed the recursion limit, the next calls get
+  a fresh child; a call whose arguments hold a set display of strings runs first in a
+  child (their iteration order depends on the strings the process interned before);
+* a call that raises ``MemoryError`` or whose child dies after other calls ran in that
+  child is run again first in a fresh child, and that result is the one returned; a
+  call the clocks stopped keeps its ``timeout`` (it had its whole budget), and the calls
+  after it run in a fresh child. A worker that dies or stops answering costs the call it
+  was running, as without batches; the calls after it go to its replacement.
 
 >>> with TrustedRunner(workers=1, timeout=2.0) as runner:
 ...     trace = runner.trace("def f(x):\\n    return x * 2\\n", "f(21)")
@@ -311,16 +337,26 @@ def _shares_nothing(source: str) -> bool:  # pragma: no cover - runs in the job'
 
 
 def _builds_a_string_set(call: str) -> bool:  # pragma: no cover - runs in the job's process
-    """Whether the arguments of ``call`` may hold a set display of strings, whose iteration order
-    depends on the strings this process interned before.
+    """Whether the arguments of ``call`` hold a set display with a string in it, whose iteration
+    order depends on the strings this process interned before.
 
     CPython compiles a set display of constants to a frozenset constant and, when it interns the
     code's strings, builds that frozenset again (in its iteration order, so with another hash
     table where hashes collide) if an element equals a string interned earlier. The strings an
     earlier call's text interned would change the order a program sees, so such a call runs first
-    in a process of its own (``{`` with a quote: dict displays too, which costs only a fork).
+    in a process of its own.
     """
-    return "{" in call and ("'" in call or '"' in call)
+    if "{" not in call or ("'" not in call and '"' not in call):
+        return False
+    import ast
+
+    try:
+        tree = ast.parse(call, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return any(isinstance(node, ast.Set) and any(isinstance(inner, ast.Constant) and isinstance(inner.value, str)
+                                                 for inner in ast.walk(node))
+               for node in ast.walk(tree))
 
 
 def _clean_end(trace: Trace) -> bool:  # pragma: no cover - runs in the job's process
