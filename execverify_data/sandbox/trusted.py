@@ -43,8 +43,8 @@ Batches
 ``map(jobs, batch=N)`` sends up to ``N`` jobs of one program to a worker together; one
 child runs them one after another and sends one result per call. A fork, its
 copy-on-write faults and its exit cost several times what tracing a short call does, so
-a batch of 6 calls costs about a quarter of 6 forks. Each call still gets the result it
-gets in a fork of its own:
+a batch of 6 short calls costs about a third of the CPU of 6 forks. Each call still gets
+the result it gets in a fork of its own:
 
 * ``trace_call`` runs the module body afresh in a new namespace for every call (the
   program is compiled once per child), so what a call changes in the program's globals is
@@ -235,7 +235,7 @@ def _run_in_child(channel: int, job: dict, first: int) -> int:  # pragma: no cov
     return current + 1
 
 
-#: While a result frame is being written, a checkpoint request waits for nothing: it is ignored.
+#: True while a result frame is being written: a checkpoint request is then ignored.
 _sending = False
 #: When the running call started (``time.monotonic()``) and its timeout.
 _call_started, _call_timeout = 0.0, 0.0
