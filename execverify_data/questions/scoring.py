@@ -153,19 +153,27 @@ class OiExecutor:
 
     Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on
     first use (never at import or unpickling); results are cached per (program, call).
+    The calls of one program in a batch run in one forked process, ``batch`` at a time
+    (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`: each
+    gets the result it gets alone).
 
     Args:
         workers (`int`, optional, defaults to 2): runner processes.
         timeout (`float`, optional, defaults to 2.0): seconds per call.
         max_steps (`int`, optional, defaults to 100000): line events per call.
         cache_size (`int`, optional, defaults to 65536): remembered (program, call) results.
+        batch (`int`, optional, defaults to 16): most calls of one program per forked process.
     """
 
-    def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000, cache_size: int = 65536):
+    def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000, cache_size: int = 65536,
+                 batch: int = 16):
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise InvalidArgument(f"batch must be a positive int, got {batch!r}")
         self.workers = workers
         self.timeout = timeout
         self.max_steps = max_steps
         self.cache_size = cache_size
+        self.batch = batch
         self._runner = None
         self._cache: dict[tuple[str, str], CanonicalValue | None] = {}
 
@@ -200,7 +208,7 @@ class OiExecutor:
                 todo.setdefault(job, []).append(i)
         if todo:
             keys = list(todo)
-            traces = self._get_runner().map(keys, return_exceptions=True)
+            traces = self._get_runner().map(keys, return_exceptions=True, batch=self.batch)
             if len(self._cache) + len(keys) > self.cache_size:
                 self._cache.clear()
             for key, trace in zip(keys, traces):

@@ -14,8 +14,8 @@ How it works
   ``python -c`` interpreter started with ``PYTHONHASHSEED=0``, in its own session,
   with a minimal environment (:func:`~execverify_data.sandbox.warm.minimal_env`: no
   variable of the caller's reaches a traced program). It pre-imports the tracer, the
-  values layer and the standard modules programs commonly use, then waits for jobs
-  (JSON frames) on its channel.
+  values layer, the standard modules programs commonly use and ``pickle`` (for the
+  result frames), then waits for jobs (JSON frames) on its channel.
 * For every job the worker forks a child from that warm, pre-imported state. The
   child sets ``RLIMIT_AS`` to ``memory_mb``, seeds ``random`` with 0, sends its
   stdin/stdout/stderr to ``/dev/null``, runs :func:`execverify_data.trace.trace_call`
@@ -38,6 +38,32 @@ How it works
   outside Python's ``MemoryError``) gives status ``crashed``; so does a worker that
   dies, which is then replaced.
 
+Batches
+-------
+``map(jobs, batch=N)`` sends up to ``N`` jobs of one program to a worker together; one
+child runs them one after another and sends one result per call. A fork, its
+copy-on-write faults and its exit cost several times what tracing a short call does, so
+a batch of 6 short calls costs about a third of the CPU of 6 forks. Each call still gets
+the result it gets in a fork of its own:
+
+* ``trace_call`` runs the module body afresh in a new namespace for every call (the
+  program is compiled once per child), so what a call changes in the program's globals is
+  gone at the next call; ``random`` is seeded with 0 again before every call;
+* the clocks restart at every result: each call has its own ``timeout``, checkpoint and
+  hard kill, and its own step budget;
+* the calls after one share the child only while nothing else a call can change is at
+  stake: a program that may reach shared state (an attribute store, ``setattr``,
+  ``globals()``, a dunder name, an import outside :data:`SHARED_IMPORTS`, ...; see
+  :func:`_shares_nothing`) gets a child per call; after a timeout, a ``MemoryError``, a
+  crash, a call that imported a module or changed the recursion limit, the next calls get
+  a fresh child; a call whose arguments hold a set display of strings runs first in a
+  child (their iteration order depends on the strings the process interned before);
+* a call that raises ``MemoryError`` or whose child dies after other calls ran in that
+  child is run again first in a fresh child, and that result is the one returned; a
+  call the clocks stopped keeps its ``timeout`` (it had its whole budget), and the calls
+  after it run in a fresh child. A worker that dies or stops answering costs the call it
+  was running, as without batches; the calls after it go to its replacement.
+
 >>> with TrustedRunner(workers=1, timeout=2.0) as runner:
 ...     trace = runner.trace("def f(x):\\n    return x * 2\\n", "f(21)")
 >>> trace.status.value, trace.output.text
@@ -52,6 +78,7 @@ import signal
 import sys
 import time
 from collections import deque
+from types import CodeType
 from typing import Iterable, NamedTuple, Sequence
 
 from execverify_data.errors import InvalidArgument, ProgramError
@@ -102,7 +129,7 @@ class Job(NamedTuple):
 
 
 def _worker_main() -> None:  # pragma: no cover - runs in the worker process
-    """Entry point of a worker process: pre-import, then fork one child per job."""
+    """Entry point of a worker process: pre-import, then run each job in forked children."""
     import gc
     import importlib
 
@@ -110,6 +137,7 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
     _wire.read_frame(channel)  # the configuration (nothing to configure yet)
     for name in PREIMPORTED:
         importlib.import_module(name)
+    importlib.import_module("pickle")  # for the result frames: not imported again in every job's process
     gc.collect()
     gc.freeze()  # keep the collector away from inherited objects: fewer copy-on-write faults per job
     _wire.write_all(channel, _wire.pack_json({"ready": True, "pid": os.getpid()}))
@@ -120,11 +148,19 @@ def _worker_main() -> None:  # pragma: no cover - runs in the worker process
             os._exit(1)
         if job is None:
             os._exit(0)
-        _wire.write_all(channel, _run_in_child(channel, job))
+        calls, done = job["calls"], 0
+        while done < len(calls):  # one child, or more when a child stops before the last call
+            done = _run_in_child(channel, job, done)
 
 
-def _run_in_child(channel: int, job: dict) -> bytes:  # pragma: no cover - runs in the worker process
-    """Fork the job's process, supervise it, and return its result frame (or one that says why not)."""
+def _run_in_child(channel: int, job: dict, first: int) -> int:  # pragma: no cover - runs in the worker process
+    """Fork a process that runs the job's calls from ``first`` on, supervise it, send the parent one
+    result frame per call it finished (or one that says why not), and return the next call to run.
+
+    The clocks restart at every result: each call has its own ``timeout`` and ``grace``. A call
+    whose process died without a result (not by the clocks) gets a fresh process when calls ran
+    before it in that one, so its result is the one it gets alone; as the first call it is ``crashed``.
+    """
     timeout, grace = float(job["timeout"]), float(job["grace"])
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -134,61 +170,212 @@ def _run_in_child(channel: int, job: dict) -> bytes:  # pragma: no cover - runs 
             os.close(read_end)
             os.close(channel)
             _child_setup(job.get("memory_mb"), write_end)
-            from execverify_data.trace import trace_call
-
-            try:
-                result = ("trace", trace_call(job["source"], job["call"], trusted_call=bool(job["trusted_call"]),
-                                              max_steps=int(job["max_steps"]), timeout=timeout))
-            except ProgramError as exc:
-                result = ("program_error", str(exc))
-            _send_result(write_end, result)
+            _run_calls(write_end, job, first)
         except BaseException:  # noqa: BLE001 - never return into the worker's loop
             status = 1
         finally:
             os._exit(status)
     os.close(write_end)
-    chunks: list[bytes] = []
+    buffer = bytearray()
+    current = first  # the call running now
+    timed_out = None  # the call the clocks stopped
+    stopped = False  # the child asked for a fresh process for the calls after its last result
     start = time.monotonic()
     checkpoint, deadline = start + timeout + grace / 2, start + timeout + grace
-    asked = killed = False
+    asked = False
     while True:
         now = time.monotonic()
-        if now >= deadline:
+        if now >= deadline and timed_out is None:
             os.kill(pid, signal.SIGKILL)
-            killed = True
-            break
+            timed_out = current  # what the pipe still holds is read below, to its end
         if now >= checkpoint and not asked:
             os.kill(pid, signal.SIGUSR1)  # a program that swallowed the timeout: send the events so far
             asked = True
-        wake = deadline if asked else checkpoint
+        # once the child is killed, only what the pipe holds is read (a process it started may keep it open)
+        wake = now if timed_out is not None else deadline if asked else checkpoint
         ready, _, _ = select.select([read_end], [], [], max(0.0, wake - now))
-        if ready:
-            chunk = os.read(read_end, 1 << 20)
-            if not chunk:
+        if not ready:
+            if timed_out is not None:
                 break
-            chunks.append(chunk)
+            continue
+        chunk = os.read(read_end, 1 << 20)
+        if not chunk:
+            break
+        buffer += chunk
+        while len(buffer) >= _wire.HEADER.size:
+            end = _wire.HEADER.size + _wire.HEADER.unpack_from(buffer)[0]
+            if len(buffer) < end:
+                break
+            frame = bytes(buffer[:end])
+            del buffer[:end]
+            if frame[_wire.HEADER.size:_wire.HEADER.size + 1] == _wire.JSON:
+                stopped = True
+                continue
+            _wire.write_all(channel, frame)
+            current += 1
+            start = time.monotonic()
+            checkpoint, deadline = start + timeout + grace / 2, start + timeout + grace
+            asked = False
     os.close(read_end)
     _, wait_status = os.waitpid(pid, 0)
-    data = b"".join(chunks)
-    complete = len(data) >= _wire.HEADER.size and _wire.HEADER.unpack_from(data)[0] == len(data) - _wire.HEADER.size
-    if complete and not killed and os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0:
-        return data
-    if killed:
-        return _wire.pack_pickle(("trace", Trace(Status.TIMEOUT)))
+    if stopped or current == len(job["calls"]):
+        return current
+    if timed_out is not None:
+        if timed_out < current:  # the call the clocks stopped had just sent its result
+            return current
+        _wire.write_all(channel, _wire.pack_pickle(("trace", Trace(Status.TIMEOUT))))
+        return current + 1
+    if current > first:
+        return current
     if os.WIFSIGNALED(wait_status):
         why = f"the job's process was killed by signal {os.WTERMSIG(wait_status)}"
     else:
         why = f"the job's process exited with code {os.WEXITSTATUS(wait_status)} without a result"
-    return _wire.pack_pickle(("trace", Trace(Status.CRASHED, exception=ExceptionInfo("Crash", why))))
+    _wire.write_all(channel, _wire.pack_pickle(("trace", Trace(Status.CRASHED, exception=ExceptionInfo("Crash", why)))))
+    return current + 1
 
 
+#: True while a result frame is being written: a checkpoint request is then ignored.
 _sending = False
+#: When the running call started (``time.monotonic()``) and its timeout.
+_call_started, _call_timeout = 0.0, 0.0
+
+
+def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - runs in the job's process
+    """Trace the job's calls from ``first`` on in this process, one result frame each, while this
+    process stays as a fresh fork would be for the next call (see :func:`_shares_nothing`); then
+    a ``{"fresh": true}`` frame asks the worker for a new process for the rest. A call that fails in
+    a way a past call may have caused (``MemoryError``, a crash) after others ran here sends nothing:
+    the worker runs it again first in a new process."""
+    global _call_started, _call_timeout
+    from execverify_data.trace import trace_call
+
+    source, calls = job["source"], job["calls"]
+    max_steps, timeout = int(job["max_steps"]), float(job["timeout"])
+    reusable = len(calls) - first > 1 and _shares_nothing(source)
+    depth = sys.getrecursionlimit()
+    for position in range(first, len(calls)):
+        call, trusted_call = calls[position]
+        if position > first:
+            if _builds_a_string_set(call):
+                _wire.write_all(fd, _wire.pack_json({"fresh": True}))
+                return
+            sys.modules["random"].seed(0)  # as _child_setup left it for the first call
+        modules = len(sys.modules)
+        _call_started, _call_timeout = time.monotonic(), timeout
+        try:
+            result = ("trace", trace_call(source, call, trusted_call=bool(trusted_call), max_steps=max_steps, timeout=timeout))
+        except ProgramError as exc:
+            result = ("program_error", str(exc))
+        # a module the call imported would be there already for the next call
+        clean = (result[0] == "program_error" or _clean_end(result[1])) and len(sys.modules) == modules
+        if position > first and result[0] == "trace" and _may_depend_on_the_past(result[1]):
+            return
+        _send_result(fd, result)
+        if position + 1 < len(calls) and not (reusable and clean and sys.getrecursionlimit() == depth):
+            _wire.write_all(fd, _wire.pack_json({"fresh": True}))
+            return
+
+
+#: Modules a program may import and still run several calls in one process: pre-imported, and with
+#: no state a call can change without an attribute store (which :func:`_shares_nothing` refuses);
+#: ``random``'s generator is seeded again before every call.
+SHARED_IMPORTS = frozenset(name for name in PREIMPORTED if not name.startswith("execverify_data"))
+#: Names that reach the process's shared state (module and class attributes, builtins, frames,
+#: open files, the interpreter's exit): a program that uses one gets a fresh process per call.
+_UNSHARED_NAMES = frozenset({
+    "breakpoint", "delattr", "eval", "exec", "exit", "getattr", "globals", "help", "open", "quit", "setattr", "vars",
+    "ag_frame", "cr_frame", "f_back", "f_builtins", "f_globals", "f_locals", "gi_frame", "tb_frame",
+})
+
+
+def _shares_nothing(source: str) -> bool:  # pragma: no cover - runs in the job's process
+    """Whether calls of ``source`` can run one after another in one process and each get the
+    result it gets in a fresh fork.
+
+    Each call runs the module body afresh in a new namespace, so what it changes in its own
+    globals is gone at the next call. What else it could change is refused here, from the
+    compiled code (every nested code object): an attribute store or delete (``math.pi = 3``,
+    ``builtins.len = ...``, a class patched), a name of :data:`_UNSHARED_NAMES`, a dunder name
+    other than ``__name__`` (``__dict__``, ``__builtins__``, ``__class__``), an import of a module
+    outside :data:`SHARED_IMPORTS`. A program that does not compile raises the same error in every call.
+
+    >>> _shares_nothing("def f(xs):\\n    ys = sorted(xs)\\n    return ys[0]\\n")
+    True
+    >>> _shares_nothing("import math\\ndef f():\\n    math.pi = 3\\n")
+    False
+    """
+    import opcode
+
+    from execverify_data.trace import compile_program
+
+    try:
+        code = compile_program(source)
+    except ProgramError:
+        return True
+    refused = {opcode.opmap["STORE_ATTR"], opcode.opmap["DELETE_ATTR"]}
+    import_name, extended = opcode.opmap["IMPORT_NAME"], opcode.EXTENDED_ARG
+    todo = [code]
+    while todo:
+        code = todo.pop()
+        names = code.co_names
+        if any(name in _UNSHARED_NAMES or (name.startswith("__") and name != "__name__") for name in names):
+            return False
+        raw = code.co_code
+        ops = raw[::2]  # word code: an opcode, then its argument byte
+        if any(op in ops for op in refused):
+            return False
+        if import_name in ops:
+            prefix = 0
+            for at in range(0, len(raw), 2):
+                op, arg = raw[at], raw[at + 1] | prefix
+                prefix = arg << 8 if op == extended else 0
+                if op == import_name and names[arg].partition(".")[0] not in SHARED_IMPORTS:
+                    return False
+        todo.extend(const for const in code.co_consts if isinstance(const, CodeType))
+    return True
+
+
+def _builds_a_string_set(call: str) -> bool:  # pragma: no cover - runs in the job's process
+    """Whether the arguments of ``call`` hold a set display with a string in it, whose iteration
+    order depends on the strings this process interned before.
+
+    CPython compiles a set display of constants to a frozenset constant and, when it interns the
+    code's strings, builds that frozenset again (in its iteration order, so with another hash
+    table where hashes collide) if an element equals a string interned earlier. The strings an
+    earlier call's text interned would change the order a program sees, so such a call runs first
+    in a process of its own.
+    """
+    if "{" not in call or ("'" not in call and '"' not in call):
+        return False
+    import ast
+
+    try:
+        tree = ast.parse(call, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return any(isinstance(node, ast.Set) and any(isinstance(inner, ast.Constant) and isinstance(inner.value, str)
+                                                 for inner in ast.walk(node))
+               for node in ast.walk(tree))
+
+
+def _clean_end(trace: Trace) -> bool:  # pragma: no cover - runs in the job's process
+    """The call ended where the process state is whole: it returned, raised (not ``MemoryError``)
+    or ran out of steps (raised in the program's own code). A timeout can interrupt any code."""
+    if trace.status is Status.EXCEPTION:
+        return trace.exception.type != "MemoryError"
+    return trace.status in (Status.OK, Status.STEP_LIMIT)
+
+
+def _may_depend_on_the_past(trace: Trace) -> bool:  # pragma: no cover - runs in the job's process
+    return trace.status is Status.CRASHED or (trace.status is Status.EXCEPTION and trace.exception.type == "MemoryError")
 
 
 def _send_result(fd: int, result: tuple) -> None:  # pragma: no cover - runs in the job's process
     global _sending
-    _sending = True  # from here on a checkpoint request is ignored: one frame per job
+    _sending = True  # meanwhile a checkpoint request is ignored: one frame per call
     _wire.write_all(fd, _wire.pack_pickle(result))
+    _sending = False
 
 
 def _running_recorder():  # pragma: no cover - runs in the job's process
@@ -201,8 +388,8 @@ def _running_recorder():  # pragma: no cover - runs in the job's process
 
 def _checkpoint_handler(fd: int):  # pragma: no cover - runs in the job's process
     def on_checkpoint(signum, frame):
-        if _sending:
-            return
+        if _sending or time.monotonic() - _call_started < _call_timeout / 2:
+            return  # a request for the call whose result was just sent
         signal.setitimer(signal.ITIMER_REAL, 0)  # no late SIGALRM of the tracer interrupts the checkpoint
         recorder = _running_recorder()
         events: tuple = ()
@@ -322,7 +509,7 @@ class TrustedRunner:
         """
         return self.map([Job(source, call, trusted_call)])[0]
 
-    def map(self, jobs: Iterable[Job | Sequence], *, return_exceptions: bool = False) -> list:
+    def map(self, jobs: Iterable[Job | Sequence], *, return_exceptions: bool = False, batch: int = 1) -> list:
         """Trace many jobs in parallel; results come back in the order of ``jobs``.
 
         Args:
@@ -330,58 +517,73 @@ class TrustedRunner:
             return_exceptions (`bool`, optional, defaults to `False`): put a job's
                 :class:`ProgramError` in its place in the list instead of raising it
                 (after all jobs ran).
+            batch (`int`, optional, defaults to 1): most jobs of one program that one forked
+                process runs, one after another (fewer when there are fewer jobs than workers
+                to share them). Each job gets the result it gets alone (see the module docs,
+                "Batches"); a fork costs far more than tracing a short call.
 
         Returns:
             `list[Trace]` (or ``Trace | ProgramError`` with ``return_exceptions``).
         """
-        work = deque()
+        batch = _positive("batch", batch, int)
+        work: list[Job] = []
         for index, job in enumerate(jobs):
             job = Job(*job)
             if not isinstance(job.source, str) or not isinstance(job.call, str):
                 raise InvalidArgument(f"job {index}: source and call must be str, got {type(job.source).__name__}, {type(job.call).__name__}")
-            work.append((index, job))
+            work.append(job)
         results: list = [None] * len(work)
+        units = deque(_units(work, min(batch, -(-len(work) // self.workers))))
         self._start()
         idle = list(self._pool)
-        busy: dict[WarmProcess, tuple[int, float]] = {}
-        hard_limit = self.timeout + 3 * self.grace
+        busy: dict[WarmProcess, tuple[list[int], float]] = {}  # the unit's jobs still waiting for a result
+        single, batched = self.timeout + 3 * self.grace, 2 * self.timeout + 3 * self.grace  # per result
         try:
-            while work or busy:
-                while work and idle:
+            while units or busy:
+                while units and idle:
                     worker = idle.pop()
-                    index, job = work.popleft()
+                    unit = units.popleft()
                     message = _wire.pack_json({
-                        "source": job.source, "call": job.call, "trusted_call": bool(job.trusted_call),
+                        "source": work[unit[0]].source, "calls": [[work[i].call, bool(work[i].trusted_call)] for i in unit],
                         "max_steps": self.max_steps, "timeout": self.timeout, "memory_mb": self.memory_mb,
                         "grace": self.grace})
                     worker.wait_ready()
                     try:
                         worker.send(message)
                     except OSError:
-                        results[index] = _crashed("the worker process died before taking the job")
+                        results[unit[0]] = _crashed("the worker process died before taking the job")
+                        if unit[1:]:
+                            units.appendleft(unit[1:])
                         idle.append(self._replace(worker))
                         continue
-                    busy[worker] = (index, time.monotonic() + hard_limit)
+                    busy[worker] = (unit, time.monotonic() + (single if len(unit) == 1 else batched))
                 if not busy:
                     continue
                 wait = max(0.0, min(deadline for _, deadline in busy.values()) - time.monotonic())
                 ready, _, _ = select.select(list(busy), [], [], wait)
                 for worker in ready:
-                    index, _ = busy.pop(worker)
+                    unit, _ = busy.pop(worker)
                     # a worker that starts a reply finishes it quickly
                     reply = worker.recv(time.monotonic() + 60.0, kinds=_RESULT_KINDS, max_bytes=MAX_RESULT_BYTES)
                     if not _is_result(reply):
-                        results[index] = _crashed("the worker process died while running the job")
+                        results[unit[0]] = _crashed("the worker process died while running the job")
+                        if unit[1:]:
+                            units.appendleft(unit[1:])  # the jobs after it run in the replacement
                         idle.append(self._replace(worker))
                         continue
                     kind, value = reply
-                    results[index] = value if kind == "trace" else ProgramError(value)
-                    idle.append(worker)
+                    results[unit[0]] = value if kind == "trace" else ProgramError(value)
+                    if unit[1:]:
+                        busy[worker] = (unit[1:], time.monotonic() + batched)
+                    else:
+                        idle.append(worker)
                 now = time.monotonic()
-                for worker, (index, deadline) in list(busy.items()):
+                for worker, (unit, deadline) in list(busy.items()):
                     if now >= deadline:
                         del busy[worker]
-                        results[index] = Trace(Status.TIMEOUT)
+                        results[unit[0]] = Trace(Status.TIMEOUT)
+                        if unit[1:]:
+                            units.appendleft(unit[1:])
                         idle.append(self._replace(worker))
         except BaseException:
             # interrupted (Ctrl-C, a worker that cannot start): replies still on their way
@@ -400,6 +602,16 @@ class TrustedRunner:
         fresh = WarmProcess(_worker_boot(self.python))
         self._pool[self._pool.index(worker)] = fresh
         return fresh
+
+
+def _units(work: Sequence[Job], size: int) -> list[list[int]]:
+    """The positions of ``work`` in runs of at most ``size`` jobs of one program, in order of first appearance."""
+    if size <= 1:
+        return [[i] for i in range(len(work))]
+    by_program: dict[str, list[int]] = {}
+    for i, job in enumerate(work):
+        by_program.setdefault(job.source, []).append(i)
+    return [positions[at:at + size] for positions in by_program.values() for at in range(0, len(positions), size)]
 
 
 def _is_result(reply) -> bool:
