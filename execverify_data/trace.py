@@ -604,13 +604,20 @@ def trace_call(
             ) from None
         tracer = recorder.on_call
         previous_tracer = sys.gettrace()  # e.g. coverage's: put back afterwards
+        lost = None
         try:
             sys.settrace(tracer)
             try:
                 result = function(*args, **kwargs)
             finally:
-                lost = sys.gettrace() is not tracer
-                sys.settrace(previous_tracer)
+                while True:  # the alarm raises again at every tick until this is done: finish it whatever happens
+                    try:
+                        if lost is None:
+                            lost = sys.gettrace() is not tracer
+                        sys.settrace(previous_tracer)
+                        break
+                    except _Timeout:
+                        continue
             if recorder.stopped is None:
                 output = encode(result)
         except (_StepLimit, _Timeout):

@@ -634,3 +634,13 @@ def test_timeout_survives_a_raise_swallowed_by_a_finalizer():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "timeout", done.stderr[-2000:]
+
+
+def test_a_timeout_never_escapes_as_another_error():
+    """The repeating alarm can fire while the call's ``finally`` restores the tracer; that was an
+    ``UnboundLocalError`` out of ``trace_call`` in about 1 call in 12 (and the tracer left installed)."""
+    import sys
+
+    statuses = [trace_call("def f(x):\n    while x:\n        pass\n", "f(1)", timeout=0.03).status for _ in range(120)]
+    assert set(statuses) == {Status.TIMEOUT}
+    assert sys.gettrace() is None or "coverage" in type(sys.gettrace()).__module__
