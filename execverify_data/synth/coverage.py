@@ -31,6 +31,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
+from execverify_data.astwalk import walk
 from execverify_data.values import format_arguments
 
 __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
@@ -222,7 +223,7 @@ def _statement_lines(tree: ast.Module) -> frozenset[int]:
     lines: set[int] = set()
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef):
-            for node in ast.walk(fn):
+            for node in walk(fn):
                 if isinstance(node, ast.stmt) and node is not fn and not isinstance(node, ast.FunctionDef):
                     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                         continue

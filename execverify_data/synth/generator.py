@@ -35,6 +35,7 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import Stmt, Val, atom, calls_in, render
@@ -219,15 +220,15 @@ class _Gen:
         ``for`` loop's body reads its variable."""
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
-                reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                reads = {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
                 unread = [a.arg for a in node.args.args if a.arg not in reads]
                 if unread:
                     raise GenFail(f"parameter {unread[0]} of {node.name} is never read")
-                for loop in ast.walk(node):  # a loop reads what it walks (``for ch in word: n += 1`` is len(word))
+                for loop in walk(node):  # a loop reads what it walks (``for ch in word: n += 1`` is len(word))
                     if isinstance(loop, ast.For):
-                        bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+                        bound = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
                         if not any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound
-                                   for st in loop.body for n in ast.walk(st)):
+                                   for st in loop.body for n in walk(st)):
                             raise GenFail(f"the loop over {ast.unparse(loop.iter)} never reads its variable")
 
     def verify(self, code: str, tree: ast.Module) -> None:
@@ -820,20 +821,20 @@ SIGNATURE = "\x00signature\x00"
 def _flatten(functions: list) -> list[str]:
     out: list[str] = []
 
-    def walk(block):
+    def visit(block):
         for st in block:
             if isinstance(st, Stmt):
                 out.append(st.head)
-                walk(st.body)
+                visit(st.body)
                 for head, body in st.tail:
                     out.append(head)
-                    walk(body)
+                    visit(body)
             else:
                 out.append(st)
 
     for name, params, returns, body in functions:
         out.append(params)
-        walk(body)
+        visit(body)
     return out
 
 
@@ -1013,7 +1014,7 @@ def _builtin_chain(text: str) -> int:
             return 1 + max((chain(a) for a in n.args[:1]), default=0)
         return 0
 
-    return max((chain(n) for n in ast.walk(node)), default=0)
+    return max((chain(n) for n in walk(node)), default=0)
 
 
 @lru_cache(maxsize=65536)

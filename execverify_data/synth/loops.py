@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from execverify_data.astwalk import walk
 from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import Stmt, Val, calls_in
 from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
@@ -1048,8 +1049,8 @@ def _free_names(text: str) -> set[str]:
     import builtins
 
     tree = ast.parse(text, mode="eval")
-    bound = {t.id for n in ast.walk(tree) if isinstance(n, ast.comprehension) for t in ast.walk(n.target) if isinstance(t, ast.Name)}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - bound - set(dir(builtins))
+    bound = {t.id for n in walk(tree) if isinstance(n, ast.comprehension) for t in walk(n.target) if isinstance(t, ast.Name)}
+    return {n.id for n in walk(tree) if isinstance(n, ast.Name)} - bound - set(dir(builtins))
 
 
 def _rename(text: str, old: str, new: str) -> str:
@@ -1086,20 +1087,20 @@ def _reads(block) -> set[str]:
             tree = ast.parse(t)
         except SyntaxError:
             return set()
-        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        return {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
-    def walk(b):
+    def visit(b):
         for st in b:
             if isinstance(st, Stmt):
                 out.update(names_of(st.head))
-                walk(st.body)
+                visit(st.body)
                 for head, body in st.tail:
                     out.update(names_of(head))
-                    walk(body)
+                    visit(body)
             else:
                 out.update(names_of(st))
 
-    walk(block)
+    visit(block)
     return out
 
 
