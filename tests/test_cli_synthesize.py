@@ -14,7 +14,7 @@ def test_small_run_writes_shards_and_summary(tmp_path):
     result = CliRunner().invoke(main, ["synthesize", "--n", "12", "--seed", "2", "--workers", "1", "--quiet", "--out", str(out)])
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["rows"] == 12 and summary["accepted"] >= 10
+    assert summary["accepted"] == 12 and summary["rows"] >= 12  # rows given up are replaced by later rows
     assert set(summary["levels"]) == {"1", "2", "3", "4", "5", "6"}
     assert (out / "shard-00000.parquet").exists()
     assert "programs in 1 shard(s)" in result.output
