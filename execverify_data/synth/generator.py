@@ -371,8 +371,11 @@ class _Gen:
         them when none is such."""
         if not self.calls or self.rng.random() < 0.1:
             return options
-        known = [o for o in options if calls_in(text_of(o)) <= self.calls]
-        return known or options
+        return self.known(options, text_of) or options
+
+    def known(self, options: list, text_of=lambda f: f"{f.text} {f.guard}") -> list:
+        """The ``options`` whose text calls only builtins and methods the program already calls."""
+        return [o for o in options if calls_in(text_of(o)) <= self.calls]
 
     _depth = 0
 

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import Stmt, Val, calls_in
+from execverify_data.synth.code import Stmt, Val
 from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
 
 SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
@@ -520,8 +520,7 @@ class LoopBuilder:
             candidates = operators  # x % 2 == 0, ch in 'aeiou': a test without another call
         candidates = g.frugal(candidates)
         # a length test brings ``len`` into a program that may call enough already
-        known = [f for f in candidates if calls_in(f"{f.text} {f.guard}") <= g.calls]
-        share = 0.35 if "len" in g.calls or not known else 0.1
+        share = 0.35 if "len" in g.calls or not g.known(candidates) else 0.1
         for _ in range(10):
             if cmp is not None and (not candidates or rng.random() < share):
                 text = cmp
