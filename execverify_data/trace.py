@@ -481,21 +481,30 @@ class _Alarm:
     handler raises while the call is running, so a raise that the interpreter
     drops (a handler that ran inside a finalizer) is repeated; once the call is
     over (``recorder.done``) a late signal does nothing, so it never escapes from
-    :func:`trace_call`. A timer and handler that were set before
+    :func:`trace_call`. A dropped raise is reported to ``sys.unraisablehook``
+    ("Exception ignored in ..."): while armed, the hook drops the alarm's own
+    exception and passes every other on to the hook that was set (pytest's,
+    which formats it slowly enough for the next tick to land inside it and fail
+    the test run). A timer and handler that were set before
     (pytest-timeout's, for instance) are put back afterwards, the timer with the
     time it had left.
     """
 
-    __slots__ = ("recorder", "previous", "previous_timer", "armed", "started")
+    __slots__ = ("recorder", "previous", "previous_timer", "previous_unraisable", "armed", "started")
 
     def __init__(self, seconds: float | None, recorder: _Recorder):
         self.recorder = recorder
         # The module-level aliases above spare a few attribute look-ups per call.
         self.armed = seconds is not None and _HAS_TIMER and _get_ident() == _main_thread().ident
         if self.armed:
+            self.previous_unraisable, sys.unraisablehook = sys.unraisablehook, self.on_unraisable
             self.previous = _set_signal_handler(_SIGALRM, self.on_alarm)
             self.started = _monotonic()
             self.previous_timer = _setitimer(_ITIMER_REAL, max(seconds, 1e-3), _ALARM_REPEAT)
+
+    def on_unraisable(self, unraisable) -> None:
+        if unraisable.exc_type is not _Timeout:
+            self.previous_unraisable(unraisable)
 
     def on_alarm(self, signum, frame):
         recorder = self.recorder
@@ -514,6 +523,7 @@ class _Alarm:
             self.armed = False
             _setitimer(_ITIMER_REAL, 0)
             _set_signal_handler(_SIGALRM, self.previous)
+            sys.unraisablehook = self.previous_unraisable
             left, interval = self.previous_timer
             if left > 0:
                 left = max(left - (_monotonic() - self.started), 1e-3)

@@ -644,3 +644,22 @@ def test_a_timeout_never_escapes_as_another_error():
     statuses = [trace_call("def f(x):\n    while x:\n        pass\n", "f(1)", timeout=0.03).status for _ in range(120)]
     assert set(statuses) == {Status.TIMEOUT}
     assert sys.gettrace() is None or "coverage" in type(sys.gettrace()).__module__
+
+
+def test_a_timeout_dropped_in_a_finalizer_reaches_no_unraisable_hook():
+    """A raise the interpreter drops (the alarm lands in ``__del__``) would go to ``sys.unraisablehook``; pytest's
+    formats it slowly, the next tick landed inside that and failed the test run ("Failed to process unraisable
+    exception"). While armed, the alarm's own exception is dropped quietly and others still reach the hook."""
+    import sys
+
+    seen = []
+    previous, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        source = ("class Slow:\n    def __del__(self):\n        n = 0\n        while n < 20000:\n            n += 1\n\n"
+                  "def f():\n    while True:\n        Slow()\n")
+        trace = trace_call(source, "f()", timeout=0.1, max_steps=10**9)
+        assert trace.status is Status.TIMEOUT
+        assert sys.unraisablehook == seen.append  # put back
+    finally:
+        sys.unraisablehook = previous
+    assert [u.exc_type.__name__ for u in seen] == []
