@@ -10,6 +10,7 @@ the caller's safety is checked (and the attack may succeed: docs/sandbox.md list
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -294,6 +295,41 @@ def test_a_deep_tree_neither_survives_into_the_next_sample_nor_breaks_close(worl
             assert not any(os.listdir(os.path.join(tmpdir, d)) for d in os.listdir(tmpdir) if d.startswith("trash-"))
         single.close()  # before: RecursionError from shutil.rmtree on 3.11
         assert not any(os.path.exists(path) for path in tmpdirs)
+
+
+def test_the_trash_is_emptied_beside_the_zygote_so_the_next_call_never_waits_for_it():
+    # before: the zygote unlinked the trash itself between jobs, and one unlink of a file a killed
+    # writer left waits for its dirty pages to be written back (0.2 s idle, past the host's deadline
+    # under load: the CI failure of 36_fill_temp_disk without bwrap); now a child of its own does it
+    from execverify_data.sandbox._zygote import JANITOR_NAME
+
+    many_files = "for i in range(4000):\n    open('f%d' % i, 'w').close()\n"
+    with UntrustedPool(1) as single:
+        single.run("x = 1", ["x"])
+        zygote = next(iter(single._workers)).proc.process.pid
+        seen = set()
+        for _ in range(3):
+            assert single.run(many_files, ["1"], timeout=5.0).calls[0].ok
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not seen:
+                for child in _descendants(zygote):
+                    with contextlib.suppress(OSError), open(f"/proc/{child}/comm", "rb") as handle:
+                        if handle.read().strip() == JANITOR_NAME:
+                            seen.add(child)
+            assert single.run("x = 2", ["x"]).calls[0].value.text == "2"  # served while the janitor works
+        assert seen, "no janitor child emptied the trash"
+        assert stray_processes([single]) == []
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        with contextlib.suppress(OSError), open(f"/proc/{parent}/task/{parent}/children") as handle:
+            kids = [int(k) for k in handle.read().split()]
+            found += kids
+            todo += kids
+    return found
 
 
 def test_a_candidate_cannot_sabotage_the_tester_of_the_next_sibling(world):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from execverify_data.sandbox._tester import TESTER_NAME
+from execverify_data.sandbox._zygote import JANITOR_NAME
 
 __all__ = ["stray_processes"]
 
@@ -21,8 +22,9 @@ def _processes() -> dict[int, tuple[int, int, str]]:
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
             with open(f"/proc/{entry}/comm", "rb") as handle:
-                if handle.read().strip() == TESTER_NAME:
-                    cmdline = f"[{TESTER_NAME.decode()}] {cmdline}"
+                name = handle.read().strip()
+                if name in (TESTER_NAME, JANITOR_NAME):  # a janitor that has ended (a zombie) has no cmdline
+                    cmdline = f"[{name.decode()}] {cmdline}"
         except OSError:
             continue
         table[int(entry)] = (int(fields["PPid"]), int(fields["Uid"].split()[0]), cmdline)
@@ -64,6 +66,8 @@ def stray_processes(pools=(), ignore=()) -> list[str]:
             testers.add(ppid)
             todo.extend(children.get(pid, []))
             continue
+        if cmdline.startswith(f"[{JANITOR_NAME.decode()}]") and _is_infrastructure(table[ppid][2]):
+            continue  # the zygote's own child, emptying its trash; it runs no untrusted code
         if ppid == os.getpid() and any(helper in cmdline for helper in _SESSION_HELPERS):
             continue  # its own children (trusted jobs) are not the sandbox's business
         if pid not in ignore and not _is_infrastructure(cmdline):

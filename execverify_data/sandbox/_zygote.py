@@ -32,6 +32,7 @@ for the candidate's functions and writes the verdict straight to the host.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import gc
@@ -60,6 +61,7 @@ PREIMPORTS = (
 )
 
 _CHILD_NAME = b"ev-child"
+JANITOR_NAME = b"ev-janitor"  # the child emptying the trash (``/proc/<pid>/comm``)
 _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE,
             resource.RLIMIT_CORE, resource.RLIMIT_NPROC)
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
@@ -137,7 +139,8 @@ class Zygote:
         self.trash = os.path.join(self.base, f"trash-{os.getpid()}")
         os.mkdir(self.trash, 0o700)
         self.trash_count = 0
-        self.trashed = False
+        self.trashed = False  # a tree went to the trash since the last janitor started
+        self.janitor: int | None = None  # the child emptying the trash, while it runs
         self.landlock_rules = self._landlock_rules(cfg)
         self.landlock_fd = None
         if self.landlock_rules is not None:
@@ -442,7 +445,8 @@ class Zygote:
             os.waitpid(helper, 0)
         elif ids is None and not self.cfg.get("seccomp") and self.cfg.get("bwrap"):
             _linux.remove_ipc_objects(None)  # bwrap's IPC namespace holds only what the children made
-        _reap_all()
+        if self.janitor in _reap_all():
+            self.janitor = None
         self._remove(workdir)
 
     def _remove(self, workdir: str) -> None:
@@ -457,12 +461,35 @@ class Zygote:
             except OSError:
                 _fs.remove_tree(workdir)
 
-    def purge(self, budget: float) -> bool:
-        """Remove trash for at most ``budget`` seconds; ``True`` once the trash is empty."""
-        deadline = time.monotonic() + budget
-        for name in os.listdir(self.trash):
-            if not _fs.remove_tree(os.path.join(self.trash, name), deadline=deadline):
-                return False
+    def tidy(self) -> bool:
+        """Start a janitor child on the trash when it has new trees and none runs; ``True`` while one runs.
+
+        The trash is emptied in a process of its own because one ``unlink`` of a file a killed
+        writer left can block for as long as the kernel takes to write its dirty pages back
+        (0.2 s on an idle disk, seconds on a busy one): the zygote itself never waits for it, and
+        the next job starts at once."""
+        if self.janitor is not None:
+            try:
+                done = os.waitpid(self.janitor, os.WNOHANG)[0] != 0
+            except ChildProcessError:
+                done = True
+            if not done:
+                return True
+            self.janitor = None
+        if not self.trashed:
+            return False
+        self.trashed = False
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - janitor
+            try:
+                # no descriptor at all: not the channel's (the host sees the zygote's end when it ends)
+                os.closerange(0, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+                _linux.prctl(_linux.PR_SET_NAME, JANITOR_NAME)
+                for name in os.listdir(self.trash):
+                    _fs.remove_tree(os.path.join(self.trash, name))
+            finally:
+                os._exit(0)
+        self.janitor = pid
         return True
 
 
@@ -487,14 +514,17 @@ def _kill(pid: int) -> None:
             pass
 
 
-def _reap_all() -> None:
+def _reap_all() -> set[int]:
+    """Reap every child that has ended (the zygote is a subreaper: orphans are its own); their pids."""
+    reaped = set()
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return reaped
         if pid == 0:
-            return
+            return reaped
+        reaped.add(pid)
 
 
 def _forget_package(package_fd: int | None) -> None:
@@ -541,11 +571,9 @@ def main() -> None:
     _wire.send_message(channel, _wire.pack_json({
         "ready": True, "pid": os.getpid(), "uid": os.getuid(), "seccomp": bool(cfg.get("seccomp")),
         "landlock": int(cfg.get("landlock") or 0) if zygote.landlock_rules is not None else 0, "imports": imports}))
-    clean = True
     while True:
-        if not clean and not select.select([channel], [], [], 0)[0]:
-            clean = zygote.purge(0.05)
-            continue
+        if zygote.tidy() and not select.select([channel], [], [], 0.05)[0]:
+            continue  # a janitor runs: look again soon (to reap it, and to start one on newer trash) unless a job comes
         try:
             job, fds = _wire.recv_message(channel)
         except _wire.FrameError as exc:
@@ -561,9 +589,10 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             response = {"error": f"zygote error: {describe(exc)}"}
         _wire.send_message(channel, _wire.pack_json(response))
-        if zygote.trashed:  # this job left a tree behind: remove it while idle
-            zygote.trashed, clean = False, False
     zygote._drop_tester()
+    if zygote.janitor is not None:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(zygote.janitor, 0)
     for path in (zygote.tester_dir, zygote.trash):
         try:
             _fs.remove_tree(path)

@@ -294,9 +294,9 @@ class _Worker:
                 os.close(lock)
 
     def kill(self) -> None:
+        """Kill the zygote now; what it leaves on disk stays until ``close``."""
         if self.proc is not None:
             self.proc.kill()
-        self.close()
 
 
 def _read_some(fd: int, n: int) -> bytes | None:
@@ -483,6 +483,7 @@ class UntrustedPool:
         self._lock = threading.Lock()
         self._workers: set[_Worker] = set()
         self._executor: ThreadPoolExecutor | None = None
+        self._removers: list[threading.Thread] = []  # what killed workers left is removed off the caller's path
 
     # -- layers
     @property
@@ -582,9 +583,14 @@ class UntrustedPool:
         if healthy and not self._closed:
             self._idle.put(worker)
         else:
+            worker.kill()
+            # its directory may hold all the disk a completion filled (a GiB in a second): the call
+            # returns now, and the worker's uids are released only once the tree is gone
+            remover = threading.Thread(target=worker.close, name="execverify-sandbox-remover", daemon=True)
+            remover.start()
             with self._lock:
                 self._workers.discard(worker)
-            worker.kill()
+                self._removers = [r for r in self._removers if r.is_alive()] + [remover]
         self._slots.release()
 
     def close(self) -> None:
@@ -595,10 +601,13 @@ class UntrustedPool:
         with self._lock:
             workers, self._workers = list(self._workers), set()
             executor, self._executor = self._executor, None
+            removers, self._removers = self._removers, []
         if executor is not None:
             executor.shutdown(wait=False)
         for worker in workers:
             worker.close()
+        for remover in removers:
+            remover.join()
 
     def __enter__(self) -> UntrustedPool:
         return self
