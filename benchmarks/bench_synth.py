@@ -11,6 +11,7 @@ Usage::
     python benchmarks/bench_synth.py --n 2000 --workers 2 --out /tmp/bench-synth
     python benchmarks/bench_synth.py --inputs-only
     python benchmarks/bench_synth.py --one-process 1500   # accepted programs per CPU-second in one process
+    python benchmarks/bench_synth.py --against b6a4919 --n 10000 --rounds 3   # beside generator 1.1, same run
 """
 
 from __future__ import annotations
@@ -125,6 +126,80 @@ def one_process(n: int, seed: int, k: int) -> None:
     print("  rejections: " + json.dumps(stats["rejected"]))
 
 
+#: The last commit with generator 1.1.0, whose throughput the issue's target (200/s) was set beside (226/s).
+GENERATOR_1_1 = "b6a4919"
+TARGET_RATIO = 200 / 226
+
+_RATE = """
+import json, sys, time, warnings
+from pathlib import Path
+from execverify_data.pipeline import SynthConfig, synthesize
+warnings.simplefilter("ignore")
+n, seed, k, workers, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+t = time.perf_counter()
+summary = synthesize(SynthConfig(n=n, seed=seed, k=k), Path(out), workers=workers)
+print(json.dumps({"seconds": time.perf_counter() - t, "accepted": summary["accepted"]}))
+"""
+
+
+def _tree_of(rev: str, into: Path) -> Path:
+    """The files of commit ``rev`` of this checkout, unpacked under ``into`` (``git archive``)."""
+    import io
+    import subprocess
+    import tarfile
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", rev], capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(f"error: cannot read commit {rev!r} from {root} ({done.stderr.decode().strip()[:200]}); "
+                         "run from a git clone with its history")
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        archive.extractall(into, filter="data")
+    return into
+
+
+def _rate(tree: Path, out: Path, args) -> float:
+    """Accepted programs per second of ``synthesize`` in the code of ``tree`` (a fresh interpreter)."""
+    import os
+    import subprocess
+    import sys
+
+    if out.exists():
+        shutil.rmtree(out)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-c", _RATE, str(args.n), str(args.seed), str(args.k), str(args.workers), str(out)],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"error: synthesize failed in {tree}: {done.stderr.strip().splitlines()[-1:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    shutil.rmtree(out, ignore_errors=True)
+    return result["accepted"] / result["seconds"]
+
+
+def against(rev: str, args) -> None:
+    """Throughput of this tree beside the generator of commit ``rev``, in interleaved rounds (the order
+    alternates, so a drift of the machine's load moves both): the ratio is what a speed target is
+    checked with here, since the absolute rate moves with the machine."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-synth-") as tmp:
+        base = _tree_of(rev, Path(tmp) / "baseline")
+        here = Path(__file__).resolve().parent.parent
+        print(f"synthesize --n {args.n} --seed {args.seed} --workers {args.workers} --inputs-per-program {args.k}: "
+              f"this tree beside commit {rev}, {args.rounds} interleaved rounds")
+        ratios = []
+        for r in range(args.rounds):
+            order = [("baseline", base), ("this tree", here)]
+            rates = {name: _rate(tree, Path(tmp) / "out", args) for name, tree in (order if r % 2 == 0 else order[::-1])}
+            ratios.append(rates["this tree"] / rates["baseline"])
+            print(f"  round {r + 1}: this tree {rates['this tree']:.1f}/s, {rev} {rates['baseline']:.1f}/s, "
+                  f"ratio {ratios[-1]:.3f}")
+        median = statistics.median(ratios)
+        print(f"  median ratio {median:.3f}" + (
+            f" (target, if {rev} is generator 1.1: >= {TARGET_RATIO:.3f}, i.e. 200/s where it gave 226/s: "
+            f"{'met' if median >= TARGET_RATIO else 'not met'})" if rev == GENERATOR_1_1 else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=2000)
@@ -142,7 +217,14 @@ def main() -> None:
                         help="also compare every traced event with an independent tracer in the fresh interpreters")
     parser.add_argument("--python", action="append", default=[], metavar="PATH",
                         help="re-execute in this interpreter too (repeat: e.g. Python 3.12 and 3.13)")
+    parser.add_argument("--against", metavar="REV", nargs="?", const=GENERATOR_1_1,
+                        help=f"instead, compare throughput with the generator of commit REV (default {GENERATOR_1_1}, "
+                             "generator 1.1) in interleaved rounds")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --against (default 3)")
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args)
+        return
     if args.one_process:
         import os
         import sys
