@@ -1,4 +1,4 @@
-"""``walk``: the nodes of an ``ast`` tree, as :func:`ast.walk` yields them, about twice as fast.
+"""``walk`` and ``children``: the nodes of an ``ast`` tree, as :func:`ast.walk` yields them, about twice as fast.
 
 The synthesizer, its checker and the catalog's usage analysis walk small trees tens
 of thousands of times per second; :func:`ast.walk` spends most of that time in
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ast import AST
 
-__all__ = ["walk"]
+__all__ = ["children", "walk"]
 
 
 def walk(node: AST) -> list[AST]:
@@ -31,3 +31,15 @@ def walk(node: AST) -> list[AST]:
             elif isinstance(value, AST):
                 append(value)
     return todo
+
+
+def children(node: AST) -> list[AST]:
+    """The direct child nodes of ``node``, in :func:`ast.iter_child_nodes`' order, as a list."""
+    out: list[AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend(item for item in value if isinstance(item, AST))
+        elif isinstance(value, AST):
+            out.append(value)
+    return out

@@ -277,6 +277,52 @@ def test_the_first_input_reaches_the_most(rows):
     assert worse == 0
 
 
+def test_the_probe_compiles_what_a_node_transformer_would(rows):
+    """``coverage.instrument`` wraps decisions in one hand walk; the code object, decision ids and lines are
+    those of the plain way (an ``ast.NodeTransformer`` in post-order, then ``ast.fix_missing_locations``)."""
+    import ast
+
+    from execverify_data.synth.coverage import _RECORD, FILENAME, instrument
+
+    class Wrap(ast.NodeTransformer):
+        def __init__(self):
+            self.tests = {}
+
+        def record(self, test, line, kind):
+            self.tests[len(self.tests)] = (line, kind)
+            return ast.copy_location(ast.Call(ast.Name(_RECORD, ast.Load()), [ast.Constant(len(self.tests) - 1), test], []),
+                                     test)
+
+        def generic_then(self, node, kind):
+            self.generic_visit(node)
+            node.test = self.record(node.test, node.lineno, kind)
+            return node
+
+        def visit_If(self, node):
+            return self.generic_then(node, "if")
+
+        def visit_While(self, node):
+            return self.generic_then(node, "while")
+
+        def visit_IfExp(self, node):
+            return self.generic_then(node, "ifexp")
+
+        def visit_comprehension(self, node):
+            self.generic_visit(node)
+            node.ifs = [self.record(t, t.lineno, "comprehension") for t in node.ifs]
+            return node
+
+    nested = ("def f(xs):\n    while xs and (xs[0] if xs[-1] else 0):\n        xs = [x for x in xs[1:] if x > 1 if x]\n"
+              "        if len(xs) > 2:\n            if xs[0]:\n                return 1\n        elif xs:\n"
+              "            return 2 if xs[0] > 3 else 4\n    return 0\n")
+    for code in [nested] + [r["code"] for r in rows]:
+        wrap = Wrap()
+        tree = ast.fix_missing_locations(wrap.visit(ast.parse(code)))
+        compiled, tests, _ = instrument(code)
+        assert tests == wrap.tests
+        assert compiled == compile(tree, FILENAME, "exec", dont_inherit=True), code  # bytecode, constants, line table
+
+
 def test_every_output_is_of_the_annotated_return_type(rows):
     """The return annotation is part of what a model reads: each row's program, run as source on each of its
     inputs, returns an instance of the annotation's outer type (generator 2.0: 587 of 60,000 outputs of a 20k

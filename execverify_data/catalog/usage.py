@@ -34,7 +34,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from execverify_data.astwalk import walk
+from execverify_data.astwalk import children, walk
 from execverify_data.catalog import ENTRIES, TYPES
 from execverify_data.catalog.entry import Entry, Signature
 from execverify_data.catalog.typelang import parse as parse_type
@@ -152,7 +152,8 @@ class _Analyzer:
         self.memo: dict[tuple[int, str], Types] = {}
         self.parent_fn: dict[int, ast.AST] = {}
         self.assigned: dict[tuple[int, str], list[ast.AST | str]] = {}
-        for node in walk(tree):
+        self.nodes = walk(tree)  # nothing here changes the tree: every pass reads the same nodes
+        for node in self.nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     self.modules.add(alias.asname or alias.name.split(".")[0])
@@ -173,7 +174,7 @@ class _Analyzer:
             if isinstance(node, ast.AnnAssign):
                 self.skip.update(id(n) for n in walk(node.annotation))
         self.bound |= self.modules
-        for fn in walk(tree):
+        for fn in self.nodes:
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 self._index_function(fn)
 
@@ -184,7 +185,7 @@ class _Analyzer:
         for extra, head in ((args.vararg, "tuple"), (args.kwarg, "dict")):
             if extra is not None:
                 self.assigned.setdefault((id(fn), extra.arg), []).append(head)
-        stack = list(ast.iter_child_nodes(fn))
+        stack = children(fn)
         while stack:
             node = stack.pop()
             self.parent_fn[id(node)] = fn
@@ -206,7 +207,7 @@ class _Analyzer:
                 target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
                 if target is not None:
                     self._unknown_targets(fn, target)
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
 
     def _unknown_targets(self, fn: ast.AST, target: ast.AST) -> None:
         for n in walk(target):
@@ -410,7 +411,7 @@ class _Analyzer:
 
     def usage(self) -> Usage:
         calls, ops = [], set()
-        for node in walk(self.tree):
+        for node in self.nodes:
             if id(node) in self.skip:
                 continue
             if isinstance(node, ast.Call):

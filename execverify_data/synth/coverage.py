@@ -48,35 +48,42 @@ class _Timeout(BaseException):
     pass
 
 
-class _Wrap(ast.NodeTransformer):
-    def __init__(self) -> None:
-        self.tests: dict[int, tuple[int, str]] = {}
+_DECISIONS = {ast.If: "if", ast.While: "while", ast.IfExp: "ifexp"}
 
-    def record(self, test: ast.expr, line: int, kind: str) -> ast.expr:
-        i = len(self.tests)
-        self.tests[i] = (line, kind)
-        call = ast.Call(ast.Name(_RECORD, ast.Load()), [ast.Constant(i), test], [])
-        return ast.copy_location(call, test)
 
-    def visit_If(self, node: ast.If):
-        self.generic_visit(node)
-        node.test = self.record(node.test, node.lineno, "if")
-        return node
+def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
+    """Wrap the test of every decision under ``tree`` in a call of the recorder; ``{id: (line, kind)}``.
 
-    def visit_While(self, node: ast.While):
-        self.generic_visit(node)
-        node.test = self.record(node.test, node.lineno, "while")
-        return node
+    Ids are given in post-order (a decision nested in another's body or test first), each node's
+    fields in ``_fields`` order: the order in which an ``ast.NodeTransformer`` would visit them. The
+    new nodes take the location of the test they wrap (what ``ast.fix_missing_locations`` would give
+    them), without a second walk of the tree."""
+    tests: dict[int, tuple[int, str]] = {}
 
-    def visit_IfExp(self, node: ast.IfExp):
-        self.generic_visit(node)
-        node.test = self.record(node.test, node.lineno, "ifexp")
-        return node
+    def record(test: ast.expr, line: int, kind: str) -> ast.expr:
+        i = len(tests)
+        tests[i] = (line, kind)
+        where = {"lineno": test.lineno, "col_offset": test.col_offset,
+                 "end_lineno": test.end_lineno, "end_col_offset": test.end_col_offset}
+        return ast.Call(ast.Name(_RECORD, ast.Load(), **where), [ast.Constant(i, **where), test], [], **where)
 
-    def visit_comprehension(self, node: ast.comprehension):
-        self.generic_visit(node)
-        node.ifs = [self.record(t, t.lineno, "comprehension") for t in node.ifs]
-        return node
+    def visit(node: ast.AST) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        visit(item)
+            elif isinstance(value, ast.AST):
+                visit(value)
+        kind = _DECISIONS.get(type(node))
+        if kind is not None:
+            node.test = record(node.test, node.lineno, kind)
+        elif type(node) is ast.comprehension:
+            node.ifs = [record(t, t.lineno, "comprehension") for t in node.ifs]
+
+    visit(tree)
+    return tests
 
 
 def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset[int]]:
@@ -87,9 +94,8 @@ def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset
     """
     tree = ast.parse(code)
     lines = _statement_lines(tree)
-    wrap = _Wrap()
-    tree = ast.fix_missing_locations(wrap.visit(tree))
-    return compile(tree, FILENAME, "exec", dont_inherit=True), wrap.tests, lines
+    tests = _wrap_decisions(tree)
+    return compile(tree, FILENAME, "exec", dont_inherit=True), tests, lines
 
 
 @dataclass(frozen=True)
@@ -185,10 +191,8 @@ class TracedProbe:
 
     def __init__(self, code: str, entry: str, tracer):
         tree = ast.parse(code)
-        wrap = _Wrap()
-        tree = ast.fix_missing_locations(wrap.visit(tree))
+        self.tests = _wrap_decisions(tree)
         text = ast.unparse(tree)
-        self.tests = wrap.tests
         self.statements = _statement_lines(ast.parse(text))
         self.program_lines = text.count("\n") + 1
         self.source = text + _PRELUDE.format(entry=entry)
