@@ -125,8 +125,9 @@ def targets(table: dict[str, dict], jobs: list[dict], rows: list[dict], summary:
         medians = [statistics.median(lengths[level]) for level in sorted(lengths)]
         rising = len(medians) > 1 and all(b >= a for a, b in zip(medians, medians[1:])) and medians[-1] > medians[0]
         add("median trace length rising from level 1 to 6", medians, "non-decreasing, last > first", rising)
-    for text in ("byte-identical output for 1 and 2 workers", "throughput >= 200 accepted programs/s on 2 cores"):
-        add(f"{text} (benchmarks/bench_synth.py measures it)", None, None, None)
+    add("byte-identical output for 1 and 2 workers (benchmarks/bench_synth.py measures it)", None, None, None)
+    add("throughput >= 200 accepted programs/s on 2 cores (benchmarks/bench_synth.py measures it; with --against, "
+        "as a ratio to generator 1.1 in the same run: >= 200/226)", None, None, None)
     return out
 
 
