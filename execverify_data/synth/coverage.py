@@ -31,7 +31,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from execverify_data.astwalk import walk
+from execverify_data.astwalk import children, walk
 from execverify_data.values import format_arguments
 
 __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
@@ -68,14 +68,8 @@ def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
         return ast.Call(ast.Name(_RECORD, ast.Load(), **where), [ast.Constant(i, **where), test], [], **where)
 
     def visit(node: ast.AST) -> None:
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        visit(item)
-            elif isinstance(value, ast.AST):
-                visit(value)
+        for child in children(node):
+            visit(child)
         kind = _DECISIONS.get(type(node))
         if kind is not None:
             node.test = record(node.test, node.lineno, kind)
