@@ -119,7 +119,7 @@ _ROUND_TRIP_PAIRS = frozenset(
     {(o, i) for o in _SCALAR_CONVERSIONS for i in _SCALAR_CONVERSIONS}
     | {("reversed", "sorted"), ("sorted", "sorted"), ("sorted", "reversed"), ("set", "sorted"), ("set", "reversed"),
        ("frozenset", "sorted"), ("list", "sorted"), ("list", "list"),
-       ("tuple", "tuple"), ("set", "set"), ("frozenset", "frozenset"), ("dict", "dict")}
+       ("tuple", "tuple"), ("set", "set"), ("frozenset", "frozenset"), ("dict", "dict"), ("ord", "chr"), ("chr", "ord")}
 )
 
 
@@ -265,7 +265,8 @@ def round_trips(program: str) -> int:
     (``str(int(bool(x)))``); ``reversed(sorted(..))``, ``sorted(sorted(..))``, ``sorted(reversed(..))``,
     ``set(sorted(..))``, ``set(reversed(..))``, ``frozenset(sorted(..))``; a copy into the type the inner
     call already gives: ``list(sorted(..))``, ``list(list(..))``, ``tuple(tuple(..))``, ``set(set(..))``,
-    ``frozenset(frozenset(..))``, ``dict(dict(..))``. ``sorted(list(..))`` does not count (a redundant
+    ``frozenset(frozenset(..))``, ``dict(dict(..))``; ``ord(chr(..))`` and ``chr(ord(..))`` (a code point and its
+    character, each the other's inverse). ``sorted(list(..))`` does not count (a redundant
     but harmless copy people write). A chain of such pairs counts once
     (``list(reversed(sorted(x)))`` is one).
 

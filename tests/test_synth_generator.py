@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import glob
+import random
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,8 @@ from execverify_data.inputs import draw_inputs
 from execverify_data.pipeline import row_seed
 from execverify_data.synth import check
 from execverify_data.synth.filters import normalized_hash, unused_params
-from execverify_data.synth.generator import LEVELS, GenFail, generate, spec_for, targets
-from execverify_data.synth.spec import level_of
+from execverify_data.synth.generator import LEVELS, GenFail, NoUse, generate, spec_for, targets
+from execverify_data.synth.spec import level_of, level_spec
 from execverify_data.trace import Status, trace_call
 from execverify_data.values import format_call
 
@@ -211,6 +212,24 @@ def test_generated_programs_avoid_the_noise_patterns(detector):
     codes = [program.code for _, program in PROGRAMS]
     rate = 100 * sum(detector(code) > 0 for code in codes) / len(codes)
     assert rate <= _PER_100[detector], (detector.__name__, rate, [c for c in codes if detector(c)][:2])
+
+
+@pytest.mark.parametrize("target", ["builtin.chr", "builtin.ord"])
+def test_no_code_point_round_trips(target):
+    """``ord(chr(b))`` over a byte was how a level reached its nested depth (13 in a 3,000-program run of
+    generator 2.1.0, counted once the naturalness measure knew the pair): ``deepen`` skips a wrapper that undoes
+    the call it would wrap."""
+    made = []
+    for level in LEVELS[1:]:
+        for i in range(40):
+            seed = row_seed(level, 1000 + i)
+            spec = level_spec(level, target, random.Random(seed))
+            try:
+                made.append(generate(spec, seed).code)
+            except (GenFail, NoUse):
+                continue
+    assert len(made) >= 30, len(made)
+    assert not [code for code in made if nat.round_trips(code)], [code for code in made if nat.round_trips(code)][:2]
 
 
 def test_programs_call_few_distinct_builtins_and_methods():

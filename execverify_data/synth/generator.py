@@ -48,7 +48,7 @@ from execverify_data.synth.vocab import SLOTS, Form, element_grain, forms, grain
 __all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program.
-GENERATOR_VERSION = "2.1.0"
+GENERATOR_VERSION = "2.1.1"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 6
@@ -738,9 +738,10 @@ class _Gen:
             template, grain, prep = self.rng.choice(self.frugal(options, lambda w: w[0]))
             head = template.split("(", 1)[0]
             inner_head = value.text.split("(", 1)[0]
-            if (head and head in inner_head) or (head in ("max", "min", "sum", "len", "set") and inner_head in ("sorted", "reversed")):
+            if ((head and head in inner_head) or (head in ("max", "min", "sum", "len", "set") and inner_head in ("sorted", "reversed"))
+                    or (f"builtin.{head}", f"builtin.{inner_head}") in _INVERSE):
                 applied.add(template)
-                continue  # no sorted(sorted(...)), no max(sorted(...)): the inner step would change nothing
+                continue  # no sorted(sorted(...)), no max(sorted(...)), no ord(chr(b)): the inner step would change nothing
             inner = value.text
             if inner.isidentifier() and prep and not deep_enough(Val.of(template.format(v=inner), grain)):
                 inner = inner + self.rng.choice(prep)
@@ -917,7 +918,8 @@ _CASE = {"str.upper", "str.lower", "str.title", "str.capitalize", "str.swapcase"
 _INVERSE = {("builtin.int", "builtin.str"), ("builtin.str", "builtin.int"), ("builtin.list", "builtin.tuple"),
             ("builtin.tuple", "builtin.list"), ("bytes.decode", "str.encode"), ("str.encode", "bytes.decode"),
             ("builtin.set", "builtin.frozenset"), ("builtin.frozenset", "builtin.set"), ("builtin.list", "builtin.list"),
-            ("builtin.set", "builtin.set"), ("builtin.sorted", "builtin.sorted"), ("builtin.abs", "builtin.abs")}
+            ("builtin.set", "builtin.set"), ("builtin.sorted", "builtin.sorted"), ("builtin.abs", "builtin.abs"),
+            ("builtin.ord", "builtin.chr"), ("builtin.chr", "builtin.ord")}
 
 
 @lru_cache(maxsize=65536)
