@@ -28,6 +28,8 @@ __all__ = ["Acc", "KINDS", "KINDS_FOR_TARGET", "VALUE_KINDS", "make"]
 
 _NUMERIC = ("num", "count", "index", "byte", "number", "amount")
 _TEXT = ("word", "char", "text", "line", "numstr", "digits")
+#: the value grains that are strings
+TEXT_GRAINS = _TEXT
 _HASHABLE = _NUMERIC + _TEXT + ("flag",)
 
 

@@ -12,10 +12,10 @@ see :data:`REASONS`):
   (a NaN inside: ``assert f(INPUT) == OUTPUT`` could never hold), is ``unaskable_output``.
 * ``constant_output``: the output depends on the input (not all outputs equal).
 * ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
-* ``wrong_annotation``: every output is of the type the entry point's return annotation names (its
-  outer type: ``list[int]`` takes a list, ``int | None`` an int or None, ``float`` an int too), for
-  the programs we generate (:func:`returns_as_annotated`); a program's annotation is part of what a
-  model reads.
+* ``wrong_annotation``: every output is of the type the entry point's return annotation names, items
+  included (``tuple[int, int]`` takes a pair of ints, not ``(None, 7)``; ``int | None`` an int or None,
+  ``float`` an int too), for the programs we generate (:func:`returns_as_annotated`); a program's
+  annotation is part of what a model reads.
 * ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
   (the checker is the judge; a failure here is a generator bug, counted).
 * ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) is that of a
@@ -52,14 +52,14 @@ import pickle
 from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.inputs import Hints, draw_inputs
 from execverify_data.synth.checker import check
 from execverify_data.synth.generator import Program
 from execverify_data.synth.retrace import Retracer, may_depend_on_hash_seed, trace_digest
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
-from execverify_data.values import format_arguments
+from execverify_data.values import format_arguments, parse
 
 __all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "returns_as_annotated",
            "unused_params"]
@@ -203,40 +203,72 @@ def unused_params(source: str, entry: str) -> list[str]:
     return []
 
 
-def returns_as_annotated(source: str, entry: str, types: list[str]) -> bool:
-    """Whether values of the ``types`` (``type(value).__name__``) are what the return annotation of ``entry``
-    names, by outer type (True when it has none).
+def returns_as_annotated(source: str, entry: str, outputs: list) -> bool:
+    """Whether each of ``outputs`` (values) is of the type the return annotation of ``entry`` names, items
+    included (True when it has none).
 
-    >>> returns_as_annotated("def f(x) -> list[int]:\\n    return x\\n", "f", ["list", "list"])
+    ``int`` admits a bool, ``float`` an int (PEP 484's numeric tower); ``X | None`` None;
+    ``list[int]`` a list of ints, ``tuple[int, str]`` a pair of an int and a str, ``tuple[int, ...]`` a
+    tuple of ints, ``dict[str, int]`` str keys and int values; a bare ``list`` or ``tuple`` any items.
+    An annotation of another form (a name this check does not know, a string) is not judged.
+
+    >>> returns_as_annotated("def f(x) -> list[int]:\\n    return x\\n", "f", [[1, 2], []])
     True
-    >>> returns_as_annotated("def f(x) -> int | None:\\n    return x\\n", "f", ["int", "NoneType", "bool"])
+    >>> returns_as_annotated("def f(x) -> int | None:\\n    return x\\n", "f", [1, None, True])
     True
-    >>> returns_as_annotated("def f(x) -> int:\\n    return x\\n", "f", ["int", "str"])
+    >>> returns_as_annotated("def f(x) -> tuple[int, int]:\\n    return x\\n", "f", [(1, 2), (None, 2)])
+    False
+    >>> returns_as_annotated("def f(x) -> set[str]:\\n    return x\\n", "f", [{'a', 1}])
     False
     """
     node = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
     if node is None or node.returns is None:
         return True
-    allowed: set[str] = set()
-    stack = [node.returns]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr):
-            stack += [n.left, n.right]
-        elif isinstance(n, ast.Subscript):
-            stack.append(n.value)
-        elif isinstance(n, ast.Constant) and n.value is None:
-            allowed.add("NoneType")
-        elif isinstance(n, ast.Name):
-            allowed.add(n.id)
-            allowed |= _WIDER.get(n.id, set())
-        else:
-            return True  # an annotation of another form is not judged
-    return all(t in allowed for t in types)
+    return all(_of_annotation(value, node.returns) is not False for value in outputs)
+
+
+def _output_values(traces: list[Trace]) -> list:
+    """The outputs of ``traces`` as values (one past what an answer may hold is left out: not judged)."""
+    out = []
+    for trace in traces:
+        try:
+            out.append(parse(trace.output.text))
+        except AnswerError:
+            continue
+    return out
 
 
 #: types a value of which an annotation also admits (PEP 484's numeric tower, bool an int)
-_WIDER = {"int": {"bool"}, "float": {"int", "bool"}, "complex": {"float", "int", "bool"}, "object": set()}
+_WIDER = {"int": (int,), "float": (int, float), "complex": (int, float, complex), "bool": (bool,), "str": (str,),
+          "bytes": (bytes,), "list": (list,), "tuple": (tuple,), "dict": (dict,), "set": (set,),
+          "frozenset": (frozenset,), "object": (object,)}
+
+
+def _of_annotation(value, ann: ast.expr) -> bool | None:
+    """Whether ``value`` is of the type ``ann`` names; None when ``ann`` is of a form this does not judge."""
+    if isinstance(ann, ast.Constant) and ann.value is None:
+        return value is None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        left, right = _of_annotation(value, ann.left), _of_annotation(value, ann.right)
+        return None if None in (left, right) and True not in (left, right) else left or right
+    if isinstance(ann, ast.Name):
+        kinds = _WIDER.get(ann.id)
+        return None if kinds is None else isinstance(value, kinds)
+    if not (isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name) and ann.value.id in _WIDER):
+        return None
+    if not isinstance(value, _WIDER[ann.value.id]):
+        return False
+    args = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    if ann.value.id == "tuple" and not (len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is ...):
+        if len(args) != len(value):
+            return False
+        pairs = list(zip(value, args))
+    elif ann.value.id == "dict" and len(args) == 2:
+        pairs = [(item, args[i]) for entry in value.items() for i, item in enumerate(entry)]
+    else:
+        pairs = [(item, args[0]) for item in value]
+    verdicts = [_of_annotation(item, arg) for item, arg in pairs]
+    return False if False in verdicts else (None if None in verdicts else True)
 
 
 def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None,
@@ -371,7 +403,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
             return None, "nondeterministic"
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
-    if not trusted and not returns_as_annotated(program.code, program.entry_point, [t.output.type for t in kept]):
+    if not trusted and not returns_as_annotated(program.code, program.entry_point, _output_values(kept)):
         return None, "wrong_annotation"
     # the second interpreter, for code we did not write and for ours when a set could make its trace an
     # accident of the hash seed (a program that never holds a set traces the same under every seed)

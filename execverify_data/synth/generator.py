@@ -729,9 +729,12 @@ class _Gen:
             if heads & _PADDING:
                 return value  # a padded string is an end product: its letters, sorted or counted, say nothing
             reshaped = heads & _RESHAPING  # case-changed: its length or distinct letters say little
+            # a repetition (``ch * 2``, ``nums[:3] * 2``): its distinct items are the original's, its length a multiple
+            repeated = "op.mul" in heads and grain_type(value.grain) not in ("int", "float")
             options = [w for w in WRAPPERS.get(value.grain, ()) if accepts(w[1]) and w[0] not in applied
                        and not (w[0] == "len({v})" and _keeps_length(value.text))
-                       and not (reshaped and w[0].startswith("len("))
+                       and not ((reshaped or repeated) and w[0].startswith("len("))
+                       and not (repeated and "set(" in w[0])
                        and not (w[0] in _NAME_ONLY_WRAPPERS and not value.text.isidentifier())]
             if not options:
                 return value

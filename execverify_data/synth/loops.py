@@ -1125,11 +1125,14 @@ def _annotation(acc, secondary, value_grain: str | None = None, result_grain: st
         base = by_grain(result_grain)
         return f"tuple[{base}, int]" if secondary is not None else base
 
-    number = "float" if value_grain == "amount" else "int"
+    # a total started at 0.0 (made for amounts) stays a float whatever it is given
+    number = "float" if value_grain == "amount" or f"{acc.name} = 0.0" in acc.init else "int"
+    # a best that starts as None stays None when nothing is better; it holds the values it is given
+    best_none = ("str" if value_grain in accs.TEXT_GRAINS else number) + " | None"
     base = {"count": "int", "total": number, "total_signed": number, "total_mod": "int", "product": "int", "xor": "int",
             "mask": "int", "mask_and": "int", "mean": "float", "chunks": "list[list]", "chunks_set": "int",
             "letters": "list[str]", "common_op": "list[str]", "build": "str", "join": "str", "join_repr": "str",
-            "tally": "dict", "index": "dict", "group": "dict", "best": number, "worst": number, "best_none": number,
+            "tally": "dict", "index": "dict", "group": "dict", "best": number, "worst": number, "best_none": best_none,
             "longest": "str", "any": "bool",
             "partition": {"[": "list", "(": "tuple"}.get(acc.returns[0]) if "*" in acc.returns else "tuple[list, list]"}.get(acc.kind)
     if base is None:
