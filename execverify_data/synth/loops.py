@@ -20,6 +20,7 @@ and the innermost block updates the accumulator (:mod:`.accumulators`) with a va
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -643,6 +644,9 @@ class LoopBuilder:
             kinds = ["collect", "build", "join", "tally", "seen", "dedupe", "longest", "first", "group"]
             if grain in ("word", "text", "line"):
                 kinds += ["letters", "common_op"] if rng.random() < 0.4 else []
+            if value is not None and _REPEAT.fullmatch(value.text):
+                # a repetition (``ch * 2``): its length is fixed by the count, its letters are the original's
+                kinds = [k for k in kinds if k not in ("longest", "letters", "common_op")]
             if grain in ("word", "char") and rng.random() < 0.3:
                 kinds += ["chunks", "chunks_set", "recent"]
         elif grain == "blob":
@@ -727,6 +731,8 @@ class LoopBuilder:
 
 
 _SEPS = (",", ";", "-", "|")
+#: a name repeated a literal number of times (``ch * 2``)
+_REPEAT = re.compile(r"\w+ \* \d+")
 #: what an aggregate gives when it is a collection a loop can walk
 _COLLECTION_GIVES = ("same", "listof", "words", "nums", "numstrs", "setof", "fsetof", "tupleof", "blobs", "table",
                      "pairs")
