@@ -39,7 +39,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ClassVar
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 from execverify_data.workdir import claim_folder, write_atomic
@@ -53,6 +53,9 @@ ROW_ATTEMPTS = 12
 CHUNK_ROWS = 25
 #: A run stops trying rows after ``MAX_ROWS_FACTOR * n + shard_size`` rows even if it kept fewer than ``n`` programs.
 MAX_ROWS_FACTOR = 4
+#: The rows of shard ``s`` know the programs kept by shards ``[0, s - KNOWN_LAG]`` (:class:`KnownPrograms`):
+#: a row whose program is one of them is a duplicate before any input is run.
+KNOWN_LAG = 2
 SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "param_domains",
                  "inputs", "outputs", "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version",
                  "generator")
@@ -276,7 +279,38 @@ def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
     }
 
 
-def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=None):
+class KnownPrograms:
+    """The normalized hashes of the programs that shards ``[0, shards)`` of a run kept (``digest in
+    known``), read from their files in ``folder`` at the first look, once per process and ``run`` (a folder
+    reused by another run is read again).
+
+    Shard ``s``'s chunks get ``KnownPrograms(folder, s - KNOWN_LAG + 1, run)``: those shards are written
+    before its chunks are made (:func:`~execverify_data.workpool.run_ordered` ``lag``), so what a row
+    knows depends on the rows before it only, never on the workers or the order chunks finish in.
+    """
+
+    _first: ClassVar[dict[tuple[str, str], dict[str, int]]] = {}  # (folder, run) -> hash -> the shard that kept it
+    _read: ClassVar[dict[tuple[str, str], int]] = {}  # (folder, run) -> shards read into _first
+
+    def __init__(self, folder: str | os.PathLike, shards: int, run: dict) -> None:
+        key = hashlib.sha256(json.dumps(run, sort_keys=True, default=str).encode()).hexdigest()
+        self.key, self.shards = (str(folder), key), max(0, shards)
+
+    def __contains__(self, digest: object) -> bool:
+        first = self._first.setdefault(self.key, {})
+        read = self._read.get(self.key, 0)
+        if read < self.shards:
+            import pyarrow.parquet as pq
+
+            for s in range(read, self.shards):
+                table = pq.read_table(shard_path(Path(self.key[0]), s), columns=["ast_hash"])
+                for h in table.column("ast_hash").to_pylist():
+                    first.setdefault(h, s)
+            self._read[self.key] = self.shards
+        return first.get(digest, self.shards) < self.shards
+
+
+def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=None, known=None):
     """Each row of ``[start, stop)`` in order: ``(i, level, counts, accepted or None, seed)``.
 
     A programmatic row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that
@@ -287,7 +321,8 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
     ``no_code``, ``syntax_error``, ``checker:<constraint>``, ``param_types`` or a filter's reason per
     rejected one). LLM rows are traced with ``llm_tracer``, a trusted-runner
     :class:`~execverify_data.synth.filters.Tracer` (``tracer`` when it is one; else one is started
-    and closed here).
+    and closed here). A programmatic row whose program is in ``known`` (normalized hashes,
+    :class:`KnownPrograms`) ends at once as a ``duplicate``, before any input is run.
     """
     from execverify_data.synth.filters import FilterConfig, Tracer
 
@@ -304,7 +339,7 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
         for i, name in zip(range(start, stop), names):
             level = level_for(i, config.levels)
             if name == PROGRAM:
-                counts, found = _program_row(config, i, level, fconfig, tracer)
+                counts, found = _program_row(config, i, level, fconfig, tracer, known)
             else:
                 spec, texts = completions[i]
                 counts, found = _llm_row(_llm_generator(config, name), spec, texts, row_seed(config.seed, i),
@@ -315,7 +350,7 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
             own.close()
 
 
-def _program_row(config: SynthConfig, i: int, level: int, fconfig, tracer) -> tuple[Counter, tuple | None]:
+def _program_row(config: SynthConfig, i: int, level: int, fconfig, tracer, known=None) -> tuple[Counter, tuple | None]:
     from execverify_data.synth.filters import evaluate
     from execverify_data.synth.generator import GenFail, generate, spec_for
 
@@ -331,8 +366,11 @@ def _program_row(config: SynthConfig, i: int, level: int, fconfig, tracer) -> tu
             continue
         counts["generated"] += 1
         inputs_raised: dict[str, int] = {}
-        acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised)
+        acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised, known=known)
         counts["input_raised"] += inputs_raised.get("input_raised", 0)
+        if reason == "duplicate":  # a program the run has kept already: the row is a duplicate, as it would be kept
+            counts[reason] += 1
+            return counts, None
         if acc is None:
             counts[reason] += 1
             continue
@@ -446,24 +484,26 @@ def _worker_tracer(config: SynthConfig, kind: str | None = None):
     return tracer
 
 
-def _rows(config: SynthConfig, start: int, stop: int, tracer, llm_tracer) -> list[dict]:
+def _rows(config: SynthConfig, start: int, stop: int, tracer, llm_tracer, known=None) -> list[dict]:
     return [{"row": i, "level": level, "generator": generator_for(i, config), "counts": dict(counts),
              "record": None if acc is None else _record(config, i, s, acc)}
-            for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer, llm_tracer=llm_tracer)]
+            for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer, llm_tracer=llm_tracer,
+                                                      known=known)]
 
 
-def synthesize_chunk(config: SynthConfig, start: int, stop: int) -> dict:
+def synthesize_chunk(config: SynthConfig, start: int, stop: int, known: KnownPrograms | None = None) -> dict:
     """The work unit of :func:`synthesize`: rows ``[start, stop)`` as
     ``{"rows": [{"row", "level", "generator", "counts", "record"}...], "seconds"}`` (``record`` is None
     for a row given up).
 
-    Duplicates are not removed here: which of two equal programs a run keeps depends on the rows
-    before it, which only the process that finishes shards in order knows.
+    Duplicates of the programs in ``known`` (kept by the shards written before this chunk was made)
+    end their rows at once; the others are not removed here: which of two equal programs a run keeps
+    depends on the rows before it, which only the process that finishes shards in order knows.
     """
     t0 = time.perf_counter()
     tracer = _worker_tracer(config)
     llm_tracer = _worker_tracer(config, "trusted") if config.llm_specs else None  # before a model loads
-    rows = _rows(config, start, stop, tracer, llm_tracer)
+    rows = _rows(config, start, stop, tracer, llm_tracer, known)
     return {"rows": rows, "seconds": time.perf_counter() - t0}
 
 
@@ -680,7 +720,8 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    claim_folder(out, config.identity(), hint="use another --out")
+    identity = config.identity()
+    claim_folder(out, identity, hint="use another --out")
     run = _Run(config, out, progress)
     resumed = run.start
     t0 = time.perf_counter()
@@ -689,8 +730,9 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
         # always trace there; a local model, torch or vLLM, also maps far more address space than it uses)
         limit = memory_mb if config.tracer == "inprocess" and not config.llm_specs else None
         with spawn_pool(workers, initializer=_init_worker, initargs=(limit,)) as submit:
-            run_ordered(submit, lambda s: [(synthesize_chunk, [config, a, b]) for a, b in chunks(config, s)],
-                        run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
+            run_ordered(submit, lambda s: [(synthesize_chunk, [config, a, b, KnownPrograms(out, s - KNOWN_LAG + 1, identity)])
+                                           for a, b in chunks(config, s)],
+                        run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result, lag=KNOWN_LAG)
     wall = time.perf_counter() - t0
     summary = summarize(out, config)
     summary["throughput"] = {

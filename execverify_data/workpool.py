@@ -102,7 +102,7 @@ ENGINES: dict[str, Callable] = {"local": spawn_pool, "ray": ray_pool}
 
 def run_ordered(submit: Submit, jobs_of: Callable[[int], list[tuple[Callable, list]]],
                 finish: Callable[[int, list], bool], *, start: int = 0, inflight: int = 4,
-                on_result: Callable[[Any], None] | None = None) -> None:
+                on_result: Callable[[Any], None] | None = None, lag: int | None = None) -> None:
     """Run the chunk jobs of shards ``start, start + 1, ...`` and finish the shards in order.
 
     Args:
@@ -113,6 +113,9 @@ def run_ordered(submit: Submit, jobs_of: Callable[[int], list[tuple[Callable, li
         start (`int`): the first shard to run.
         inflight (`int`): most chunks submitted and not yet finished.
         on_result: called with each chunk result as it arrives (progress).
+        lag (`int`, optional): ``jobs_of(s)`` is called only once ``finish(s - lag)`` has returned, so the
+            jobs of a shard may depend on what the shards up to ``s - lag`` hold, and on nothing later
+            (whatever the number of workers or the order chunks finish in).
 
     A chunk that raises aborts the run with its exception (finished shards stay finished);
     chunks submitted past the last needed shard are cancelled or their results dropped.
@@ -126,6 +129,8 @@ def run_ordered(submit: Submit, jobs_of: Callable[[int], list[tuple[Callable, li
         while True:
             while len(pending) < inflight:
                 if not queue:
+                    if lag is not None and next_shard - lag >= oldest:
+                        break  # shard next_shard - lag is not finished yet
                     jobs = jobs_of(next_shard)
                     left[next_shard], results[next_shard] = len(jobs), [None] * len(jobs)
                     queue = [(next_shard, i, fn, args) for i, (fn, args) in enumerate(jobs)]

@@ -83,6 +83,75 @@ def test_a_run_keeps_n_distinct_programs_across_shards(tmp_path):
     assert [r["row"] for r in rows] == sorted(r["row"] for r in rows)
 
 
+def test_rows_skip_before_any_run_the_programs_earlier_shards_kept(tmp_path, monkeypatch):
+    """A row whose program an earlier shard kept ends as a duplicate at once (KnownPrograms), and a run
+    where that happens gives the same bytes with 1 and 2 workers."""
+    from execverify_data import pipeline
+    from execverify_data.pipeline import KnownPrograms, iter_rows, write_shard
+    from execverify_data.synth import filters
+    from execverify_data.synth.filters import Tracer
+
+    config = SynthConfig(n=40, seed=5, levels=(1,))
+    records, stats = synthesize_rows(config, 0, 40)
+    assert len(records) >= 20
+    write_shard(tmp_path, 0, records, stats)
+    known = KnownPrograms(tmp_path, 1, config.identity())
+    assert all(r["ast_hash"] in known for r in records) and "0" * 40 not in known
+    assert not any(r["ast_hash"] in KnownPrograms(tmp_path, 0, config.identity()) for r in records)
+    kept = {r["row"] for r in records}
+    real_draw = filters.draw_inputs
+    drawn: list[str] = []
+    monkeypatch.setattr(filters, "draw_inputs", lambda *a, **k: drawn.append(a) or real_draw(*a, **k))
+    tracer = Tracer("inprocess")
+    try:
+        again = list(iter_rows(config, 0, 40, tracer=tracer, known=known))
+    finally:
+        tracer.close()
+    assert all(acc is None for _, _, _, acc, _ in again)  # every program these rows keep is known
+    assert all(counts["duplicate"] == 1 for i, _, counts, _, _ in again if i in kept)
+    first_try = sum(1 for i, _, counts, _, _ in again if i in kept and counts["attempts"] == 1)
+    assert first_try >= 10  # those rows ran nothing: the known program was their first
+    assert len(drawn) <= sum(counts["attempts"] for _, _, counts, _, _ in again) - first_try
+    assert pipeline.KNOWN_LAG >= 1
+
+    small = SynthConfig(n=150, seed=2, levels=(1, 2), shard_size=25)
+    one, two = tmp_path / "one", tmp_path / "two"
+    s1, s2 = synthesize(small, one, workers=1), synthesize(small, two, workers=2)
+    assert _digests(one) == _digests(two) and len(_digests(one)) >= 4
+    assert s1["rejected"] == s2["rejected"] and s1["rejected"]["duplicate"] >= 5
+
+
+def test_run_ordered_makes_a_shards_jobs_only_after_the_lagged_shard_is_finished():
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    from execverify_data.workpool import run_ordered
+
+    events: list[tuple[str, int]] = []
+
+    def work(shard: int, delay: float) -> int:
+        time.sleep(delay)
+        return shard
+
+    def jobs_of(shard: int):
+        events.append(("jobs", shard))
+        rng = random.Random(shard)
+        return [(work, [shard, rng.random() / 200]) for _ in range(3)]
+
+    def finish(shard: int, results: list) -> bool:
+        assert results == [shard] * 3
+        events.append(("finish", shard))
+        return shard == 9
+
+    with ThreadPoolExecutor(4) as pool:
+        run_ordered(pool.submit, jobs_of, finish, inflight=8, lag=2)
+    for kind, shard in events:
+        if kind == "jobs" and shard >= 2:
+            assert events.index(("finish", shard - 2)) < events.index(("jobs", shard))
+    assert [s for kind, s in events if kind == "finish"] == list(range(10))
+    assert ("jobs", 4) in events and events.index(("jobs", 3)) > events.index(("finish", 0))
+
+
 def test_progress_counts_programs_and_ends_at_what_was_written(tmp_path):
     seen = []
     summary = synthesize(SynthConfig(n=60, seed=4, shard_size=60), tmp_path, workers=2, progress=lambda d, t: seen.append((d, t)))

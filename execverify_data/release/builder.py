@@ -165,6 +165,7 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     claim_folder(work, cfg.identity(), hint="use another --work-dir")
     if ray_address is not None and engine != "ray":
         raise InvalidArgument("ray_address is only for engine='ray'")
+    from execverify_data.pipeline import KNOWN_LAG
     from execverify_data.workpool import run_ordered
 
     t0 = time.perf_counter()
@@ -174,7 +175,8 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
         if not run.complete:
             options = {"address": ray_address} if engine == "ray" else {}
             with ENGINES[engine](workers, **options) as submit:
-                run_ordered(submit, run.jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
+                run_ordered(submit, run.jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result,
+                            lag=KNOWN_LAG)
         failures = [f for s in range(finished_shards(work))
                     for f in json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text())["failures"]]
         if failures:

@@ -71,14 +71,15 @@ def _verifier():
     return _VERIFIER
 
 
-def release_chunk(cfg, start: int, stop: int) -> dict:
+def release_chunk(cfg, start: int, stop: int, known=None) -> dict:
     """Rows ``[start, stop)``: ``{"rows": [{"row", "level", "counts", "record", "out", "skipped", "naturalness"}],
     "failures", "seconds"}``.
 
     ``out`` maps each config to the program's rows; ``skipped`` counts why a program has none
     (decontamination, ...); ``naturalness`` holds the program's naturalness figures when its row is
     measured (else None); ``failures`` lists the rows whose reference answer does not get full
-    marks (the build fails on them).
+    marks (the build fails on them). ``known`` (:class:`~execverify_data.pipeline.KnownPrograms`) ends
+    the rows whose program an earlier shard kept, before anything runs.
     """
     from execverify_data.naturalness import program_figures
     from execverify_data.pipeline import _record, _worker_tracer, iter_rows
@@ -96,7 +97,7 @@ def release_chunk(cfg, start: int, stop: int) -> dict:
         source = program_rows(cfg, start, stop)
     else:
         source = ((i, level, counts, None if acc is None else _record(synth, i, seed, acc), acc and acc.traces, None)
-                  for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth)))
+                  for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth), known=known))
     for i, level, counts, record, traces, trace_many in source:
         row = {"row": i, "level": level, "counts": dict(counts), "record": None, "out": None, "skipped": {},
                "naturalness": None}
@@ -147,11 +148,15 @@ class ReleaseRun:
             self.progress(min(self.cfg.n, self.examples + self.pending), self.cfg.n)
 
     def jobs(self, shard: int) -> list:
-        from execverify_data.pipeline import CHUNK_ROWS
+        from execverify_data.pipeline import CHUNK_ROWS, KNOWN_LAG, KnownPrograms
 
         first = shard * self.cfg.shard_size
-        last = first + self.cfg.shard_size if self.cfg.programs is None else min(first + self.cfg.shard_size, self.cfg.max_rows)
-        return [(release_chunk, [self.cfg, a, min(a + CHUNK_ROWS, last)]) for a in range(first, last, CHUNK_ROWS)]
+        if self.cfg.programs is None:
+            last = first + self.cfg.shard_size
+            known = KnownPrograms(self.work / "synth", shard - KNOWN_LAG + 1, self.cfg.identity())
+        else:  # records given: none is synthesized, so none is skipped as known
+            last, known = min(first + self.cfg.shard_size, self.cfg.max_rows), None
+        return [(release_chunk, [self.cfg, a, min(a + CHUNK_ROWS, last), known]) for a in range(first, last, CHUNK_ROWS)]
 
     def on_result(self, chunk: dict) -> None:
         self.pending += sum(len(r["out"]["trace"]) for r in chunk["rows"] if r["out"])

@@ -49,6 +49,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import pickle
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
@@ -360,12 +361,17 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
 
 
 def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: Tracer,
-             seen: set[str] | None = None, counts: dict[str, int] | None = None) -> tuple[Accepted | None, str | None]:
+             seen: set[str] | None = None, counts: dict[str, int] | None = None,
+             known: Container[str] | None = None) -> tuple[Accepted | None, str | None]:
     """Run every filter on ``program``; returns ``(accepted, None)`` or ``(None, reason)``.
 
-    ``seen`` (normalized hashes already accepted) is updated on acceptance; ``counts``
+    ``seen`` (normalized hashes already accepted) is updated on acceptance; ``known`` (normalized
+    hashes, only read) rejects a program among them as ``duplicate`` before anything runs; ``counts``
     receives ``input_raised``, the number of discarded inputs.
     """
+    digest = normalized_hash(program.code)
+    if known is not None and digest in known:
+        return None, "duplicate"
     if unused_params(program.code, program.entry_point):
         return None, "unused_param"
     hints = Hints.of_source(program.code)
@@ -391,7 +397,6 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         report = check(program.code, spec, entry=program.entry_point)
         if not report.ok:
             return None, "checker"
-    digest = normalized_hash(program.code)
     if seen is not None and digest in seen:
         return None, "duplicate"
     kept_inputs = [format_arguments(args) for args, _ in picked]
