@@ -19,7 +19,13 @@ that all 164 canonical solutions score 1.0. The rounds interleave the methods, s
 ratio compares them under the same load; the best rate of each method and the median of the
 per-round ratios are printed (on a shared machine the load of the neighbours moves both).
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_sandbox.py [--rounds N]``
+``--host trainer`` first imports what a Stage II GRPO trainer holds (torch, transformers, trl and
+its ``GRPOTrainer``) into this process, the one the reward is called from: the baselines then fork a
+process of a trainer's size per check, as a plain fork-per-check in the trainer would, while the
+sandbox forks its candidates from zygotes that never load them. ``--host bare`` (the default) measures
+in a process with only this package loaded.
+
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_sandbox.py [--rounds N] [--host bare|trainer]``
 """
 
 from __future__ import annotations
@@ -143,8 +149,24 @@ def _timed(fn, items, workers: int) -> tuple[float, list]:
     return time.perf_counter() - start, results
 
 
-def main(rounds: int = 5) -> None:
+def _load_trainer_modules() -> str:
+    """Import what the Stage II trainer process holds when it calls the reward; returns a summary line."""
+    import torch
+    import transformers
+    import trl
+    from trl import GRPOConfig, GRPOTrainer  # noqa: F401  (trl loads its trainers lazily)
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return (f"host: a trainer's process (torch {torch.__version__}, transformers {transformers.__version__}, "
+            f"trl {trl.__version__} imported; {rss:.0f} MiB resident)")
+
+
+def main(rounds: int = 5, host: str = "bare") -> None:
     multiprocessing.set_start_method("fork", force=True)
+    if host == "trainer":
+        print(_load_trainer_modules())
+    else:
+        print(f"host: bare (this package only; {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB resident)")
     problems = humaneval_records()
     programs = [p["prompt"] + p["canonical_solution"] + "\n" + p["test"] + f"\ncheck({p['entry_point']})\n"
                 for p in problems]
@@ -210,4 +232,8 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-    main(parser.parse_args().rounds)
+    parser.add_argument("--host", choices=("bare", "trainer"), default="bare",
+                        help="the process the checks are called from: this package only (default), or with a "
+                             "Stage II trainer's modules imported (torch, transformers, trl)")
+    args = parser.parse_args()
+    main(args.rounds, args.host)
