@@ -295,6 +295,77 @@ def test_every_branch_goes_both_ways_on_the_rows_own_inputs(rows):
     assert not bad, bad[:3]
 
 
+def _call_values(code: str, entry: str, inputs: list[str]) -> dict[str, list[str]]:
+    """The values of each call that the program uses and that reads a variable, over a row's inputs, by an
+    instrumentation written apart from ``coverage``'s (a NodeTransformer; iterators, whose repr is an address,
+    left out)."""
+    import ast
+    import builtins
+
+    from execverify_data.values import parse_call
+
+    tree, texts = ast.parse(code), {}
+
+    class Mark(ast.NodeTransformer):
+        def visit_Expr(self, node):
+            node.value = self.generic_visit(node.value) if isinstance(node.value, ast.Call) else self.visit(node.value)
+            return node
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if not any(isinstance(n, ast.Name) and not hasattr(builtins, n.id) for n in ast.walk(node)):
+                return node
+            texts[len(texts)] = ast.unparse(node)
+            return ast.Call(ast.Name("_seen_", ast.Load()), [ast.Constant(len(texts) - 1), node], [])
+
+    tree = ast.fix_missing_locations(Mark().visit(tree))
+    values: dict[str, list[str]] = {}
+
+    def seen(i, value):
+        if type(value).__repr__ is not object.__repr__:
+            values.setdefault(f"{texts[i]} (call {i})", []).append(f"{type(value).__name__}:{value!r}")
+        return value
+
+    namespace = {"_seen_": seen}
+    exec(compile(tree, "<row>", "exec"), namespace)  # trusted: our own synthesized program
+    for text in inputs:
+        _, args, kwargs = parse_call(f"{entry}({text})")
+        namespace[entry](*args, **kwargs)
+    return values
+
+
+def test_every_used_call_gives_two_values_on_the_rows_own_inputs(rows):
+    """A call whose value the program uses gives two values over the row's inputs when it runs twice or more
+    (generator 2.1.1: 25% of a 20k run's programs had one that did not: ``ord(ch)`` under ``if ch == 'n':``,
+    ``part.find(b' ')`` after a split on spaces, ``counts.get(k, 0)`` that only ever gave its default)."""
+    bad, calls = [], 0
+    for r in rows:
+        values = _call_values(r["code"], r["entry_point"], r["inputs"])
+        calls += len(values)
+        constant = [text for text, vs in values.items() if len(vs) >= 2 and len(set(vs)) == 1]
+        if constant:
+            bad.append((r["id"], constant))
+    assert calls > 2 * len(rows)  # the rule is exercised
+    assert not bad, bad[:3]
+
+
+def test_a_call_with_one_value_rejects_the_inputs_or_another_input_is_added():
+    from execverify_data.synth.coverage import Probe, choose, constant_values
+
+    guarded = "def f(word: str) -> int:\n    n = 0\n    for ch in word:\n        if ch == 'n':\n            n += ord(ch)\n    return n\n"
+    probe = Probe(guarded, "f")
+    runs = [probe.run((w,)) for w in ("nab", "anna", "xyz", "nnn")]
+    assert constant_values(runs) == [0] and choose(runs, probe, k=3) == "constant_value"
+    counted = "def f(words: list[str]) -> dict:\n    seen = {}\n    for w in words:\n        seen[w] = seen.get(w, 0) + 1\n    return seen\n"
+    probe = Probe(counted, "f")
+    runs = [probe.run((ws,)) for ws in (["a", "b"], ["c"], ["d", "e", "f"], ["g", "g"])]
+    assert constant_values(runs[:3]) == [0]  # get() only ever gave its default on the first three
+    chosen = choose(runs, probe, k=3)
+    assert 3 in chosen and len(chosen) <= 4 and constant_values([runs[i] for i in chosen]) == []
+    assert choose(runs[:3], probe, k=3) == "constant_value"
+    assert choose(runs[:3], probe, k=3, best_effort=True) != "constant_value"  # functions we did not write
+
+
 def test_the_first_input_reaches_the_most(rows):
     from execverify_data.synth.coverage import Probe, goals
     from execverify_data.values import parse_arguments
@@ -309,11 +380,28 @@ def test_the_first_input_reaches_the_most(rows):
 
 
 def test_the_probe_compiles_what_a_node_transformer_would(rows):
-    """``coverage.instrument`` wraps decisions in one hand walk; the code object, decision ids and lines are
-    those of the plain way (an ``ast.NodeTransformer`` in post-order, then ``ast.fix_missing_locations``)."""
+    """``coverage.instrument`` wraps used calls and decisions in hand walks; the code object, decision ids and
+    lines are those of the plain way (``ast.NodeTransformer`` passes in post-order, then
+    ``ast.fix_missing_locations``)."""
     import ast
+    import builtins
 
-    from execverify_data.synth.coverage import _RECORD, FILENAME, instrument
+    from execverify_data.synth.coverage import _RECORD, _VALUE, FILENAME, instrument
+
+    class WrapValues(ast.NodeTransformer):
+        def __init__(self):
+            self.n = 0
+
+        def visit_Expr(self, node):  # a call that is a statement of its own is not a value
+            node.value = self.generic_visit(node.value) if isinstance(node.value, ast.Call) else self.visit(node.value)
+            return node
+
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if not any(isinstance(n, ast.Name) and not hasattr(builtins, n.id) for n in ast.walk(node)):
+                return node
+            self.n += 1
+            return ast.copy_location(ast.Call(ast.Name(_VALUE, ast.Load()), [ast.Constant(self.n - 1), node], []), node)
 
     class Wrap(ast.NodeTransformer):
         def __init__(self):
@@ -348,7 +436,7 @@ def test_the_probe_compiles_what_a_node_transformer_would(rows):
               "            return 2 if xs[0] > 3 else 4\n    return 0\n")
     for code in [nested] + [r["code"] for r in rows]:
         wrap = Wrap()
-        tree = ast.fix_missing_locations(wrap.visit(ast.parse(code)))
+        tree = ast.fix_missing_locations(wrap.visit(WrapValues().visit(ast.parse(code))))
         compiled, tests, _ = instrument(code)
         assert tests == wrap.tests
         assert compiled == compile(tree, FILENAME, "exec", dont_inherit=True), code  # bytecode, constants, line table

@@ -44,7 +44,8 @@ def test_records_have_the_documented_fields(runs):
     table = pq.read_table(one / "shard-00000.parquet").to_pylist()
     assert table and set(SCHEMA_FIELDS) <= set(table[0])
     for row in table:
-        assert len(row["inputs"]) == config.k == len(row["outputs"]) == len(row["output_types"])
+        assert config.k <= len(row["inputs"]) <= config.k + 3  # at least k: more where the coverage needs them
+        assert len(row["inputs"]) == len(row["outputs"]) == len(row["output_types"])
         assert len(set(row["outputs"])) >= 2
         assert row["level"] == level_for(row["row"], config.levels)
         assert row["spec"]["target"] == row["target"]

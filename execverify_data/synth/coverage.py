@@ -11,6 +11,11 @@ decision it met, the lines it executed, the output. :func:`choose` then picks a 
 * every decision evaluates both ways (``one_sided_branch`` otherwise),
 * every statement runs at least once (``dead_code`` otherwise),
 * the outputs are not all equal (``constant_output`` otherwise),
+* every call whose value the program uses and that reads a variable (``len(word)``,
+  ``counts.get(ch, 0)``, a helper's result; not ``ord('a')``, not a statement such as
+  ``out.append(x)``) gives at least two values, when it is evaluated twice or more
+  (``constant_value`` otherwise: ``ord(ch)`` under ``if ch == 'n':``, ``part.find(' ')`` after a
+  split on spaces, a ``get`` whose default is all it ever returns),
 
 by greedy set cover over the candidates in order, so the same candidates always give the same
 choice.
@@ -38,6 +43,8 @@ __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrume
 
 FILENAME = "<synth-probe>"
 _RECORD = "_probe_record_"
+_VALUE = "_probe_value_"
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
 class _StepLimit(BaseException):
@@ -80,14 +87,61 @@ def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
     return tests
 
 
+def _reads_a_variable(call: ast.Call) -> bool:
+    return any(isinstance(n, ast.Name) and n.id not in _BUILTIN_NAMES for n in walk(call))
+
+
+def _wrap_values(tree: ast.AST) -> int:
+    """Wrap every call under ``tree`` whose value is used (not a statement of its own) and that reads a
+    variable in a call of the value recorder; returns how many (their ids are ``0 .. n - 1``, in
+    post-order). Done before :func:`_wrap_decisions`, whose recorder calls are not values."""
+    count = 0
+
+    def wrap(call: ast.Call) -> ast.expr:
+        nonlocal count
+        where = {"lineno": call.lineno, "col_offset": call.col_offset,
+                 "end_lineno": call.end_lineno, "end_col_offset": call.end_col_offset}
+        count += 1
+        return ast.Call(ast.Name(_VALUE, ast.Load(), **where), [ast.Constant(count - 1, **where), call], [], **where)
+
+    def wanted(child: ast.AST, parent: ast.AST) -> bool:
+        return type(child) is ast.Call and not isinstance(parent, ast.Expr) and _reads_a_variable(child)
+
+    def visit(node: ast.AST) -> None:
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for k, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        visit(item)
+                        if wanted(item, node):
+                            value[k] = wrap(item)
+            elif isinstance(value, ast.AST):
+                visit(value)
+                if wanted(value, node):
+                    setattr(node, name, wrap(value))
+
+    visit(tree)
+    return count
+
+
+def value_key(value) -> str | None:
+    """What tells two values of a call apart: the type's name and the ``repr``; None for an object whose
+    ``repr`` is only its address (an iterator: ``map(...)``, ``enumerate(...)``), which is not judged."""
+    if type(value).__repr__ is object.__repr__:
+        return None
+    return f"{type(value).__name__}:{value!r}"
+
+
 def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset[int]]:
     """``(code object, {decision id: (line, kind)}, statement lines)`` of a program.
 
     The statement lines are those of every statement inside the module's functions (not the
-    ``def`` lines, not docstrings); a line event on one means the statement ran.
+    ``def`` lines, not docstrings); a line event on one means the statement ran. The used calls that
+    read a variable are wrapped in a recorder too (``_probe_value_(id, call)``).
     """
     tree = ast.parse(code)
     lines = _statement_lines(tree)
+    _wrap_values(tree)
     tests = _wrap_decisions(tree)
     return compile(tree, FILENAME, "exec", dont_inherit=True), tests, lines
 
@@ -95,7 +149,9 @@ def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset
 @dataclass(frozen=True)
 class Run:
     """One probed call: ``status`` (``ok``, ``raised``, ``step_budget``), the output's canonical text
-    (``ok`` only), the decisions' outcomes ``{(id, bool)}``, the lines executed, the line events counted."""
+    (``ok`` only), the decisions' outcomes ``{(id, bool)}``, the lines executed, the line events counted,
+    the values of the used calls ``{(id, value_key)}`` (at most two per call) and the calls evaluated
+    twice or more with one value."""
 
     status: str
     output: str | None
@@ -103,6 +159,8 @@ class Run:
     outcomes: frozenset
     lines: frozenset
     steps: int
+    values: frozenset = frozenset()
+    repeated: frozenset = frozenset()
 
 
 class Probe:
@@ -112,12 +170,27 @@ class Probe:
         compiled, self.tests, self.statements = instrument(code)
         self._outcomes: set = set()
         outcomes = self._outcomes
+        self._values: dict[int, list] = {}  # call id -> [first key, second key or None, evaluated twice]
+        values = self._values
 
         def record(i: int, value):
             outcomes.add((i, bool(value)))
             return value
 
-        namespace: dict = {"__name__": "__synth__", _RECORD: record}
+        def record_value(i: int, value):
+            seen = values.get(i)
+            if seen is None:
+                key = value_key(value)
+                if key is not None:
+                    values[i] = [key, None, False]
+            elif seen[1] is None:
+                key = value_key(value)
+                if key != seen[0]:
+                    seen[1] = key
+                seen[2] = True
+            return value
+
+        namespace: dict = {"__name__": "__synth__", _RECORD: record, _VALUE: record_value}
         exec(compiled, namespace)  # trusted: our own synthesized program, instrumented
         self.fn = namespace[entry]
 
@@ -142,6 +215,7 @@ class Probe:
             raise _Timeout
 
         self._outcomes.clear()
+        self._values.clear()
         previous_trace = sys.gettrace()
         previous = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
@@ -158,7 +232,14 @@ class Probe:
             signal.signal(signal.SIGALRM, previous)
         value = encode(result)
         askable = value.askable and self_equal(value.text)
-        return Run("ok", value.text, askable, frozenset(self._outcomes), frozenset(lines), steps[0])
+        return Run("ok", value.text, askable, frozenset(self._outcomes), frozenset(lines), steps[0],
+                   *_value_sets(self._values.items()))
+
+
+def _value_sets(items) -> tuple[frozenset, frozenset]:
+    """``(values, repeated)`` of a :class:`Run` from ``(id, [first key, second key, evaluated twice])``."""
+    values = frozenset((i, key) for i, keys in items for key in keys[:2] if key is not None)
+    return values, frozenset(i for i, keys in items if keys[2])
 
 
 _PRELUDE = """
@@ -171,10 +252,27 @@ def _probe_record_(i, value):
     return value
 
 
+_probe_values_ = {{}}
+
+
+def _probe_value_(i, value):
+    seen = _probe_values_.get(i)
+    if seen is None:
+        if type(value).__repr__ is not object.__repr__:
+            _probe_values_[i] = [type(value).__name__ + ':' + repr(value), None, False]
+    elif seen[1] is None:
+        key = type(value).__name__ + ':' + repr(value)
+        if key != seen[0]:
+            seen[1] = key
+        seen[2] = True
+    return value
+
+
 def _probe_entry_(*args):
     _probe_seen_.clear()
+    _probe_values_.clear()
     result = {entry}(*args)
-    return [result, sorted(set(_probe_seen_))]
+    return [result, sorted(set(_probe_seen_)), sorted(_probe_values_.items())]
 """
 
 
@@ -185,6 +283,7 @@ class TracedProbe:
 
     def __init__(self, code: str, entry: str, tracer):
         tree = ast.parse(code)
+        _wrap_values(tree)
         self.tests = _wrap_decisions(tree)
         text = ast.unparse(tree)
         self.statements = _statement_lines(ast.parse(text))
@@ -206,14 +305,14 @@ class TracedProbe:
             if trace.status is not Status.OK:
                 runs.append(Run("raised", None, False, frozenset(), frozenset(), steps))
                 continue
-            result, outcomes = parse(trace.output.text) if trace.output.askable else (None, None)
+            result, outcomes, values = parse(trace.output.text) if trace.output.askable else (None, None, None)
             if outcomes is None:
                 runs.append(Run("ok", None, False, frozenset(), frozenset(), steps))
                 continue
             value = encode(result)
             lines = frozenset(e.line for e in trace.events if e.line <= self.program_lines)
             runs.append(Run("ok", value.text, value.askable and self_equal(value.text),
-                            frozenset((i, b) for i, b in outcomes), lines, steps))
+                            frozenset((i, b) for i, b in outcomes), lines, steps, *_value_sets(values)))
         return runs
 
 
@@ -238,21 +337,40 @@ def _covers(run: Run) -> frozenset:
     return run.outcomes | frozenset(("line", n) for n in run.lines)
 
 
+def constant_values(runs) -> list[int]:
+    """The used calls that ``runs`` (the usable ones) evaluate twice or more, always to one value."""
+    keys: dict[int, set] = {}
+    evaluated: dict[int, int] = {}
+    for run in runs:
+        if run.status != "ok":
+            continue
+        for i, key in run.values:
+            keys.setdefault(i, set()).add(key)
+        for i in {i for i, _ in run.values}:
+            evaluated[i] = evaluated.get(i, 0) + (2 if i in run.repeated else 1)
+    return sorted(i for i, k in keys.items() if len(k) < 2 and evaluated[i] >= 2)
+
+
 class Cover:
     """What a growing list of runs covers, kept up to date as runs are added (``missing()`` without
-    recomputing the union every time)."""
+    recomputing the union every time). With ``values`` (programs we wrote) the used calls must give two
+    values too (``constant_value``)."""
 
-    def __init__(self, probe) -> None:
+    def __init__(self, probe, *, values: bool = False) -> None:
         self.goals = goals(probe)
         self.covered: set = set()
         self.outputs: set = set()
         self.usable = 0
+        self.values = values
+        self.runs: list[Run] = []
 
     def add(self, run: Run) -> None:
         if run.status == "ok":
             self.usable += 1
             self.covered |= _covers(run)
             self.outputs.add(run.output)
+            if self.values:
+                self.runs.append(run)
 
     def repairable(self) -> bool:
         """Whether more inputs drawn around these are worth trying: at most one decision still goes one
@@ -268,28 +386,27 @@ class Cover:
         return only is not None and not ((only, True) in left and (only, False) in left)
 
     def missing(self) -> str | None:
-        left = self.goals - self.covered
-        if any(isinstance(g[0], int) for g in left):
-            return "one_sided_branch"
-        if left:
-            return "dead_code"
-        if len(self.outputs) < 2:
-            return "constant_output"
-        return None
+        return _why(self.goals - self.covered, self.outputs, self.runs if self.values else ())
 
 
-def missing(runs: list[Run], probe) -> str | None:
-    """Why ``runs`` (the usable ones) cannot cover the goals, or None when they can."""
-    usable = [r for r in runs if r.status == "ok"]
-    covered = frozenset().union(*(_covers(r) for r in usable)) if usable else frozenset()
-    left = goals(probe) - covered
+def _why(left, outputs, runs) -> str | None:
     if any(isinstance(g[0], int) for g in left):
         return "one_sided_branch"
     if left:
         return "dead_code"
-    if len({r.output for r in usable}) < 2:
+    if len(outputs) < 2:
         return "constant_output"
+    if runs and constant_values(runs):
+        return "constant_value"
     return None
+
+
+def missing(runs: list[Run], probe, *, values: bool = False) -> str | None:
+    """Why ``runs`` (the usable ones) cannot cover the goals, or None when they can (with ``values``, the
+    used calls' two values among the goals)."""
+    usable = [r for r in runs if r.status == "ok"]
+    covered = frozenset().union(*(_covers(r) for r in usable)) if usable else frozenset()
+    return _why(goals(probe) - covered, {r.output for r in usable}, usable if values else ())
 
 
 def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_effort: bool = False) -> list[int] | str:
@@ -299,7 +416,9 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_eff
     equal, one run with another output, then runs in order up to ``k`` (preferring new outputs). The
     run that covers the most comes first (a row's first input then exercises most of its code).
     With ``best_effort`` (code we did not write, :mod:`execverify_data.fromcode`), the goals are those
-    the runs reach: a branch no input takes, or outputs all equal, do not reject the choice.
+    the runs reach: a branch no input takes, or outputs all equal, do not reject the choice; otherwise
+    each used call that the runs evaluate twice or more must give two values on the chosen ones (a run
+    that gives another value is added, the first in order).
     """
     k_max = k_max if k_max is not None else k + 3
     usable = [i for i, r in enumerate(runs) if r.status == "ok"]
@@ -309,7 +428,7 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_eff
         reached = frozenset().union(*(_covers(runs[i]) for i in usable))
         left = set(goals(probe) & reached)
     else:
-        why = missing(runs, probe)
+        why = missing(runs, probe, values=True)
         if why is not None:
             return why
         left = set(goals(probe))
@@ -326,17 +445,32 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_eff
         other = next(i for i in usable if runs[i].output not in outputs)
         chosen.append(other)
         outputs.add(runs[other].output)
-    for i in usable:
+
+    def vary() -> None:  # a run that gives another value of each call the chosen evaluate twice to one value
+        if best_effort:
+            return
+        for call in constant_values([runs[i] for i in chosen]):
+            if call in constant_values([runs[i] for i in chosen]):  # an earlier addition may have varied it
+                keys = {key for i in chosen for c, key in runs[i].values if c == call}
+                chosen.append(next(i for i in usable if any(c == call and key not in keys for c, key in runs[i].values)))
+
+    def keeps_values(i: int) -> bool:
+        return best_effort or not constant_values([runs[j] for j in (*chosen, i)])
+
+    vary()
+    for i in usable:  # up to k: new outputs first, then runs that leave no call with one value, then any
         if len(chosen) >= k:
             break
-        if i not in chosen and runs[i].output not in outputs:
+        if i not in chosen and runs[i].output not in outputs and keeps_values(i):
             chosen.append(i)
             outputs.add(runs[i].output)
-    for i in usable:
-        if len(chosen) >= k:
-            break
-        if i not in chosen:
-            chosen.append(i)
+    for fits in (keeps_values, lambda i: True):
+        for i in usable:
+            if len(chosen) >= k:
+                break
+            if i not in chosen and fits(i):
+                chosen.append(i)
+    vary()
     if len(chosen) < k and not best_effort:  # best effort: what there is (the caller sets its own minimum)
         return "too_few_inputs"
     if len(chosen) > k_max:

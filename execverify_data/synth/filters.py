@@ -337,7 +337,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
                 return None
         return None
 
-    cover = Cover(probe)
+    cover = Cover(probe, values=not best_effort)
     stop = feed(candidates)
     if stop:
         return stop

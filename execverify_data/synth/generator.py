@@ -47,8 +47,9 @@ from execverify_data.synth.vocab import SLOTS, Form, element_grain, forms, grain
 
 __all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
-#: Bumped whenever the same seed can give a different program.
-GENERATOR_VERSION = "2.1.1"
+#: Bumped whenever the same seed can give a different program or a run different rows (2.2.0: the
+#: constant_value rule and duplicates of kept programs ended before they run).
+GENERATOR_VERSION = "2.2.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 6
