@@ -11,6 +11,7 @@ programs, literal-container subscripts 14.7, dict-literal membership 9.1, contai
 from __future__ import annotations
 
 import ast
+import builtins
 import glob
 import random
 import re
@@ -295,35 +296,38 @@ def test_every_branch_goes_both_ways_on_the_rows_own_inputs(rows):
     assert not bad, bad[:3]
 
 
+class _WrapUsedCalls(ast.NodeTransformer):
+    """Wraps each call that a program uses as a value (not a statement of its own) and that reads a variable
+    in ``name(id, call)``, ids in post-order: written apart from ``coverage``'s hand walk."""
+
+    def __init__(self, name: str):
+        self.name, self.texts = name, []
+
+    def visit_Expr(self, node):
+        node.value = self.generic_visit(node.value) if isinstance(node.value, ast.Call) else self.visit(node.value)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not any(isinstance(n, ast.Name) and not hasattr(builtins, n.id) for n in ast.walk(node)):
+            return node
+        self.texts.append(ast.unparse(node))
+        return ast.copy_location(ast.Call(ast.Name(self.name, ast.Load()), [ast.Constant(len(self.texts) - 1), node], []), node)
+
+
 def _call_values(code: str, entry: str, inputs: list[str]) -> dict[str, list[str]]:
     """The values of each call that the program uses and that reads a variable, over a row's inputs, by an
     instrumentation written apart from ``coverage``'s (a NodeTransformer; iterators, whose repr is an address,
     left out)."""
-    import ast
-    import builtins
-
     from execverify_data.values import parse_call
 
-    tree, texts = ast.parse(code), {}
-
-    class Mark(ast.NodeTransformer):
-        def visit_Expr(self, node):
-            node.value = self.generic_visit(node.value) if isinstance(node.value, ast.Call) else self.visit(node.value)
-            return node
-
-        def visit_Call(self, node):
-            self.generic_visit(node)
-            if not any(isinstance(n, ast.Name) and not hasattr(builtins, n.id) for n in ast.walk(node)):
-                return node
-            texts[len(texts)] = ast.unparse(node)
-            return ast.Call(ast.Name("_seen_", ast.Load()), [ast.Constant(len(texts) - 1), node], [])
-
-    tree = ast.fix_missing_locations(Mark().visit(tree))
+    mark = _WrapUsedCalls("_seen_")
+    tree = ast.fix_missing_locations(mark.visit(ast.parse(code)))
     values: dict[str, list[str]] = {}
 
     def seen(i, value):
         if type(value).__repr__ is not object.__repr__:
-            values.setdefault(f"{texts[i]} (call {i})", []).append(f"{type(value).__name__}:{value!r}")
+            values.setdefault(f"{mark.texts[i]} (call {i})", []).append(f"{type(value).__name__}:{value!r}")
         return value
 
     namespace = {"_seen_": seen}
@@ -383,25 +387,7 @@ def test_the_probe_compiles_what_a_node_transformer_would(rows):
     """``coverage.instrument`` wraps used calls and decisions in hand walks; the code object, decision ids and
     lines are those of the plain way (``ast.NodeTransformer`` passes in post-order, then
     ``ast.fix_missing_locations``)."""
-    import ast
-    import builtins
-
     from execverify_data.synth.coverage import _RECORD, _VALUE, FILENAME, instrument
-
-    class WrapValues(ast.NodeTransformer):
-        def __init__(self):
-            self.n = 0
-
-        def visit_Expr(self, node):  # a call that is a statement of its own is not a value
-            node.value = self.generic_visit(node.value) if isinstance(node.value, ast.Call) else self.visit(node.value)
-            return node
-
-        def visit_Call(self, node):
-            self.generic_visit(node)
-            if not any(isinstance(n, ast.Name) and not hasattr(builtins, n.id) for n in ast.walk(node)):
-                return node
-            self.n += 1
-            return ast.copy_location(ast.Call(ast.Name(_VALUE, ast.Load()), [ast.Constant(self.n - 1), node], []), node)
 
     class Wrap(ast.NodeTransformer):
         def __init__(self):
@@ -436,7 +422,7 @@ def test_the_probe_compiles_what_a_node_transformer_would(rows):
               "            return 2 if xs[0] > 3 else 4\n    return 0\n")
     for code in [nested] + [r["code"] for r in rows]:
         wrap = Wrap()
-        tree = ast.fix_missing_locations(wrap.visit(WrapValues().visit(ast.parse(code))))
+        tree = ast.fix_missing_locations(wrap.visit(_WrapUsedCalls(_VALUE).visit(ast.parse(code))))
         compiled, tests, _ = instrument(code)
         assert tests == wrap.tests
         assert compiled == compile(tree, FILENAME, "exec", dont_inherit=True), code  # bytecode, constants, line table
