@@ -986,6 +986,41 @@ def _gives_of(form: Form, focus: Val) -> str:
     return _gives(form, focus)
 
 
+#: methods and builtins whose result is a bool
+_BOOL_CALLS = re.compile(r"(is\w*|startswith|endswith|isdisjoint|issubset|issuperset|any|all|bool|callable)$")
+
+
+def _is_bool(node) -> bool:
+    """Whether an expression's value is always a bool, read from its form."""
+    import ast
+
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_is_bool(v) for v in node.values)
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, bool)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return bool(_BOOL_CALLS.match(name))
+    return False
+
+
+def _as_bool(test: str) -> str | None:
+    """What a ``-> bool`` helper returns for ``test``: the test itself when it is a bool, ``bool(test)``
+    for arithmetic (``x & 1``, ``x % 3``), None when its value may be of another type (``a and b`` where
+    ``a`` is a string: the test stays inline)."""
+    import ast
+
+    node = ast.parse(test, mode="eval").body
+    if _is_bool(node):
+        return test
+    if isinstance(node, ast.BinOp):
+        return f"bool({test})"
+    return None
+
+
 class _Helper:
     """A level-6 helper: a test or a transformation the loop calls."""
 
@@ -996,7 +1031,14 @@ class _Helper:
         self.body: list = []
 
     def predicate(self, test: str, subject: Val) -> str:
-        return self._extract(test, subject, "bool", ("is_", "has_", "keeps_"))
+        """A ``-> bool`` helper for ``test`` when its value is a bool (``x & 1`` is returned as
+        ``bool(x & 1)``); a test whose value may be something else (``word and word[0] != 'a'`` gives
+        ``''`` for an empty word) stays inline rather than under an annotation that would lie."""
+        body = _as_bool(test)
+        if body is None:
+            return test
+        extracted = self._extract(body, subject, "bool", ("is_", "has_", "keeps_"))
+        return test if extracted == body else extracted
 
     def transform(self, value: Val, subject: Val) -> Val:
         from execverify_data.synth.generator import _annotation
