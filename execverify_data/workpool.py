@@ -47,14 +47,35 @@ def _hash_seed(seed: str) -> Iterator[None]:
             os.environ["PYTHONHASHSEED"] = saved
 
 
+def _start_worker(parent: int, initializer: Callable | None, initargs: tuple) -> None:  # pragma: no cover - in workers
+    """A worker dies with the process that started the pool: a run killed with SIGKILL, which cannot shut
+    its pool down, leaves no worker behind (they would wait on the pool's queue for ever). Then the
+    pool's own initializer runs."""
+    import signal
+
+    try:
+        from execverify_data.sandbox._linux import PR_SET_PDEATHSIG, prctl
+
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: a killed run's workers outlive it, as Python's do
+        pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if initializer is not None:
+        initializer(*initargs)
+
+
 @contextmanager
 def spawn_pool(workers: int, *, hash_seed: str = "0", initializer: Callable | None = None,
                initargs: tuple = ()) -> Iterator[Submit]:
     """``submit(fn, *args) -> Future`` backed by ``workers`` spawned processes started with
-    ``PYTHONHASHSEED=hash_seed`` (set and dict orders inside the work then do not depend on the worker)."""
+    ``PYTHONHASHSEED=hash_seed`` (set and dict orders inside the work then do not depend on the worker).
+    The workers die with this process (``PR_SET_PDEATHSIG`` of the thread that submits: call ``submit``
+    from the thread that entered the pool)."""
     with _hash_seed(hash_seed):
         ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=initializer, initargs=initargs)
+        pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start_worker,
+                                   initargs=(os.getpid(), initializer, initargs))
         try:
             yield pool.submit
         finally:

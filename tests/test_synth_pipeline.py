@@ -196,6 +196,20 @@ def test_bad_configs(kwargs):
 
 
 @pytest.mark.slow
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
 def test_killed_run_resumes_without_losing_or_duplicating_rows(tmp_path):
     cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "synthesize", "--n", "240", "--seed", "5", "--shard-size", "40",
            "--workers", "1", "--quiet"]
@@ -205,9 +219,15 @@ def test_killed_run_resumes_without_losing_or_duplicating_rows(tmp_path):
     deadline = time.time() + 120
     while time.time() < deadline and not list(killed.glob("shard-*.stats.json")) and proc.poll() is None:
         time.sleep(0.05)
+    workers = _children(proc.pid)
     proc.kill()
     proc.wait()
     assert len(list(killed.glob("shard-*.parquet"))) < 6
+    assert workers  # the pool's worker, alive when its parent was killed
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        time.sleep(0.05)
+    assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")]  # it died with the run (it waited for ever)
     subprocess.run([*cmd, "--out", str(killed)], env=env, check=True, capture_output=True, timeout=300)
     clean = tmp_path / "clean"
     subprocess.run([*cmd, "--out", str(clean), "--workers", "2"], env=env, check=True, capture_output=True, timeout=300)
