@@ -91,10 +91,10 @@ def _reads_a_variable(call: ast.Call) -> bool:
     return any(isinstance(n, ast.Name) and n.id not in _BUILTIN_NAMES for n in walk(call))
 
 
-def _wrap_values(tree: ast.AST) -> int:
+def _wrap_values(tree: ast.AST) -> None:
     """Wrap every call under ``tree`` whose value is used (not a statement of its own) and that reads a
-    variable in a call of the value recorder; returns how many (their ids are ``0 .. n - 1``, in
-    post-order). Done before :func:`_wrap_decisions`, whose recorder calls are not values."""
+    variable in a call of the value recorder (ids ``0, 1, ...`` in post-order). Done before
+    :func:`_wrap_decisions`, whose recorder calls are not values."""
     count = 0
 
     def wrap(call: ast.Call) -> ast.expr:
@@ -121,7 +121,6 @@ def _wrap_values(tree: ast.AST) -> int:
                     setattr(node, name, wrap(value))
 
     visit(tree)
-    return count
 
 
 def value_key(value) -> str | None:
