@@ -30,14 +30,19 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from execverify_data.catalog import typelang
 from execverify_data.catalog.typelang import Type
 from execverify_data.errors import InvalidArgument
 from execverify_data.values import format_arguments
 
-__all__ = ["DOMAINS", "INT_RANGE", "PREDICATE_STYLES", "Hints", "draw", "strategy", "mutate", "draw_inputs"]
+if TYPE_CHECKING:
+    import ast
+
+__all__ = ["DOMAINS", "INT_RANGE", "PREDICATE_STYLES", "Hints", "draw", "strategy", "mutate", "draw_inputs", "iter_inputs"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -126,9 +131,9 @@ class Hints:
         self.styles = tuple(styles)
 
     @classmethod
-    def of_source(cls, source: str) -> Hints:
-        """The hints of a program text: its short literals (in the order a breadth-first walk of its AST meets
-        them) and the styles of the string predicates it calls."""
+    def of_source(cls, source: str | ast.Module) -> Hints:
+        """The hints of a program text (or of its parsed module, which is only read): its short literals (in the
+        order a breadth-first walk of its AST meets them) and the styles of the string predicates it calls."""
         import ast
 
         from execverify_data.astwalk import walk
@@ -137,7 +142,7 @@ class Hints:
         ints: dict = {}
         bytes_: dict = {}
         styles: dict = {}
-        for node in walk(ast.parse(source)):
+        for node in walk(ast.parse(source) if isinstance(source, str) else source):
             if isinstance(node, ast.Attribute) and node.attr in PREDICATE_STYLES:
                 styles.update(dict.fromkeys(PREDICATE_STYLES[node.attr]))
             elif isinstance(node, ast.Constant):
@@ -545,6 +550,15 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
         raise InvalidArgument(f"k must be a positive int, got {k!r}")
     if hints is not None and not isinstance(hints, Hints):
         raise InvalidArgument(f"hints must be an inputs.Hints (e.g. Hints.of_source(code)), got {type(hints).__name__}")
+    return list(iter_inputs(param_types, seed, k, min_size=min_size, max_size=max_size, mutation_rate=mutation_rate,
+                            hints=hints, domains=domains, seeds=seeds))
+
+
+def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: int = 10,
+                mutation_rate: float = 0.4, hints: Hints | None = None, domains=None, seeds=()) -> Iterator[tuple]:
+    """The argument tuples of :func:`draw_inputs` (same arguments, not checked here), one at a time: each is
+    drawn only when asked for, so a caller that stops early draws no more (the filters stop once the first
+    inputs cover the program)."""
     types = [_parse(t) for t in param_types]
     domains = tuple(domains or ()) + ("",) * (len(types) - len(domains or ()))
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key")}
@@ -563,6 +577,7 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             seen.add(text)
             from_seed.add(len(out))
             out.append(tuple(args))
+            yield out[-1]
     for _ in range(k * 6):
         if len(out) >= k:
             break
@@ -592,4 +607,4 @@ def draw_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             if seeded:
                 from_seed.add(len(out))
             out.append(args)
-    return out
+            yield args

@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 
 from execverify_data.catalog.typelang import conforms
 from execverify_data.errors import InvalidArgument
-from execverify_data.inputs import Hints, draw, draw_inputs, mutate, strategy
+from execverify_data.inputs import (
+    Hints,
+    draw,
+    draw_inputs,
+    iter_inputs,
+    mutate,
+    strategy,
+)
 from execverify_data.synth.typing_ import PARAM_TYPES
 from execverify_data.values import format_arguments, parse_arguments
 
@@ -137,3 +144,24 @@ def test_a_predicate_the_program_calls_is_true_for_some_inputs(predicate):
             assert share < before, (predicate, position, share, before)
         else:
             assert share > before + 0.05, (predicate, position, share, before)
+
+
+def test_inputs_drawn_one_at_a_time_are_the_listed_ones():
+    """The filters read candidates lazily (``iter_inputs``); stopping early must not change what is drawn."""
+    hints = Hints.of_source("def f(xs, w):\n    return w in xs and 'ab' in w or len(xs) > 3\n")
+    for seed in range(150):
+        types = random.Random(seed).sample(PARAM_TYPES, 2)
+        for kwargs in ({}, {"hints": hints, "mutation_rate": 0.7}, {"seeds": [tuple(draw(t, random.Random(-seed)) for t in types)]}):
+            listed = draw_inputs(types, seed, 12, **kwargs)
+            lazy = iter_inputs(types, seed, 12, **kwargs)
+            assert [next(lazy) for _ in range(5)] == listed[:5]  # the first few, then the rest later
+            assert [*listed[:5], *lazy] == listed
+
+
+def test_a_parsed_module_gives_the_hints_of_its_text():
+    import ast
+
+    code = "def f(word):\n    return word.isupper() or word.count('ab') > 2\n"
+    from_tree, from_text = Hints.of_source(ast.parse(code)), Hints.of_source(code)
+    assert [getattr(from_tree, n) for n in Hints.__slots__] == [getattr(from_text, n) for n in Hints.__slots__]
+    assert from_text.strs == ("ab",) and from_text.styles == ("upper",)

@@ -48,6 +48,7 @@ _READ = re.compile(r"(?<![.\w'\"])[A-Za-z_]\w*")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
+@lru_cache(maxsize=1 << 14)
 def names_read(text: str) -> frozenset[str]:
     """The identifiers an expression text mentions that are not attributes or inside string literals (a
     superset of the names it reads: keywords and bound comprehension variables are included).

@@ -49,12 +49,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import pickle
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument
-from execverify_data.inputs import Hints, draw_inputs
+from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.synth.checker import check
 from execverify_data.synth.generator import Program
 from execverify_data.synth.retrace import Retracer, may_depend_on_hash_seed, trace_digest
@@ -156,47 +156,52 @@ class Tracer:
         self.close()
 
 
-class _Normalizer(ast.NodeTransformer):
-    """Abstract identifiers (by first appearance) and literals (by type); keep attribute names and calls."""
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
 
-    def _id(self, name: str) -> str:
-        import builtins
-
-        if hasattr(builtins, name):
-            return name
-        return self.names.setdefault(name, f"v{len(self.names)}")
-
-    def visit_FunctionDef(self, node: ast.FunctionDef):
-        node.name = self._id(node.name)
-        node.returns = None
-        self.generic_visit(node)
-        return node
-
-    def visit_arg(self, node: ast.arg):
-        node.arg = self._id(node.arg)
+def _normalize(node: ast.AST, names: dict[str, str]) -> None:
+    """Abstract, in place, identifiers (``v0``, ``v1``... by first appearance in a depth-first walk; builtins
+    keep their names) and literals (by type: ``'<int>'``); drop annotations; keep attribute names and calls."""
+    kind = type(node)
+    if kind is ast.Name:
+        node.id = node.id if node.id in _BUILTIN_NAMES else names.setdefault(node.id, f"v{len(names)}")
+        return
+    if kind is ast.arg:
+        node.arg = node.arg if node.arg in _BUILTIN_NAMES else names.setdefault(node.arg, f"v{len(names)}")
         node.annotation = None
-        return node
-
-    def visit_Name(self, node: ast.Name):
-        node.id = self._id(node.id)
-        return node
-
-    def visit_Constant(self, node: ast.Constant):
-        return ast.Constant(f"<{type(node.value).__name__}>")
+        return
+    if kind is ast.Constant:
+        node.value, node.kind = f"<{type(node.value).__name__}>", None
+        return
+    if kind is ast.FunctionDef:
+        node.name = node.name if node.name in _BUILTIN_NAMES else names.setdefault(node.name, f"v{len(names)}")
+        node.returns = None
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _normalize(item, names)
+        elif isinstance(value, ast.AST):
+            _normalize(value, names)
 
 
 def normalized_hash(source: str) -> str:
-    """SHA-1 of the program's AST with identifiers renamed by first use and literals replaced by their type."""
-    tree = _Normalizer().visit(ast.parse(source))
+    """SHA-1 of the program's AST with identifiers renamed by first use and literals replaced by their type.
+
+    >>> normalized_hash("def f(x: int) -> int:\\n    return len(x) + 1\\n")[:12]
+    '8a713af14544'
+    >>> normalized_hash("def g(y):\\n    return len(y) + 7\\n") == normalized_hash("def f(x: int) -> int:\\n    return len(x) + 1\\n")
+    True
+    """
+    tree = ast.parse(source)
+    _normalize(tree, {})
     return hashlib.sha1(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
-def unused_params(source: str, entry: str) -> list[str]:
-    """Entry-point parameters that the function body never reads."""
-    tree = ast.parse(source)
+def unused_params(source: str | ast.Module, entry: str) -> list[str]:
+    """Entry-point parameters that the function body never reads (``source`` may be the parsed module, only read)."""
+    tree = ast.parse(source) if isinstance(source, str) else source
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == entry:
             reads = {n.id for st in node.body for n in walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -204,9 +209,9 @@ def unused_params(source: str, entry: str) -> list[str]:
     return []
 
 
-def returns_as_annotated(source: str, entry: str, outputs: list) -> bool:
+def returns_as_annotated(source: str | ast.Module, entry: str, outputs: list) -> bool:
     """Whether each of ``outputs`` (values) is of the type the return annotation of ``entry`` names, items
-    included (True when it has none).
+    included (True when it has none). ``source`` may be the parsed module (only read).
 
     ``int`` admits a bool, ``float`` an int (PEP 484's numeric tower); ``X | None`` None;
     ``list[int]`` a list of ints, ``tuple[int, str]`` a pair of an int and a str, ``tuple[int, ...]`` a
@@ -222,7 +227,8 @@ def returns_as_annotated(source: str, entry: str, outputs: list) -> bool:
     >>> returns_as_annotated("def f(x) -> set[str]:\\n    return x\\n", "f", [{'a', 1}])
     False
     """
-    node = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
+    tree = ast.parse(source) if isinstance(source, str) else source
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
     if node is None or node.returns is None:
         return True
     return all(_of_annotation(value, node.returns) is not False for value in outputs)
@@ -302,6 +308,7 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
         probe = TracedProbe(program.code, program.entry_point, tracer)
 
         def results(batch):
+            batch = list(batch)
             for start in range(0, len(batch), 4):
                 part = batch[start:start + 4]
                 yield from zip(part, probe.run_many(part, max_steps=config.max_steps, timeout=config.timeout))
@@ -360,6 +367,25 @@ def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, 
     return [(tried[i], runs[i].output) for i in chosen]
 
 
+class _Drawn:
+    """The candidates of an iterator, drawn from it only as far as they are read (iterating again replays
+    them first); :meth:`all` draws the rest."""
+
+    def __init__(self, source: Iterator[tuple]) -> None:
+        self._source = source
+        self._drawn: list[tuple] = []
+
+    def __iter__(self) -> Iterator[tuple]:
+        yield from self._drawn
+        for args in self._source:
+            self._drawn.append(args)
+            yield args
+
+    def all(self) -> list[tuple]:
+        self._drawn.extend(self._source)
+        return self._drawn
+
+
 def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: Tracer,
              seen: set[str] | None = None, counts: dict[str, int] | None = None,
              known: Container[str] | None = None) -> tuple[Accepted | None, str | None]:
@@ -372,17 +398,20 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     digest = normalized_hash(program.code)
     if known is not None and digest in known:
         return None, "duplicate"
-    if unused_params(program.code, program.entry_point):
+    tree = ast.parse(program.code)  # read, never changed, by the checks below that take a module
+    if unused_params(tree, program.entry_point):
         return None, "unused_param"
-    hints = Hints.of_source(program.code)
+    hints = Hints.of_source(tree)
     domains = getattr(program, "param_domains", ()) or None
-    candidates = draw_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size, max_size=spec.max_size,
-                             hints=hints, domains=domains)
+    # drawn as the runs ask for them (most programs are covered by the first few)
+    candidates = _Drawn(iter_inputs(program.param_types, seed, config.k * config.draws, min_size=spec.min_size,
+                                    max_size=spec.max_size, hints=hints, domains=domains))
 
     def more(n: int) -> list[tuple]:  # candidates drawn around the first ones (mostly mutations of them)
-        extra = draw_inputs(program.param_types, seed + 1, n + len(candidates), min_size=spec.min_size, max_size=spec.max_size,
+        first = candidates.all()
+        extra = draw_inputs(program.param_types, seed + 1, n + len(first), min_size=spec.min_size, max_size=spec.max_size,
                             hints=hints, domains=domains, mutation_rate=0.7)
-        seen = {format_arguments(a) for a in candidates}
+        seen = {format_arguments(a) for a in first}
         return [a for a in extra if format_arguments(a) not in seen][:n]
 
     trusted = tracer.kind == "trusted"
@@ -408,11 +437,11 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
             return None, "nondeterministic"
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
-    if not trusted and not returns_as_annotated(program.code, program.entry_point, _output_values(kept)):
+    if not trusted and not returns_as_annotated(tree, program.entry_point, _output_values(kept)):
         return None, "wrong_annotation"
     # the second interpreter, for code we did not write and for ours when a set could make its trace an
     # accident of the hash seed (a program that never holds a set traces the same under every seed)
-    if (trusted or may_depend_on_hash_seed(program.code, program.param_types)) and not tracer.reproduces(
+    if (trusted or may_depend_on_hash_seed(tree, program.param_types)) and not tracer.reproduces(
             program.code, [f"{program.entry_point}({text})" for text in kept_inputs], kept):
         return None, "nondeterministic"
     if len({t.output.text for t in kept}) < 2:

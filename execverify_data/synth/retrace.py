@@ -68,12 +68,13 @@ _VIEW_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Sub)
 _HASHED = frozenset({"set", "frozenset", "hash", "id"})
 
 
-def may_depend_on_hash_seed(code: str, param_types) -> bool:
+def may_depend_on_hash_seed(code: str | ast.Module, param_types) -> bool:
     """Whether a trusted program's trace could change with ``PYTHONHASHSEED``: only a set's
     iteration order can (dicts keep insertion order; ints, floats and ``None`` hash the same in
     every process), so a program that never holds a set cannot. Conservative: a set parameter,
     a set display or comprehension, the names ``set``, ``frozenset``, ``hash``, ``id``, or a set
-    operator where a dict view appears (``d.keys() & other`` is a set) all say yes.
+    operator where a dict view appears (``d.keys() & other`` is a set) all say yes. ``code`` may be the
+    program's parsed module (only read).
 
     >>> may_depend_on_hash_seed("def f(xs):\\n    return sorted(xs)\\n", ("list[str]",))
     False
@@ -83,7 +84,7 @@ def may_depend_on_hash_seed(code: str, param_types) -> bool:
     if any("set" in t for t in param_types):
         return True
     views = operators = False
-    for node in walk(ast.parse(code)):
+    for node in walk(ast.parse(code) if isinstance(code, str) else code):
         if isinstance(node, (ast.Set, ast.SetComp)) or (isinstance(node, ast.Name) and node.id in _HASHED):
             return True
         if isinstance(node, ast.Attribute) and node.attr in ("keys", "items"):
