@@ -502,3 +502,26 @@ def test_every_output_is_of_the_annotated_return_type(rows):
     for r in rows:
         wrong += _returns_against_annotations(r["code"], r["entry_point"], [f"{r['entry_point']}({t})" for t in r["inputs"]])
     assert not wrong, wrong[:3]
+
+
+def test_the_checks_that_share_a_programs_parse_leave_it_as_parsed(monkeypatch):
+    """``evaluate`` parses a program once for the checks that only read it, the checker last among them: a
+    check that changed the tree would make the checker judge another program."""
+    import ast
+
+    from execverify_data.synth import filters
+
+    judged = []
+
+    def check(source, spec, *, entry=None, tree=None):
+        assert tree is not None and ast.dump(tree, include_attributes=True) == ast.dump(ast.parse(source), include_attributes=True)
+        judged.append(source)
+        return real(source, spec, entry=entry, tree=tree)
+
+    real = filters.check
+    monkeypatch.setattr(filters, "check", check)
+    config = filters.FilterConfig()
+    with filters.Tracer("inprocess", max_steps=config.max_steps, timeout=config.timeout) as tracer:
+        for spec, program in PROGRAMS[::6]:
+            filters.evaluate(program, spec, seed=program.seed, config=config, tracer=tracer)
+    assert len(judged) >= 10  # the programs that passed the runs reached the checker

@@ -206,7 +206,7 @@ def entry_point(tree: ast.Module) -> str | None:
     return (roots or [functions[-1].name])[-1]
 
 
-def check(source: str, spec: ConstraintSpec, *, entry: str | None = None) -> CheckReport:
+def check(source: str, spec: ConstraintSpec, *, entry: str | None = None, tree: ast.Module | None = None) -> CheckReport:
     """Check ``source`` against ``spec``; see the module docstring for each rule.
 
     Args:
@@ -214,6 +214,8 @@ def check(source: str, spec: ConstraintSpec, *, entry: str | None = None) -> Che
         spec (`ConstraintSpec`): the constraints.
         entry (`str`, optional): the entry point's name; by default the last
             top-level function that no other one calls.
+        tree (`ast.Module`, optional): ``ast.parse(source)``, when the caller has parsed it already (it is
+            only read; a tree of another text gives a report about that text).
     """
     if not isinstance(source, str):
         raise InvalidArgument(f"source must be the program text (str), got {type(source).__name__}")
@@ -222,7 +224,7 @@ def check(source: str, spec: ConstraintSpec, *, entry: str | None = None) -> Che
     if entry is not None and not isinstance(entry, str):
         raise InvalidArgument(f"entry must be a function name or None, got {entry!r}")
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(source) if tree is None else tree
     except SyntaxError as exc:
         detail = f"SyntaxError: {exc.msg} (line {exc.lineno})"
         items = [CheckItem("parses", False, detail)]

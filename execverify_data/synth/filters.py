@@ -423,7 +423,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     if isinstance(picked, str):
         return None, picked
     if not trusted:
-        report = check(program.code, spec, entry=program.entry_point)
+        report = check(program.code, spec, entry=program.entry_point, tree=tree)
         if not report.ok:
             return None, "checker"
     if seen is not None and digest in seen:
