@@ -482,7 +482,7 @@ class _Gen:
                 deeper = self.prepared(form, subject, need) or deeper
             if deeper is not None:
                 value, guard = deeper
-        value = self.deepen(value, lambda v: max(_depth(v.text), self.depth_so_far) >= need, lambda grain: grain not in ("bool",))
+        value = self.deepen(value, lambda v: self.depth_so_far >= need or _depth(v.text) >= need, lambda grain: grain not in ("bool",))
         if max(_depth(value.text), self.depth_so_far) < need:
             raise GenFail("depth not reached")
         if guard:

@@ -207,13 +207,15 @@ class LoopBuilder:
         from execverify_data.synth.generator import _depth
 
         need = self.spec.nested_depth
-        if max(self.g.depth_so_far, max((_depth(t) for t in _flat(body)), default=0)) >= need:
+
+        def deep_enough() -> bool:  # the texts are parsed only while the program is not deep enough yet
+            return self.g.depth_so_far >= need or any(_depth(t) >= need for t in _flat(body))
+
+        if deep_enough():
             return body
+
         def grain_of(name: str) -> str:
             return next(p.grain for p in self.g.params if p.name == name)
-
-        def depth_now() -> int:
-            return max(self.g.depth_so_far, max((_depth(t) for t in _flat(body)), default=0))
 
         rules = [
             (r"for (\w+) in (\w+)\.split\((.*)\):", lambda m: f"for {m[1]} in sorted(set({m[2]}.split({m[3]}))):"),
@@ -240,7 +242,7 @@ class LoopBuilder:
                     continue
                 old = st.head
                 st.head = rewrite(m)
-                if depth_now() >= need:
+                if deep_enough():
                     self.g.mark("builtin.sorted")
                     return body
                 st.head = old
@@ -575,8 +577,9 @@ class LoopBuilder:
             return None
         acc = self.acc
 
-        def deep_enough(v: Val) -> bool:
-            return max(_depth(_text_of(acc.update(v, key))), self.g.depth_so_far) >= self.spec.nested_depth
+        def deep_enough(v: Val) -> bool:  # the program may be deep enough already: then no update is parsed
+            need = self.spec.nested_depth
+            return self.g.depth_so_far >= need or _depth(_text_of(acc.update(v, key))) >= need
 
         return self.g.deepen(value, deep_enough, acc.accepts)
 
@@ -1091,25 +1094,30 @@ def _helper_name(text: str, prefix: str, stem: str) -> str:
     return prefix + stem
 
 
-def _free_names(text: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _free_names(text: str) -> frozenset[str]:
+    """The names an expression reads that are neither bound by its comprehensions nor builtins."""
     import ast
-    import builtins
 
     tree = ast.parse(text, mode="eval")
-    bound = {t.id for n in walk(tree) if isinstance(n, ast.comprehension) for t in walk(n.target) if isinstance(t, ast.Name)}
-    return {n.id for n in walk(tree) if isinstance(n, ast.Name)} - bound - set(dir(builtins))
+    nodes = walk(tree)
+    bound = {t.id for n in nodes if isinstance(n, ast.comprehension) for t in walk(n.target) if isinstance(t, ast.Name)}
+    return frozenset({n.id for n in nodes if isinstance(n, ast.Name)} - bound - _BUILTIN_NAMES)
 
 
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
+
+@lru_cache(maxsize=4096)
 def _rename(text: str, old: str, new: str) -> str:
+    """The expression ``text`` with the name ``old`` written ``new`` (attributes and strings untouched)."""
     import ast
 
-    class _R(ast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id == old:
-                node.id = new
-            return node
-
-    return ast.unparse(_R().visit(ast.parse(text, mode="eval")))
+    tree = ast.parse(text, mode="eval")
+    for node in walk(tree):
+        if isinstance(node, ast.Name) and node.id == old:
+            node.id = new
+    return ast.unparse(tree)
 
 
 def _reads(block) -> set[str]:
