@@ -4,7 +4,8 @@ Every program must pass all of these (the first one that fails names the rejecti
 see :data:`REASONS`):
 
 * ``unused_param``: every entry-point parameter is read.
-* inputs: ``k`` distinct inputs are drawn (:func:`execverify_data.inputs.draw_inputs`);
+* inputs: distinct candidate inputs are drawn, one at a time as the runs need them
+  (:func:`execverify_data.inputs.iter_inputs`);
   each is run under a step budget and a time limit. An input whose call raises
   is discarded and counted (``input_raised``); a program that runs out of steps or
   time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
@@ -49,7 +50,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import pickle
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
@@ -278,7 +279,7 @@ def _of_annotation(value, ann: ast.expr) -> bool | None:
     return False if False in verdicts else (None if None in verdicts else True)
 
 
-def _prescreen(program: Program, candidates: list[tuple], config: FilterConfig, counts: dict | None, more=None,
+def _prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfig, counts: dict | None, more=None,
                tracer=None, *, best_effort: bool = False, k_max: int | None = None, report: dict | None = None):
     """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
     until their runs cover every decision both ways and every statement with at least two outputs,
