@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["Val", "Stmt", "render", "atom", "calls_in", "names_read"]
+__all__ = ["BUILTIN_NAMES", "Val", "Stmt", "render", "atom", "calls_in", "names_read"]
 
 _ATOMIC = (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
@@ -70,10 +70,11 @@ def calls_in(text: str) -> frozenset[str]:
     >>> sorted(calls_in("len(word.strip()) > {n} and helper(x)"))
     ['.strip', 'len']
     """
-    return frozenset(dot + name if dot else name for dot, name in _CALL.findall(text) if dot or name in _BUILTINS)
+    return frozenset(dot + name if dot else name for dot, name in _CALL.findall(text) if dot or name in BUILTIN_NAMES)
 
 
-_BUILTINS = frozenset(dir(builtins))
+#: every name of the ``builtins`` module (a name the synthesized code never binds: it is not renamed or counted as state)
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)

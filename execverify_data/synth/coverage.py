@@ -37,6 +37,7 @@ import sys
 from dataclasses import dataclass
 
 from execverify_data.astwalk import children, walk
+from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.values import format_arguments
 
 __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
@@ -44,7 +45,6 @@ __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrume
 FILENAME = "<synth-probe>"
 _RECORD = "_probe_record_"
 _VALUE = "_probe_value_"
-_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
 class _StepLimit(BaseException):
@@ -88,7 +88,7 @@ def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
 
 
 def _reads_a_variable(call: ast.Call) -> bool:
-    return any(isinstance(n, ast.Name) and n.id not in _BUILTIN_NAMES for n in walk(call))
+    return any(isinstance(n, ast.Name) and n.id not in BUILTIN_NAMES for n in walk(call))
 
 
 def _wrap_values(tree: ast.AST) -> None:

@@ -57,6 +57,7 @@ from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.synth.checker import check
+from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.synth.generator import Program
 from execverify_data.synth.retrace import Retracer, may_depend_on_hash_seed, trace_digest
 from execverify_data.synth.spec import ConstraintSpec
@@ -157,25 +158,22 @@ class Tracer:
         self.close()
 
 
-_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
-
-
 def _normalize(node: ast.AST, names: dict[str, str]) -> None:
     """Abstract, in place, identifiers (``v0``, ``v1``... by first appearance in a depth-first walk; builtins
     keep their names) and literals (by type: ``'<int>'``); drop annotations; keep attribute names and calls."""
     kind = type(node)
     if kind is ast.Name:
-        node.id = node.id if node.id in _BUILTIN_NAMES else names.setdefault(node.id, f"v{len(names)}")
+        node.id = node.id if node.id in BUILTIN_NAMES else names.setdefault(node.id, f"v{len(names)}")
         return
     if kind is ast.arg:
-        node.arg = node.arg if node.arg in _BUILTIN_NAMES else names.setdefault(node.arg, f"v{len(names)}")
+        node.arg = node.arg if node.arg in BUILTIN_NAMES else names.setdefault(node.arg, f"v{len(names)}")
         node.annotation = None
         return
     if kind is ast.Constant:
         node.value, node.kind = f"<{type(node.value).__name__}>", None
         return
     if kind is ast.FunctionDef:
-        node.name = node.name if node.name in _BUILTIN_NAMES else names.setdefault(node.name, f"v{len(names)}")
+        node.name = node.name if node.name in BUILTIN_NAMES else names.setdefault(node.name, f"v{len(names)}")
         node.returns = None
     for name in node._fields:
         value = getattr(node, name, None)

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import Stmt, Val
+from execverify_data.synth.code import BUILTIN_NAMES, Stmt, Val
 from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
 
 SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
@@ -1102,10 +1102,7 @@ def _free_names(text: str) -> frozenset[str]:
     tree = ast.parse(text, mode="eval")
     nodes = walk(tree)
     bound = {t.id for n in nodes if isinstance(n, ast.comprehension) for t in walk(n.target) if isinstance(t, ast.Name)}
-    return frozenset({n.id for n in nodes if isinstance(n, ast.Name)} - bound - _BUILTIN_NAMES)
-
-
-_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+    return frozenset({n.id for n in nodes if isinstance(n, ast.Name)} - bound - BUILTIN_NAMES)
 
 
 @lru_cache(maxsize=4096)
