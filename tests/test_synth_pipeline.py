@@ -193,7 +193,6 @@ def test_bad_configs(kwargs):
         SynthConfig(**kwargs)
 
 
-@pytest.mark.slow
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (read from /proc)."""
     found = []
@@ -208,6 +207,7 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_without_losing_or_duplicating_rows(tmp_path):
     cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "synthesize", "--n", "240", "--seed", "5", "--shard-size", "40",
            "--workers", "1", "--quiet"]
