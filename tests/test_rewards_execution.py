@@ -348,3 +348,20 @@ def test_arbitrary_completions_never_raise(completion, row, oi_row):
         assert all(v is None or 0.0 <= v <= 2.0 for v in values)
     results = Scorer().score_batch(verifications, completions, run_oi=False)
     assert all(r is not None for r in results)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(completion=_COMPLETIONS, variant=st.integers(0, 4))
+def test_one_scoring_gives_every_reward_its_public_value(completion, variant, row, oi_row, io_row):
+    """The release verifier scores a batch once (running the oi answers) and applies each reward's
+    ``rewards`` to that scoring; that must equal each reward's public call, including format_reward's,
+    whose own call scores without running anything."""
+    references = [row.reference_completion, oi_row.reference_completion, io_row.reference_completion]
+    verifications = [row.verification, oi_row.verification, json.dumps(io_row.verification)]
+    completions = [completion if i == variant % 3 else references[i] for i in range(3)]
+    if variant == 3:  # an oi answer that parses and runs but gives another output
+        completions[1] = oi_row.reference_completion.replace("'abca'", "'ab'")
+    scorer = Scorer(oi_reward.scorer.oi_executor)
+    results = scorer.score_batch(verifications, completions)
+    for reward in (whitebox_reward, io_reward, format_reward, oi_reward, paper_reward, WhiteboxReward(gate=False)):
+        assert reward.rewards(results, completions, verifications) == reward(None, completions, verification=verifications), reward

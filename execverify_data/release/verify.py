@@ -71,15 +71,14 @@ class Verifier:
         answer = "completion" if config == "sft" else "reference_completion"
         verification = [r["verification"] for r in items]
         completions = [r[answer] for r in items]
-        # one scoring (oi answers run once), then each reward's own formula on it: a TRL reward is exactly
-        # [reward.reward(r) for r in scorer.score_batch(verification, completions)]
+        # one scoring (oi answers run once), then each reward's own formula on it: a TRL reward's call is
+        # exactly reward.rewards(scorer.score_batch(verification, completions), completions, verification)
         results = self.scorer.score_batch(verification, completions)
 
         def marks(reward):
-            return [None if r is None else reward.reward(r) for r in results]
+            return reward.rewards(results, completions, verification)
 
-        # format_reward also reads the completion's answer block: its public call (it runs nothing)
-        checks = [("format_reward", self.format(completions=completions, verification=verification), [1.0] * len(items))]
+        checks = [("format_reward", marks(self.format), [1.0] * len(items))]
         paper_full = [None if r is None else (self.paper.oi_correct if r.kinds[r.final_index] is Kind.OI
                                               else 2.0 if r.step_correct else self.paper.mismatch) for r in results]
         checks.append(("paper_reward", marks(self.paper), paper_full))

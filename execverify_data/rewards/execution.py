@@ -116,8 +116,15 @@ class ExecutionReward:
     def reward(self, result: ScoreResult) -> float | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def rewards(self, results: Sequence[ScoreResult | None], completions: Sequence[Any], verification: Sequence[Any]) -> list[float | None]:
+        """This reward's values for a batch the scorer has scored: the public call is exactly
+        ``self.rewards(scorer.score_batch(verification, completions), completions, verification)``, so
+        one scoring serves several rewards (a scoring that ran ``oi`` answers serves one that does not
+        need them: running them changes only the ``oi`` verdicts)."""
+        return [None if r is None else self.reward(r) for r in results]
+
     def __call__(self, prompts: Any = None, completions: Any = None, verification: Any = None, **kwargs: Any) -> list[float | None]:
-        return [None if r is None else self.reward(r) for r in self._results(completions, verification)]
+        return self.rewards(self._results(completions, verification), completions, verification)
 
 
 class WhiteboxReward(ExecutionReward):
@@ -188,8 +195,7 @@ class FormatReward(ExecutionReward):
     def reward(self, result: ScoreResult) -> float | None:
         return float(result.well_formed)
 
-    def __call__(self, prompts: Any = None, completions: Any = None, verification: Any = None, **kwargs: Any) -> list[float | None]:
-        results = self._results(completions, verification)
+    def rewards(self, results: Sequence[ScoreResult | None], completions: Sequence[Any], verification: Sequence[Any]) -> list[float | None]:
         return [None if r is None else float(r.well_formed and has_answer_block(c, load_verification(v).style))
                 for r, c, v in zip(results, completions, verification)]
 
