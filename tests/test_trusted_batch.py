@@ -1,5 +1,5 @@
-"""Batches of the trusted runner: several calls of one program in one forked process give, call
-for call, the results that one fork per call gives (``TrustedRunner.map(..., batch=N)``)."""
+"""Batches of the trusted runner: several calls, of one program or of several, in one forked process
+give, call for call, the results that one fork per call gives (``TrustedRunner.map(..., batch=N)``)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ def test_units_group_jobs_of_one_program_in_order():
     from execverify_data.sandbox.trusted import Job
 
     work = [Job("a", "f(1)"), Job("b", "f(1)"), Job("a", "f(2)"), Job("a", "f(3)"), Job("b", "f(2)")]
-    assert _units(work, 2) == [[0, 2], [3], [1, 4]]
+    assert _units(work, 2) == [[0, 2], [3, 1], [4]]  # a unit that has room takes the next program's jobs
+    assert _units(work, 16) == [[0, 2, 3, 1, 4]]
     assert _units(work, 1) == [[0], [1], [2], [3], [4]]
 
 
@@ -144,6 +145,30 @@ def test_a_program_that_patches_a_module_gets_a_process_per_call(runner):
     assert not _shares_nothing(PATCHES)
     results = _compare(runner, [(PATCHES, "f(1)"), (PATCHES, "f(0)"), (PATCHES, "f(1)"), (PATCHES, "f(0)")])
     assert [r.output.text for r in results] == ["3", "3.141592653589793", "3", "3.141592653589793"]
+
+
+READS_PI = "import math\ndef f(x):\n    return math.pi, x\n"
+
+
+def test_a_program_after_one_that_patches_a_module_sees_it_unpatched(runner):
+    jobs = [(PATCHES, "f(1)"), (READS_PI, "f(0)"), (COUNTER, "f(2)"), (PATCHES, "f(1)"), (READS_PI, "f(1)")]
+    results = _compare(runner, jobs)
+    assert [r.output.text for r in results[:2]] == ["3", "(3.141592653589793, 0)"]
+
+
+def test_a_program_whose_set_of_strings_another_program_would_reorder_runs_first_in_a_process():
+    # the first program's text interns '7755', which would reorder the second one's frozenset constant
+    first = "def f(x):\n    return x == '7755'\n"
+    second = "def f(x):\n    return list({'463', '7755', 'a s', 'banana', 'mango', 'tree ', 'yo'}), x\n"
+    with TrustedRunner(1, timeout=2.0) as one:
+        results = _compare(one, [(first, "f('a')"), (second, "f(1)"), (first, "f('b')"), (second, "f(2)")])
+    assert results[1].output.text.startswith("(['a s', '463', '7755'")
+
+
+def test_calls_of_many_programs_share_processes(runner):
+    jobs = [(source, f"f({i})") for i in range(3) for source in (LOOPS, COUNTER, FAILS, RECURSES)]
+    results = _compare(runner, jobs)
+    assert [r.status for r in results[:4]] == [Status.OK, Status.OK, Status.EXCEPTION, Status.OK]
 
 
 @pytest.mark.parametrize("source", [

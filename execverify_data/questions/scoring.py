@@ -153,16 +153,16 @@ class OiExecutor:
 
     Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on
     first use (never at import or unpickling); results are cached per (program, call).
-    The calls of one program in a batch run in one forked process, ``batch`` at a time
-    (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`: each
-    gets the result it gets alone).
+    The calls of a batch run ``batch`` at a time in one forked process, each program's
+    together (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`:
+    each gets the result it gets alone).
 
     Args:
         workers (`int`, optional, defaults to 2): runner processes.
         timeout (`float`, optional, defaults to 2.0): seconds per call.
         max_steps (`int`, optional, defaults to 100000): line events per call.
         cache_size (`int`, optional, defaults to 65536): remembered (program, call) results.
-        batch (`int`, optional, defaults to 16): most calls of one program per forked process.
+        batch (`int`, optional, defaults to 16): most calls per forked process.
     """
 
     def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000, cache_size: int = 65536,

@@ -40,24 +40,26 @@ How it works
 
 Batches
 -------
-``map(jobs, batch=N)`` sends up to ``N`` jobs of one program to a worker together; one
-child runs them one after another and sends one result per call. A fork, its
-copy-on-write faults and its exit cost several times what tracing a short call does, so
-a batch of 6 short calls costs about a third of the CPU of 6 forks. Each call still gets
-the result it gets in a fork of its own:
+``map(jobs, batch=N)`` sends up to ``N`` jobs to a worker together, each program's jobs one
+after another (the jobs of several programs when each has fewer than ``N``); one child runs
+them in turn and sends one result per call. A fork, its copy-on-write faults and its exit
+cost several times what tracing a short call does, so a batch of 6 short calls costs about
+a third of the CPU of 6 forks. Each call still gets the result it gets in a fork of its own:
 
-* ``trace_call`` runs the module body afresh in a new namespace for every call (the
-  program is compiled once per child), so what a call changes in the program's globals is
-  gone at the next call; ``random`` is seeded with 0 again before every call;
+* ``trace_call`` runs the module body afresh in a new namespace for every call (a program
+  is compiled once per child), so what a call changes in the program's globals is gone at
+  the next call, whichever program that call runs; ``random`` is seeded with 0 again before
+  every call;
 * the clocks restart at every result: each call has its own ``timeout``, checkpoint and
   hard kill, and its own step budget;
 * the calls after one share the child only while nothing else a call can change is at
   stake: a program that may reach shared state (an attribute store, ``setattr``,
   ``globals()``, a dunder name, an import outside :data:`SHARED_IMPORTS`, ...; see
-  :func:`_shares_nothing`) gets a child per call; after a timeout, a ``MemoryError``, a
-  crash, a call that imported a module or changed the recursion limit, the next calls get
-  a fresh child; a call whose arguments hold a set display of strings runs first in a
-  child (their iteration order depends on the strings the process interned before);
+  :func:`_shares_nothing`, decided before its first call runs) ends its child after each
+  of its calls; after a timeout, a ``MemoryError``, a crash, a call that imported a module
+  or changed the recursion limit, the next calls get a fresh child; a call whose arguments
+  hold a set display of strings, and a program whose text holds one, run first in a child
+  (their iteration order depends on the strings the process interned before);
 * a call that raises ``MemoryError`` or whose child dies after other calls ran in that
   child is run again first in a fresh child, and that result is the one returned; a
   call the clocks stopped keeps its ``timeout`` (it had its whole budget), and the calls
@@ -250,17 +252,21 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
     global _call_started, _call_timeout
     from execverify_data.trace import trace_call
 
-    source, calls = job["source"], job["calls"]
+    sources, calls = job["sources"], job["calls"]
     max_steps, timeout = int(job["max_steps"]), float(job["timeout"])
-    reusable = len(calls) - first > 1 and _shares_nothing(source)
+    shares: dict[int, bool] = {}  # program -> whether calls may run after its calls here (decided before they run)
     depth = sys.getrecursionlimit()
     for position in range(first, len(calls)):
-        call, trusted_call = calls[position]
+        which, call, trusted_call = calls[position]
+        source = sources[which]
         if position > first:
-            if _builds_a_string_set(call):
+            # a program compiled after others interned their strings, or a call whose text did
+            if (which not in shares and _builds_a_string_set(source, "exec")) or _builds_a_string_set(call):
                 _wire.write_all(fd, _wire.pack_json({"fresh": True}))
                 return
             sys.modules["random"].seed(0)  # as _child_setup left it for the first call
+        if which not in shares:
+            shares[which] = position + 1 < len(calls) and _shares_nothing(source)
         modules = len(sys.modules)
         _call_started, _call_timeout = time.monotonic(), timeout
         try:
@@ -272,7 +278,7 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
         if position > first and result[0] == "trace" and _may_depend_on_the_past(result[1]):
             return
         _send_result(fd, result)
-        if position + 1 < len(calls) and not (reusable and clean and sys.getrecursionlimit() == depth):
+        if position + 1 < len(calls) and not (shares[which] and clean and sys.getrecursionlimit() == depth):
             _wire.write_all(fd, _wire.pack_json({"fresh": True}))
             return
 
@@ -336,22 +342,22 @@ def _shares_nothing(source: str) -> bool:  # pragma: no cover - runs in the job'
     return True
 
 
-def _builds_a_string_set(call: str) -> bool:  # pragma: no cover - runs in the job's process
-    """Whether the arguments of ``call`` hold a set display with a string in it, whose iteration
-    order depends on the strings this process interned before.
+def _builds_a_string_set(text: str, mode: str = "eval") -> bool:  # pragma: no cover - runs in the job's process
+    """Whether ``text`` (a call's arguments, or with ``mode="exec"`` a program) holds a set display
+    with a string in it, whose iteration order depends on the strings this process interned before.
 
     CPython compiles a set display of constants to a frozenset constant and, when it interns the
     code's strings, builds that frozenset again (in its iteration order, so with another hash
     table where hashes collide) if an element equals a string interned earlier. The strings an
-    earlier call's text interned would change the order a program sees, so such a call runs first
-    in a process of its own.
+    earlier call's text or an earlier program interned would change the order a program sees, so
+    such a call, or the first call of such a program, runs first in a process of its own.
     """
-    if "{" not in call or ("'" not in call and '"' not in call):
+    if "{" not in text or ("'" not in text and '"' not in text):
         return False
     import ast
 
     try:
-        tree = ast.parse(call, mode="eval")
+        tree = ast.parse(text, mode=mode)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     return any(isinstance(node, ast.Set) and any(isinstance(inner, ast.Constant) and isinstance(inner.value, str)
@@ -517,10 +523,10 @@ class TrustedRunner:
             return_exceptions (`bool`, optional, defaults to `False`): put a job's
                 :class:`ProgramError` in its place in the list instead of raising it
                 (after all jobs ran).
-            batch (`int`, optional, defaults to 1): most jobs of one program that one forked
-                process runs, one after another (fewer when there are fewer jobs than workers
-                to share them). Each job gets the result it gets alone (see the module docs,
-                "Batches"); a fork costs far more than tracing a short call.
+            batch (`int`, optional, defaults to 1): most jobs that one forked process runs,
+                one after another, each program's together (fewer when there are fewer jobs
+                than workers to share them). Each job gets the result it gets alone (see the
+                module docs, "Batches"); a fork costs far more than tracing a short call.
 
         Returns:
             `list[Trace]` (or ``Trace | ProgramError`` with ``return_exceptions``).
@@ -543,8 +549,10 @@ class TrustedRunner:
                 while units and idle:
                     worker = idle.pop()
                     unit = units.popleft()
+                    sources = {source: at for at, source in enumerate(dict.fromkeys(work[i].source for i in unit))}
                     message = _wire.pack_json({
-                        "source": work[unit[0]].source, "calls": [[work[i].call, bool(work[i].trusted_call)] for i in unit],
+                        "sources": list(sources),
+                        "calls": [[sources[work[i].source], work[i].call, bool(work[i].trusted_call)] for i in unit],
                         "max_steps": self.max_steps, "timeout": self.timeout, "memory_mb": self.memory_mb,
                         "grace": self.grace})
                     worker.wait_ready()
@@ -605,13 +613,15 @@ class TrustedRunner:
 
 
 def _units(work: Sequence[Job], size: int) -> list[list[int]]:
-    """The positions of ``work`` in runs of at most ``size`` jobs of one program, in order of first appearance."""
+    """The positions of ``work`` in units of at most ``size`` jobs: each program's jobs one after another
+    (programs in order of first appearance), a program's run cut only where a unit is full."""
     if size <= 1:
         return [[i] for i in range(len(work))]
     by_program: dict[str, list[int]] = {}
     for i, job in enumerate(work):
         by_program.setdefault(job.source, []).append(i)
-    return [positions[at:at + size] for positions in by_program.values() for at in range(0, len(positions), size)]
+    ordered = [i for positions in by_program.values() for i in positions]
+    return [ordered[at:at + size] for at in range(0, len(ordered), size)]
 
 
 def _is_result(reply) -> bool:
