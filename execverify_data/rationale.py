@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from execverify_data.errors import InvalidArgument, ProgramError
@@ -61,7 +63,10 @@ class _Block:
     end: int  # last line of the whole statement
 
 
-def _blocks(source: str) -> dict[int, _Block]:
+@lru_cache(maxsize=16)
+def _blocks(source: str) -> Mapping[int, _Block]:
+    """The ``if``/``while``/``for`` statements of ``source`` by header line (read-only: a program's
+    rows narrate several traces of one text, so the text is parsed once)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
@@ -73,7 +78,7 @@ def _blocks(source: str) -> dict[int, _Block]:
             continue
         body = range(node.body[0].lineno, node.body[-1].end_lineno + 1)
         blocks.setdefault(node.lineno, _Block(kind, node.lineno, body, node.end_lineno))
-    return blocks
+    return MappingProxyType(blocks)
 
 
 def _value(text: str, limit: int) -> str:
@@ -88,7 +93,7 @@ def _changes(before: Mapping[str, Any] | None, after: Mapping[str, Any], limit: 
     return ", ".join(parts)
 
 
-def _loop_runs(trace: Trace, blocks: dict[int, _Block]) -> list[list[int]]:
+def _loop_runs(trace: Trace, blocks: Mapping[int, _Block]) -> list[list[int]]:
     """Indices of the header events of each run of each loop, per frame."""
     loops = {line: b for line, b in blocks.items() if b.kind in ("for", "while")}
     active: dict[tuple[int, int], list[int]] = {}
@@ -113,7 +118,7 @@ def _comprehension_runs(trace: Trace) -> list[list[int]]:
     return list(frames.values())
 
 
-def _hidden(trace: Trace, blocks: dict[int, _Block], max_iterations: int) -> list[bool]:
+def _hidden(trace: Trace, blocks: Mapping[int, _Block], max_iterations: int) -> list[bool]:
     hidden = [False] * len(trace.events)
     for run in _comprehension_runs(trace):
         if len(run) - 1 > max_iterations + 1:
