@@ -149,9 +149,15 @@ def _lines(block: str) -> list[str]:
 _MAX_JOINED = 200
 
 
+#: printable characters after which the tokenizer may read a bracket as something else than a bracket
+_NOT_PLAIN = re.compile(r"['\"#\\]")
+
+
 def _open_brackets(line: str) -> int:
     """Brackets opened minus closed, outside string literals (a cheap first look; a join is kept
     only when Python parses the result)."""
+    if line.isprintable() and not _NOT_PLAIN.search(line):  # no string, comment, backslash or control character
+        return line.count("(") + line.count("[") + line.count("{") - line.count(")") - line.count("]") - line.count("}")
     depth = 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(line).readline):
