@@ -1029,6 +1029,8 @@ def _builtin_chain(text: str) -> int:
 @lru_cache(maxsize=65536)
 def _depth(text: str) -> int:
     """The nested-call depth of an expression or of statements (0 when the text does not parse)."""
+    if text.count("(") < 2:  # a call passed to a call takes two parentheses: most texts have fewer, and parse for nothing
+        return 0
     for mode in ("eval", "exec"):
         try:
             return deepest_call(ast.parse(text, mode=mode))[0]
