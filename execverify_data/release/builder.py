@@ -251,16 +251,16 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     infos: dict[str, Any] = {}
     contents: dict[str, dict[str, int]] = {}
     task = bars.task("assemble", len(CONFIGS)) if bars else None
-    trace_table = None
-    for config in CONFIGS:
+
+    def one_config(config: str):
+        """Read, split and write one config (the configs are independent: two at a time, in threads, as
+        pyarrow reads, filters and compresses without the GIL)."""
         table = _read_rows(work, n_shards, config)
         features = _features(config)
         splits = [split_of(h, cfg.test_permille, cfg.seed) for h in table.column("ast_hash").to_pylist()]
         mask = pa.array([s == "test" for s in splits])
         parts = {"train": table.filter(pc.invert(mask)), "test": table.filter(mask)}
-        rows[config] = {}
-        split_files[config] = {}
-        split_infos = []
+        split_rows, files_of, split_infos = {}, {}, []
         for split, part in parts.items():
             if part.num_rows == 0:  # (tiny builds) an empty split is left out: datasets cannot read a 0-row parquet file
                 continue
@@ -272,16 +272,22 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
                 (out / config).mkdir(parents=True, exist_ok=True)
                 _write_parquet(chunk, out / rel, cfg, features)
                 files.append(rel)
-                written.add(rel)
-            rows[config][split] = part.num_rows
-            split_files[config][split] = files
+            split_rows[split] = part.num_rows
+            files_of[split] = files
             split_infos.append((split, part.nbytes, part.num_rows))
-        infos[config] = (features, split_infos, sum(os.path.getsize(out / f) for fs in split_files[config].values() for f in fs))
-        contents[config] = config_contents(config, table)
-        if config == DEFAULT_CONFIG:
-            trace_table = table
+        info = (features, split_infos, sum(os.path.getsize(out / f) for fs in files_of.values() for f in fs))
         if bars:
             bars.advance(task)
+        return table if config == DEFAULT_CONFIG else None, split_rows, files_of, info, config_contents(config, table)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    trace_table = None
+    with ThreadPoolExecutor(2) as threads:
+        for config, (table, split_rows, files_of, info, content) in zip(CONFIGS, threads.map(one_config, CONFIGS)):
+            rows[config], split_files[config], infos[config], contents[config] = split_rows, files_of, info, content
+            written.update(f for fs in files_of.values() for f in fs)
+            trace_table = table if table is not None else trace_table
     # stale shards of an older layout
     for config in CONFIGS:
         for f in sorted((out / config).glob("*.parquet")):
@@ -401,7 +407,7 @@ def naturalness_table(cfg: ReleaseConfig, work: Path, done: list[dict], *, progr
     measured = [m for d in done for m in d.get("naturalness", [])]
     return {"every": cfg.naturalness_every, "programs": programs, "measured": len(measured),
             "release": aggregate([m["figures"] for m in measured], keys=NATURALNESS_KEYS),
-            **naturalness_reference(cfg, work)}
+            **naturalness_reference(cfg, work, workers=2)}
 
 
 def _naturalness_rows(nat: dict) -> str:
