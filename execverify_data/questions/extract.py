@@ -155,9 +155,15 @@ _NOT_PLAIN = re.compile(r"['\"#\\]")
 
 def _open_brackets(line: str) -> int:
     """Brackets opened minus closed, outside string literals (a cheap first look; a join is kept
-    only when Python parses the result)."""
-    if line.isprintable() and not _NOT_PLAIN.search(line):  # no string, comment, backslash or control character
+    only when Python parses the result): :func:`_tokenized_brackets`, counted by characters where
+    no string, comment, backslash or control character can hide one."""
+    if line.isprintable() and not _NOT_PLAIN.search(line):
         return line.count("(") + line.count("[") + line.count("{") - line.count(")") - line.count("]") - line.count("}")
+    return _tokenized_brackets(line)
+
+
+def _tokenized_brackets(line: str) -> int:
+    """Brackets opened minus closed among the tokenizer's operators (it stops at what it cannot read)."""
     depth = 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(line).readline):
