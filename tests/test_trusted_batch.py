@@ -230,3 +230,20 @@ def test_thousands_of_synthesized_calls_give_the_results_of_one_fork_per_call(se
         results = _compare(pool, jobs)
     statuses = {r.status for r in results if not isinstance(r, ProgramError)}
     assert {Status.OK, Status.EXCEPTION, Status.STEP_LIMIT if seed else Status.TIMEOUT} <= statuses
+
+
+def test_traces_without_events_have_the_outcome_of_traces_with_them(runner):
+    """``map(..., events=False)`` (the oi scorer's): the same status, output, exception and stdout, no events."""
+    jobs = _synthesized_jobs(12, seed=7) + [(FAILS, "f(0)"), (LOOPS, "f(10**6)"), (NO_ENTRY, "f(1)"), (SPIN, "f(1)")]
+    full = runner.map(jobs, return_exceptions=True, batch=16)
+    bare = runner.map(jobs, return_exceptions=True, batch=16, events=False)
+    assert any(not isinstance(r, ProgramError) and r.events for r in full)
+    for job, a, b in zip(jobs, full, bare):
+        if isinstance(a, ProgramError) or isinstance(b, ProgramError):
+            assert type(a) is type(b) and str(a) == str(b), job
+            continue
+        assert b.events == (), job
+        if a.status is Status.TIMEOUT or b.status is Status.TIMEOUT:
+            assert _out_of_time(a) and _out_of_time(b), job
+            continue
+        assert (a.status, a.output, a.exception, a.stdout, a.python) == (b.status, b.output, b.exception, b.stdout, b.python), job

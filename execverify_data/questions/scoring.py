@@ -208,7 +208,7 @@ class OiExecutor:
                 todo.setdefault(job, []).append(i)
         if todo:
             keys = list(todo)
-            traces = self._get_runner().map(keys, return_exceptions=True, batch=self.batch)
+            traces = self._get_runner().map(keys, return_exceptions=True, batch=self.batch, events=False)
             if len(self._cache) + len(keys) > self.cache_size:
                 self._cache.clear()
             for key, trace in zip(keys, traces):

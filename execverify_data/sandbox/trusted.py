@@ -277,6 +277,9 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
         clean = (result[0] == "program_error" or _clean_end(result[1])) and len(sys.modules) == modules
         if position > first and result[0] == "trace" and _may_depend_on_the_past(result[1]):
             return
+        if result[0] == "trace" and not job.get("events", True):  # the outcome only: no events to pickle and read
+            traced = result[1]
+            result = ("trace", Trace(traced.status, (), traced.output, traced.exception, traced.python, traced.stdout))
         _send_result(fd, result)
         if position + 1 < len(calls) and not (shares[which] and clean and sys.getrecursionlimit() == depth):
             _wire.write_all(fd, _wire.pack_json({"fresh": True}))
@@ -515,7 +518,8 @@ class TrustedRunner:
         """
         return self.map([Job(source, call, trusted_call)])[0]
 
-    def map(self, jobs: Iterable[Job | Sequence], *, return_exceptions: bool = False, batch: int = 1) -> list:
+    def map(self, jobs: Iterable[Job | Sequence], *, return_exceptions: bool = False, batch: int = 1,
+            events: bool = True) -> list:
         """Trace many jobs in parallel; results come back in the order of ``jobs``.
 
         Args:
@@ -527,6 +531,9 @@ class TrustedRunner:
                 one after another, each program's together (fewer when there are fewer jobs
                 than workers to share them). Each job gets the result it gets alone (see the
                 module docs, "Batches"); a fork costs far more than tracing a short call.
+            events (`bool`, optional, defaults to `True`): ``False`` sends each trace back
+                without its events (status, output, exception and stdout as traced, the call
+                traced as with events), for callers that need only the outcome.
 
         Returns:
             `list[Trace]` (or ``Trace | ProgramError`` with ``return_exceptions``).
@@ -554,7 +561,7 @@ class TrustedRunner:
                         "sources": list(sources),
                         "calls": [[sources[work[i].source], work[i].call, bool(work[i].trusted_call)] for i in unit],
                         "max_steps": self.max_steps, "timeout": self.timeout, "memory_mb": self.memory_mb,
-                        "grace": self.grace})
+                        "grace": self.grace, "events": bool(events)})
                     worker.wait_ready()
                     try:
                         worker.send(message)
