@@ -85,6 +85,10 @@ def test_a_job_that_swallows_the_timeout_keeps_its_events():
         assert result.events[-1].locals["n"].type == "int"
         assert 0.9 < elapsed < 5
         assert pool.trace(DOUBLE, "f(2)").output.text == "4"
+        # without events (the oi scorer's map): the same checkpoint, its events left out
+        bare = pool.map([(SWALLOWS_TIMEOUT, "f()"), (DOUBLE, "f(2)")], events=False)
+        assert bare[0].status is Status.TIMEOUT and bare[0].events == ()
+        assert bare[1].output.text == "4" and bare[1].events == ()
 
 
 def test_the_cli_prints_the_events_of_a_hard_killed_timeout(tmp_path):

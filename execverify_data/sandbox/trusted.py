@@ -171,7 +171,7 @@ def _run_in_child(channel: int, job: dict, first: int) -> int:  # pragma: no cov
         try:
             os.close(read_end)
             os.close(channel)
-            _child_setup(job.get("memory_mb"), write_end)
+            _child_setup(job.get("memory_mb"), write_end, job.get("events", True))
             _run_calls(write_end, job, first)
         except BaseException:  # noqa: BLE001 - never return into the worker's loop
             status = 1
@@ -395,7 +395,7 @@ def _running_recorder():  # pragma: no cover - runs in the job's process
     return getattr(getattr(handler, "__self__", None), "recorder", None)
 
 
-def _checkpoint_handler(fd: int):  # pragma: no cover - runs in the job's process
+def _checkpoint_handler(fd: int, with_events: bool = True):  # pragma: no cover - runs in the job's process
     def on_checkpoint(signum, frame):
         if _sending or time.monotonic() - _call_started < _call_timeout / 2:
             return  # a request for the call whose result was just sent
@@ -405,7 +405,7 @@ def _checkpoint_handler(fd: int):  # pragma: no cover - runs in the job's proces
         if recorder is not None:
             recorder.done = True
             recorder.stop(Status.TIMEOUT, frame)  # freezes the pending events (no-op once stopped)
-            events = recorder.build_events()
+            events = recorder.build_events() if with_events else ()
         stdout = sys.stdout.getvalue() if hasattr(sys.stdout, "getvalue") else ""
         try:
             _send_result(fd, ("trace", Trace(Status.TIMEOUT, events, stdout=stdout)))
@@ -415,9 +415,9 @@ def _checkpoint_handler(fd: int):  # pragma: no cover - runs in the job's proces
     return on_checkpoint
 
 
-def _child_setup(memory_mb: int | None, result_fd: int) -> None:  # pragma: no cover - runs in the job's process
+def _child_setup(memory_mb: int | None, result_fd: int, with_events: bool = True) -> None:  # pragma: no cover - runs in the job's process
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGUSR1, _checkpoint_handler(result_fd))
+    signal.signal(signal.SIGUSR1, _checkpoint_handler(result_fd, with_events))
     if memory_mb is not None:
         import resource
 
