@@ -68,7 +68,7 @@ def runner():
         yield pool
 
 
-def test_units_group_jobs_of_one_program_in_order():
+def test_units_keep_each_programs_jobs_together_in_order():
     from execverify_data.sandbox.trusted import Job
 
     work = [Job("a", "f(1)"), Job("b", "f(1)"), Job("a", "f(2)"), Job("a", "f(3)"), Job("b", "f(2)")]
@@ -165,7 +165,7 @@ def test_a_program_whose_set_of_strings_another_program_would_reorder_runs_first
     assert results[1].output.text.startswith("(['a s', '463', '7755'")
 
 
-def test_calls_of_many_programs_share_processes(runner):
+def test_calls_of_many_programs_in_one_batch_get_their_own_results(runner):
     jobs = [(source, f"f({i})") for i in range(3) for source in (LOOPS, COUNTER, FAILS, RECURSES)]
     results = _compare(runner, jobs)
     assert [r.status for r in results[:4]] == [Status.OK, Status.OK, Status.EXCEPTION, Status.OK]

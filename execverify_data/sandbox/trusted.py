@@ -74,6 +74,7 @@ a third of the CPU of 6 forks. Each call still gets the result it gets in a fork
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import signal
@@ -278,8 +279,7 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
         if position > first and result[0] == "trace" and _may_depend_on_the_past(result[1]):
             return
         if result[0] == "trace" and not job.get("events", True):  # the outcome only: no events to pickle and read
-            traced = result[1]
-            result = ("trace", Trace(traced.status, (), traced.output, traced.exception, traced.python, traced.stdout))
+            result = ("trace", dataclasses.replace(result[1], events=()))
         _send_result(fd, result)
         if position + 1 < len(calls) and not (shares[which] and clean and sys.getrecursionlimit() == depth):
             _wire.write_all(fd, _wire.pack_json({"fresh": True}))
