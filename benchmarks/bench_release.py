@@ -92,16 +92,18 @@ def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
     from collections import defaultdict
 
     from execverify_data.naturalness import program_figures
-    from execverify_data.pipeline import _record, _worker_tracer, iter_rows
+    from execverify_data.pipeline import iter_rows
     from execverify_data.release import ReleaseConfig, engine
     from execverify_data.release.rows import CONFIGS, rows_for_program
+    from execverify_data.release.verify import Verifier
+    from execverify_data.synth.filters import worker_tracer
 
     if sys.flags.hash_randomization:
         raise SystemExit("run with PYTHONHASHSEED=0 (as the build's workers)")
     cfg = ReleaseConfig(version="2.0.0", n=119000, seed=seed, k=k)
     synth = cfg.synth_config()
-    decon = engine._decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold)
-    verifier, tracer = engine._verifier(), _worker_tracer(synth)
+    decon = engine.decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold)
+    verifier, tracer = Verifier(), worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
     spent: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
 
     class clock:
@@ -123,15 +125,14 @@ def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
             item = next(produced, None)
         if item is None:
             break
-        i, _, _, acc, s = item
-        if acc is None:
+        record = item.record
+        if record is None:
             continue
         with clock("rows"):
-            record = _record(synth, i, s, acc)
-            out, _ = rows_for_program(record, cfg, decon=decon, traces=acc.traces)
-        if out["trace"] and i % cfg.naturalness_every == 0:
+            out, _ = rows_for_program(record, cfg, item.traces, tracer.trace_many, decon=decon)
+        if out["trace"] and item.row % cfg.naturalness_every == 0:
             with clock("naturalness"):
-                program_figures(record["code"], record["entry_point"], record["inputs"], types=record["param_types"], seed=seed)
+                program_figures(record.code, record.entry_point, record.inputs, types=record.param_types, seed=seed)
         programs += bool(out["trace"])
         for config, items in out.items():
             rows[config].extend(items)

@@ -21,7 +21,7 @@ Each function goes through these steps; the first that fails names the reason it
    (``allow_benchmarks``; e.g. ``humaneval`` when HumanEval itself is the input).
 4. Inputs (:func:`execverify_data.inputs.draw_inputs`): the seed inputs first, then
    type-preserving mutations of them (as evalplus does for HumanEval) and fresh draws from the
-   types, from the row's seed (:func:`execverify_data.pipeline.row_seed`). The candidates run
+   types, from the row's seed (:func:`execverify_data.seeds.row_seed`). The candidates run
    instrumented, each in a fork of the trusted runner (the ``synthesize --tracer trusted`` path,
    :func:`execverify_data.synth.filters._prescreen` with ``best_effort``), and the inputs kept are
    chosen, as the generator chooses them, to take every decision both ways where the inputs allow
@@ -37,10 +37,10 @@ Each function goes through these steps; the first that fails names the reason it
    too (``io``): its result is this machine's (a file's bytes, an environment variable).
 6. ``duplicate``: the normalized AST of a function kept earlier in the input.
 
-A record has :data:`execverify_data.pipeline.SCHEMA_FIELDS` (level 0, target ``from_code``) and the
-provenance columns :data:`execverify_data.pipeline.PROVENANCE_FIELDS` (``source``, ``source_id``,
+A record is a :class:`~execverify_data.records.ProgramRecord` (level 0, target ``from_code``) with its
+provenance fields set (``source``, ``source_id``,
 ``input_origins``: ``seed`` or ``generated`` per input, ``branch_coverage``). Records are written in
-shards with the pipeline's writer (atomic, resumable), so ``execverify build-release --programs OUT``
+shards by the shard engine (:mod:`execverify_data.shards`: atomic, resumable), so ``execverify build-release --programs OUT``
 builds every config from them.
 
 >>> seed_calls_from_tests("def check(candidate):\\n    assert candidate([1, 2], 3) == 4\\n    assert candidate(x) == 1\\n")
@@ -66,8 +66,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from execverify_data import shards
 from execverify_data.errors import InvalidArgument
-from execverify_data.pipeline import _Run
+from execverify_data.pipeline import RecordRun
+from execverify_data.records import ProgramRecord
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
            "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "seed_calls_from_tests", "settle_types",
@@ -439,7 +441,7 @@ class FromCodeConfig:
     allow_benchmarks: tuple[str, ...] = ()
     input_digest: str = field(default="", init=False)
     n: int = field(default=0, init=False)
-    tracer: str = field(default="trusted", init=False)  # every run in the trusted runner (pipeline._worker_tracer)
+    tracer: str = field(default="trusted", init=False)  # every run in the trusted runner (filters.worker_tracer)
 
     def __post_init__(self) -> None:
         for name in ("k", "min_inputs", "k_max", "candidates", "shard_size", "max_steps"):
@@ -499,16 +501,17 @@ def _skip(reason: str, detail: str = "") -> tuple[None, dict]:
     return None, {"attempts": 1, reason: 1, **({"why": detail} if detail else {})}
 
 
-def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None, pool=None) -> tuple[dict | None, dict]:
+def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
+            pool=None) -> tuple[ProgramRecord | None, dict]:
     """Function ``fn`` (row ``i`` of the run) as a record, or None; and the counts of what happened
     (``{"attempts": 1, reason: 1, "why": detail}`` when skipped)."""
     from execverify_data.catalog.usage import entries_used
     from execverify_data.inputs import Hints, draw_inputs
-    from execverify_data.pipeline import row_seed
     from execverify_data.sandbox.untrusted import Status as SandboxStatus
     from execverify_data.synth.filters import FilterConfig, _prescreen, normalized_hash
     from execverify_data.synth.generator import Program
     from execverify_data.trace import Status
+    from execverify_data.seeds import row_seed
     from execverify_data.values import format_arguments, parse_call
 
     if not fn.code:
@@ -578,32 +581,17 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     if touches:  # it ran the same three times, but on this machine's files, environment or clock
         return None, {**counts, "io": 1, "why": f"reaches outside its arguments: {', '.join(touches)}"}
     seed_texts = {format_arguments(x) for x in seeds}
-    record = {
-        "id": f"fromcode-{config.seed}-{i:07d}",
-        "row": i,
-        "seed": s,
-        "level": 0,
-        "spec": {"target": "from_code", "nested_depth": 0, "other_methods": False, "control_flow": [], "helper_depth": 0,
-                 "n_params": len(names), "min_size": config.min_size, "max_size": config.max_size},
-        "target": "from_code",
-        "code": fn.code,
-        "entry_point": fn.entry_point,
-        "param_types": list(types),
-        "param_domains": [""] * len(types),
-        "inputs": inputs,
-        "outputs": [t.output.text for t in traces],
-        "output_types": [t.output.type for t in traces],
-        "trace_lengths": [len(t.events) for t in traces],
-        "ast_hash": normalized_hash(fn.code),
-        "catalog_ids": sorted(entries_used(fn.code)),
-        "python": traces[0].python,
-        "generator_version": FROMCODE_VERSION,
-        "generator": "from_code",  # the column the llm work adds to SCHEMA_FIELDS (dropped by the writer where it is absent)
-        "source": fn.source,
-        "source_id": fn.source_id,
-        "input_origins": ["seed" if text in seed_texts else "generated" for text in inputs],
-        "branch_coverage": report.get("branch_coverage"),
-    }
+    record = ProgramRecord(
+        id=f"fromcode-{config.seed}-{i:07d}", row=i, seed=s, level=0,
+        spec={"target": "from_code", "nested_depth": 0, "other_methods": False, "control_flow": [], "helper_depth": 0,
+              "n_params": len(names), "min_size": config.min_size, "max_size": config.max_size},
+        target="from_code", code=fn.code, entry_point=fn.entry_point, param_types=list(types),
+        param_domains=[""] * len(types), inputs=inputs, outputs=[t.output.text for t in traces],
+        output_types=[t.output.type for t in traces], trace_lengths=[len(t.events) for t in traces],
+        ast_hash=normalized_hash(fn.code), catalog_ids=sorted(entries_used(fn.code)), python=traces[0].python,
+        generator_version=FROMCODE_VERSION, generator="from_code", source=fn.source, source_id=fn.source_id,
+        input_origins=["seed" if text in seed_texts else "generated" for text in inputs],
+        branch_coverage=report.get("branch_coverage"))
     counts["generated"] = 1
     return record, counts
 
@@ -624,26 +612,23 @@ def _pool():
     return _POOL
 
 
-def _decontaminator(allow: tuple[str, ...]):
-    from execverify_data.release.engine import _decontaminator as cached
-
-    return cached((), 10, 0.5, allow)
-
-
 def fromcode_chunk(config: FromCodeConfig, start: int, functions: list[Function]) -> dict:
-    """The work unit: functions ``start, start + 1, ...`` as ``{"rows": [{"row", "level", "counts", "record"}], "seconds"}``."""
-    from execverify_data.pipeline import _worker_tracer
+    """The work unit: functions ``start, start + 1, ...`` as ``{"rows": [RowOutcome...], "why", "seconds"}``
+    (``why``: each row's reason with its detail, for the summary's examples)."""
+    from execverify_data.records import RowOutcome
+    from execverify_data.release.engine import decontaminator
+    from execverify_data.synth.filters import worker_tracer
 
     t0 = time.perf_counter()
-    tracer = _worker_tracer(config)
-    decon = _decontaminator(config.allow_benchmarks)
-    rows = []
+    tracer = worker_tracer(config.tracer, config.max_steps, config.timeout)
+    decon = decontaminator((), 10, 0.5, config.allow_benchmarks)
+    rows, why = [], []
     for j, fn in enumerate(functions):
         record, counts = convert(fn, start + j, config, tracer=tracer, decon=decon)
-        why = counts.pop("why", None)
-        rows.append({"row": start + j, "level": 0, "generator": "from_code", "counts": counts, "record": record,
-                     "why": None if why is None else f"{fn.source_id}: {why}"})
-    return {"rows": rows, "seconds": time.perf_counter() - t0}
+        detail = counts.pop("why", None)
+        rows.append(RowOutcome(start + j, 0, "from_code", counts, record))
+        why.append(None if detail is None else f"{fn.source_id}: {detail}")
+    return {"rows": rows, "why": why, "seconds": time.perf_counter() - t0}
 
 
 def digest(functions: list[Function]) -> str:
@@ -660,88 +645,66 @@ def from_code(functions: list[Function], out: str | os.PathLike, *, config: From
     summary, also written to ``summary.json`` (the pipeline's summary plus a ``from_code`` section:
     inputs per row, branch coverage, seed inputs kept, and one example per skip reason)."""
     from execverify_data.pipeline import summarize
-    from execverify_data.workdir import claim_folder, write_atomic
-    from execverify_data.workpool import run_ordered, spawn_pool
 
     if not functions:
         raise FromCodeError("no functions found in the input; give at least one function")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     config = dataclasses.replace(config or FromCodeConfig())
     object.__setattr__(config, "n", len(functions))
     object.__setattr__(config, "input_digest", digest(functions))
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    claim_folder(out, config.identity(), hint="use another --out (it holds a run with other input or settings)")
-    why: dict[str, str] = {}
-    run = _FromCodeRun(config, out, progress, why)
-    resumed = run.start
+    shards.claim_folder(out, config.identity(), hint="use another --out (it holds a run with other input or settings)")
+    run = FromCodeRun(config, out, functions, progress)
     t0 = time.perf_counter()
-
-    def jobs(shard: int) -> list:
-        first = shard * config.shard_size
-        last = min(first + config.shard_size, len(functions))
-        return [(fromcode_chunk, [config, a, functions[a:min(a + CHUNK_FUNCTIONS, last)]])
-                for a in range(first, last, CHUNK_FUNCTIONS)]
-
-    if not run.complete:
-        with spawn_pool(workers) as submit:
-            run_ordered(submit, jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result)
+    run.run(workers)
     wall = time.perf_counter() - t0
     summary = summarize(out, config)
-    summary["from_code"] = _extra_summary(out, len(functions), why)
+    summary["from_code"] = _extra_summary(out, len(functions), run.why)
     summary["throughput"] = {"this_invocation_seconds": round(wall, 3), "workers": workers,
-                             "shards_run": run.start - resumed, "shards_resumed": resumed}
-    write_atomic(out / "summary.json", lambda p: p.write_text(json.dumps(summary, indent=1, sort_keys=True)))
+                             "shards_run": run.start - run.resumed, "shards_resumed": run.resumed}
+    shards.write_json(out / "summary.json", summary)
     return summary
 
 
-class _FromCodeRun(_Run):
-    """The pipeline's parent side of a run (shards in order, duplicates by normalized AST), with
-    progress counted in functions processed, and one example of each skip reason kept."""
+class FromCodeRun(RecordRun):
+    """A record run over given functions (every function is tried, none is skipped as known), with progress
+    counted in functions processed and one example of each skip reason kept (:attr:`why`)."""
 
     provenance = True
 
-    def __init__(self, config, out, progress, why):
-        self.done = 0
-        self.why = why
-        super().__init__(config, out, None)
-        self.bar = progress
-        self.done = min(config.n, self.start * config.shard_size)
-        self._tick()
+    def __init__(self, config: FromCodeConfig, out: Path, functions: list[Function], progress=None):
+        self.functions, self.why = functions, {}
+        self.done = min(config.n, finished_shards_of(out) * config.shard_size)
+        super().__init__(config, out, progress)
 
-    def _tick(self) -> None:
-        if self.bar:
-            self.bar(self.done, self.config.n)
+    def jobs(self, shard: int) -> list:
+        first = shard * self.config.shard_size
+        last = min(first + self.config.shard_size, len(self.functions))
+        return [(fromcode_chunk, [self.config, a, self.functions[a:min(a + CHUNK_FUNCTIONS, last)]])
+                for a in range(first, last, CHUNK_FUNCTIONS)]
 
-    def on_result(self, chunk: dict) -> None:
-        self.done += len(chunk["rows"])
-        for row in chunk["rows"]:
-            reasons = [k for k in row["counts"] if k not in ("attempts", "generated") and not k.startswith("input_")]
-            for r in reasons:
-                if row["why"]:
-                    self.why.setdefault(r, row["why"])
-        self._tick()
-
-    def finish(self, shard: int, results: list[dict]) -> bool:
-        for chunk in results:
-            for row in chunk["rows"]:
-                row.pop("why", None)
-        return super().finish(shard, results)
+    def on_result(self, chunk: dict | None) -> None:
+        for row, why in zip(chunk["rows"], chunk["why"]) if chunk else ():
+            self.done += 1
+            for reason in row.counts:
+                if why and reason not in ("attempts", "generated") and not reason.startswith("input_"):
+                    self.why.setdefault(reason, why)
+        self.show(self.done, self.config.n)
 
     @property
     def complete(self) -> bool:
         return self.start * self.config.shard_size >= self.config.n
 
 
+def finished_shards_of(out: Path) -> int:
+    return shards.finished_shards(out, *shards.RECORD_MARKERS)
+
+
 def _extra_summary(out: Path, n: int, why: dict[str, str]) -> dict:
     import pyarrow.parquet as pq
 
-    from execverify_data.pipeline import finished_shards, shard_path
-
     per_row, coverage, seeds, generated = [], [], 0, 0
-    for s in range(finished_shards(out)):
-        table = pq.read_table(shard_path(out, s), columns=["inputs", "input_origins", "branch_coverage"]).to_pydict()
+    for s in range(finished_shards_of(out)):
+        table = pq.read_table(shards.shard_file(out, s, "parquet"), columns=["inputs", "input_origins", "branch_coverage"]).to_pydict()
         per_row += [len(x) for x in table["inputs"]]
         coverage += [c for c in table["branch_coverage"] if c is not None]
         for origins in table["input_origins"]:

@@ -959,7 +959,7 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from execverify_data.pipeline import _init_worker
+    from execverify_data.shards import limit_worker
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
@@ -970,7 +970,7 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
     os.environ["PYTHONHASHSEED"] = "0"
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_init_worker, initargs=(memory_mb,)) as pool:
+                                 initializer=limit_worker, initargs=(memory_mb,)) as pool:
             figures = list(pool.map(_program_job, [(p, seed) for p in programs], chunksize=32))
     finally:
         if saved is None:

@@ -1,15 +1,14 @@
 """The synthesis pipeline: spec -> program -> inputs -> traces -> records, in deterministic shards.
 
 Row ``i`` of a run depends on ``(seed, i)`` only: its level is ``levels[i % len(levels)]``
-and each attempt ``a`` at it uses the seed :func:`row_seed` ``(seed, i, a)``, from
-which the target, the spec, the program and the inputs are all drawn. A run keeps the
+and each attempt ``a`` at it uses the seed :func:`~execverify_data.seeds.row_seed` ``(seed, i, a)``,
+from which the target, the spec, the program and the inputs are all drawn. A run keeps the
 first ``n`` distinct programs in row order: a row whose every attempt fails, or whose
 program has the normalized AST of an earlier row's, is left out (and counted), and the
 rows after ``n`` are tried until ``n`` programs are kept. Shard ``s`` holds the kept
-programs of rows ``[s * shard_size, (s + 1) * shard_size)``; it is written atomically
-(temporary file + rename) with its statistics beside it, once every earlier shard is
-written, so a killed run resumes after its last shard, and the output is byte-identical
-whatever the number of workers.
+programs of rows ``[s * shard_size, (s + 1) * shard_size)``, written by the shard engine
+(:mod:`execverify_data.shards`): atomically, in order, resumable, byte-identical whatever the
+number of workers.
 
 A run may mix generators by share (``SynthConfig.generators``): the programmatic generator
 (``"program"``) and LLM-backed ones (``"llm:BACKEND_SPEC"``, :mod:`execverify_data.synth.llm`).
@@ -19,8 +18,6 @@ of a chunk in one batched ``generate`` call, each row with its own seed) and kee
 that passes the checker and the same filters as a programmatic program, traced in the trusted
 runner (model-written code).
 
->>> row_seed(0, 5) == row_seed(0, 5), row_seed(0, 5) != row_seed(1, 5)
-(True, True)
 >>> mix = SynthConfig(n=10, generators=(("program", 0.75), ("llm:openai:http://127.0.0.1:8000/v1#tiny", 0.25)))
 >>> [generator_for(i, mix)[:3] for i in range(8)]
 ['pro', 'pro', 'llm', 'pro', 'llm', 'pro', 'pro', 'llm']
@@ -30,38 +27,27 @@ runner (model-written code).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import platform
 import statistics
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, ClassVar
+from typing import Callable
 
+from execverify_data import shards
 from execverify_data.errors import ExecVerifyError, InvalidArgument
-from execverify_data.workdir import claim_folder, write_atomic
+from execverify_data.records import ProgramRecord, RowOutcome, Tally
+from execverify_data.seeds import generator_offset, row_seed
 
-__all__ = ["SynthConfig", "row_seed", "level_for", "generator_for", "iter_rows", "synthesize_chunk", "synthesize_rows",
-           "synthesize", "summarize", "SCHEMA_FIELDS", "PROVENANCE_FIELDS", "GeneratorLoadError"]
+__all__ = ["SynthConfig", "RecordRun", "level_for", "generator_for", "iter_rows", "synthesize_chunk", "synthesize_rows",
+           "synthesize", "summarize", "GeneratorLoadError", "program_record"]
 
 #: Attempts (fresh seeds) per row before the row is given up.
 ROW_ATTEMPTS = 12
-#: Rows per work unit (a shard is split into chunks, so every worker has work even for one shard).
-CHUNK_ROWS = 25
 #: A run stops trying rows after ``MAX_ROWS_FACTOR * n + shard_size`` rows even if it kept fewer than ``n`` programs.
 MAX_ROWS_FACTOR = 4
-#: The rows of shard ``s`` know the programs kept by shards ``[0, s - KNOWN_LAG]`` (:class:`KnownPrograms`):
-#: a row whose program is one of them is a duplicate before any input is run.
-KNOWN_LAG = 2
-SCHEMA_FIELDS = ("id", "row", "seed", "level", "spec", "target", "code", "entry_point", "param_types", "param_domains",
-                 "inputs", "outputs", "output_types", "trace_lengths", "ast_hash", "catalog_ids", "python", "generator_version",
-                 "generator")
-#: Columns after :data:`SCHEMA_FIELDS` in the records of programs not synthesized here (``execverify from-code``):
-#: where each came from, whether each input is a seed (from the source's tests) or generated, the branch coverage.
-PROVENANCE_FIELDS = ("source", "source_id", "input_origins", "branch_coverage")
 #: The programmatic generator's name in ``SynthConfig.generators``; LLM-backed ones are ``"llm:" + backend spec``.
 PROGRAM = "program"
 _DEFAULT_GENERATORS = ((PROGRAM, 1.0),)
@@ -199,12 +185,6 @@ def _check_generators(generators) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
-def row_seed(seed: int, i: int, attempt: int = 0) -> int:
-    """The seed of attempt ``attempt`` at row ``i`` of a run with global ``seed`` (63 bits)."""
-    digest = hashlib.sha256(f"execverify-synth:{seed}:{i}:{attempt}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
 def level_for(i: int, levels: tuple[int, ...]) -> int:
     """Row ``i``'s level: the levels in equal shares, round robin."""
     return levels[i % len(levels)]
@@ -220,7 +200,7 @@ def generator_for(i: int, config: SynthConfig) -> str:
     generators = config.generators
     if len(generators) == 1:
         return generators[0][0]
-    offset = int.from_bytes(hashlib.sha256(f"execverify-generator:{config.seed}".encode()).digest()[:8], "big")
+    offset = generator_offset(config.seed)
     point = (offset + i * _GOLDEN) % 2**64
     bound = 0.0
     for name, share in generators[:-1]:
@@ -253,65 +233,22 @@ def _stamp(config: SynthConfig, i: int) -> tuple[str, str]:
     return f"llm:{backend}:{model} {PROMPT_VERSION}", PROMPT_VERSION
 
 
-def _record(config: SynthConfig, i: int, seed: int, acc) -> dict:
+def program_record(config: SynthConfig, i: int, seed: int, acc) -> ProgramRecord:
+    """The record of row ``i``'s accepted program (``acc``, :class:`~execverify_data.synth.filters.Accepted`)."""
     generator, version = _stamp(config, i)
-    spec = acc.spec.to_dict()
-    return {
-        "id": f"synth-{config.seed}-{i:07d}",
-        "row": i,
-        "seed": seed,
-        "level": acc.program.level,
-        "spec": spec,
-        "target": acc.program.target,
-        "code": acc.program.code,
-        "entry_point": acc.program.entry_point,
-        "param_types": list(acc.program.param_types),
-        "param_domains": list(acc.program.param_domains) or [""] * len(acc.program.param_types),
-        "inputs": acc.inputs,
-        "outputs": [t.output.text for t in acc.traces],
-        "output_types": [t.output.type for t in acc.traces],
-        "trace_lengths": [len(t.events) for t in acc.traces],
-        "ast_hash": acc.ast_hash,
-        "catalog_ids": acc.catalog_ids,
-        "python": acc.traces[0].python,
-        "generator_version": version,
-        "generator": generator,
-    }
-
-
-class KnownPrograms:
-    """The normalized hashes of the programs that shards ``[0, shards)`` of a run kept (``digest in
-    known``), read from their files in ``folder`` at the first look, once per process and ``run`` (a folder
-    reused by another run is read again).
-
-    Shard ``s``'s chunks get ``KnownPrograms(folder, s - KNOWN_LAG + 1, run)``: those shards are written
-    before its chunks are made (:func:`~execverify_data.workpool.run_ordered` ``lag``), so what a row
-    knows depends on the rows before it only, never on the workers or the order chunks finish in.
-    """
-
-    _first: ClassVar[dict[tuple[str, str], dict[str, int]]] = {}  # (folder, run) -> hash -> the shard that kept it
-    _read: ClassVar[dict[tuple[str, str], int]] = {}  # (folder, run) -> shards read into _first
-
-    def __init__(self, folder: str | os.PathLike, shards: int, run: dict) -> None:
-        key = hashlib.sha256(json.dumps(run, sort_keys=True, default=str).encode()).hexdigest()
-        self.key, self.shards = (str(folder), key), max(0, shards)
-
-    def __contains__(self, digest: object) -> bool:
-        first = self._first.setdefault(self.key, {})
-        read = self._read.get(self.key, 0)
-        if read < self.shards:
-            import pyarrow.parquet as pq
-
-            for s in range(read, self.shards):
-                table = pq.read_table(shard_path(Path(self.key[0]), s), columns=["ast_hash"])
-                for h in table.column("ast_hash").to_pylist():
-                    first.setdefault(h, s)
-            self._read[self.key] = self.shards
-        return first.get(digest, self.shards) < self.shards
+    program, traces = acc.program, acc.traces
+    return ProgramRecord(
+        id=f"synth-{config.seed}-{i:07d}", row=i, seed=seed, level=program.level, spec=acc.spec.to_dict(),
+        target=program.target, code=program.code, entry_point=program.entry_point, param_types=list(program.param_types),
+        param_domains=list(program.param_domains) or [""] * len(program.param_types), inputs=acc.inputs,
+        outputs=[t.output.text for t in traces], output_types=[t.output.type for t in traces],
+        trace_lengths=[len(t.events) for t in traces], ast_hash=acc.ast_hash, catalog_ids=acc.catalog_ids,
+        python=traces[0].python, generator_version=version, generator=generator)
 
 
 def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=None, known=None):
-    """Each row of ``[start, stop)`` in order: ``(i, level, counts, accepted or None, seed)``.
+    """Each row of ``[start, stop)`` in order, as a :class:`~execverify_data.records.RowOutcome` whose
+    ``traces`` are the kept program's (one per input, as the filters traced them).
 
     A programmatic row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that
     passes every filter; ``counts`` says what its attempts met (``attempts``, ``generated``,
@@ -320,11 +257,11 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
     first that passes (``attempts`` completions gated, ``generated`` those that reached the filters,
     ``no_code``, ``syntax_error``, ``checker:<constraint>``, ``param_types`` or a filter's reason per
     rejected one). LLM rows are traced with ``llm_tracer``, a trusted-runner
-    :class:`~execverify_data.synth.filters.Tracer` (``tracer`` when it is one; else one is started
+    :class:`~execverify_data.synth.filters.TraceBackend` (``tracer`` when it is one; else one is started
     and closed here). A programmatic row whose program is in ``known`` (normalized hashes,
-    :class:`KnownPrograms`) ends at once as a ``duplicate``, before any input is run.
+    :class:`~execverify_data.shards.KnownPrograms`) ends at once as a ``duplicate``, before any input is run.
     """
-    from execverify_data.synth.filters import FilterConfig, Tracer
+    from execverify_data.synth.filters import FilterConfig, TraceBackend
 
     fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout)
     names = [generator_for(i, config) for i in range(start, stop)]
@@ -333,7 +270,7 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
         if getattr(tracer, "kind", None) == "trusted":
             llm_tracer = tracer
         else:
-            llm_tracer = own = Tracer("trusted", max_steps=config.max_steps, timeout=config.timeout)
+            llm_tracer = own = TraceBackend("trusted", max_steps=config.max_steps, timeout=config.timeout)
     try:
         completions = _llm_completions(config, start, names)
         for i, name in zip(range(start, stop), names):
@@ -344,7 +281,8 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
                 spec, texts = completions[i]
                 counts, found = _llm_row(_llm_generator(config, name), spec, texts, row_seed(config.seed, i),
                                          level, llm_tracer)
-            yield i, level, +counts, found[0] if found else None, found[1] if found else None
+            record = None if found is None else program_record(config, i, found[1], found[0])
+            yield RowOutcome(i, level, name, dict(+counts), record, None if found is None else tuple(found[0].traces))
     finally:
         if own is not None:
             own.close()
@@ -464,241 +402,99 @@ def _llm_row(gen, spec, texts: list[str], seed: int, level: int, tracer) -> tupl
     return counts, None
 
 
-_TRACERS: dict[tuple, object] = {}
-
-
-def _worker_tracer(config: SynthConfig, kind: str | None = None):
-    """One :class:`~execverify_data.synth.filters.Tracer` per worker process and settings (its second
-    interpreter starts once, not once per chunk); it closes when the process exits. ``kind`` defaults
-    to ``config.tracer``."""
-    from execverify_data.synth.filters import Tracer
-
-    kind = kind or config.tracer
-    key = (kind, config.max_steps, config.timeout)
-    tracer = _TRACERS.get(key)
-    if tracer is None:
-        import atexit
-
-        tracer = _TRACERS[key] = Tracer(kind, max_steps=config.max_steps, timeout=config.timeout)
-        atexit.register(tracer.close)
-    return tracer
-
-
-def _rows(config: SynthConfig, start: int, stop: int, tracer, llm_tracer, known=None) -> list[dict]:
-    return [{"row": i, "level": level, "generator": generator_for(i, config), "counts": dict(counts),
-             "record": None if acc is None else _record(config, i, s, acc)}
-            for i, level, counts, acc, s in iter_rows(config, start, stop, tracer=tracer, llm_tracer=llm_tracer,
-                                                      known=known)]
-
-
-def synthesize_chunk(config: SynthConfig, start: int, stop: int, known: KnownPrograms | None = None) -> dict:
-    """The work unit of :func:`synthesize`: rows ``[start, stop)`` as
-    ``{"rows": [{"row", "level", "generator", "counts", "record"}...], "seconds"}`` (``record`` is None
-    for a row given up).
+def synthesize_chunk(config: SynthConfig, start: int, stop: int, known: shards.KnownPrograms | None = None) -> dict:
+    """The work unit of :func:`synthesize`: rows ``[start, stop)`` as ``{"rows": [RowOutcome...], "seconds"}``
+    (without their traces).
 
     Duplicates of the programs in ``known`` (kept by the shards written before this chunk was made)
     end their rows at once; the others are not removed here: which of two equal programs a run keeps
     depends on the rows before it, which only the process that finishes shards in order knows.
     """
+    from execverify_data.synth.filters import worker_tracer
+
     t0 = time.perf_counter()
-    tracer = _worker_tracer(config)
-    llm_tracer = _worker_tracer(config, "trusted") if config.llm_specs else None  # before a model loads
-    rows = _rows(config, start, stop, tracer, llm_tracer, known)
+    tracer = worker_tracer(config.tracer, config.max_steps, config.timeout)
+    # before a model loads
+    llm_tracer = worker_tracer("trusted", config.max_steps, config.timeout) if config.llm_specs else None
+    rows = [replace(r, traces=None) for r in iter_rows(config, start, stop, tracer=tracer, llm_tracer=llm_tracer,
+                                                        known=known)]
     return {"rows": rows, "seconds": time.perf_counter() - t0}
 
 
-def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) -> tuple[list[dict], dict]:
+def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) -> tuple[list[ProgramRecord], dict]:
     """Records for rows ``[start, stop)`` (duplicates within the range dropped, as a run drops them)
     and the statistics of their attempts, in this process."""
-    from execverify_data.synth.filters import Tracer
+    from execverify_data.synth.filters import TraceBackend
 
     own = tracer is None
-    tracer = tracer or Tracer(config.tracer, max_steps=config.max_steps, timeout=config.timeout)
+    tracer = tracer or TraceBackend(config.tracer, max_steps=config.max_steps, timeout=config.timeout)
     t0 = time.perf_counter()
     try:
-        rows = _rows(config, start, stop, tracer, None)
+        rows = list(iter_rows(config, start, stop, tracer=tracer))
     finally:
         if own:
             tracer.close()
-    tally, seen = _Tally(), set()
-    records = [row["record"] for row in rows if tally.add(row, seen)]
+    tally, seen = Tally(), set()
+    records = [row.record for row in rows if tally.add(row, seen)]
     stats = tally.stats()
     stats["seconds"] = time.perf_counter() - t0
     return records, stats
 
 
-class _Tally:
-    """Counts of a run of rows, in the form of a shard's statistics file."""
+class RecordRun(shards.ShardRun):
+    """A run that keeps the first ``config.n`` distinct programs (by normalized AST) in row order and
+    writes them as record shards (``shard-XXXXX.parquet`` and its ``.stats.json``, written last):
+    ``synthesize``, and ``from-code`` (which counts progress in functions)."""
 
-    def __init__(self) -> None:
-        self.rejected: Counter = Counter()
-        self.by_level: dict[str, Counter] = {}
-        self.by_generator: dict[str, Counter] = {}
-        self.rows = self.accepted = 0
+    MARKERS = shards.RECORD_MARKERS
+    provenance: bool | None = None  # see shards.write_records
 
-    def add(self, row: dict, seen: set[str]) -> bool:
-        """Count ``row``; True when its program is kept (new to ``seen``, which it joins)."""
-        groups = (self.by_level.setdefault(str(row["level"]), Counter()),
-                  self.by_generator.setdefault(row.get("generator", PROGRAM), Counter()))
-        self.rows += 1
-        for stats in groups:
-            stats["rows"] += 1
-        for name, value in row["counts"].items():
-            for stats in groups:
-                stats[name] += value
-            if name not in ("attempts", "generated"):
-                self.rejected[name] += value
-        record = row["record"]
-        if record is None:
-            return False
-        if record["ast_hash"] in seen:
-            for stats in groups:
-                stats["duplicate"] += 1
-            self.rejected["duplicate"] += 1
-            return False
-        seen.add(record["ast_hash"])
-        for stats in groups:
-            stats["accepted"] += 1
-        self.accepted += 1
-        return True
-
-    def stats(self) -> dict:
-        return {"rejected": dict(sorted(self.rejected.items())),
-                "by_level": {k: dict(sorted(v.items())) for k, v in sorted(self.by_level.items())},
-                "by_generator": {k: dict(sorted(v.items())) for k, v in sorted(self.by_generator.items())},
-                "rows": self.rows, "accepted": self.accepted}
-
-
-# ---------------------------------------------------------------------------- shards
-
-
-def _schema(provenance: bool = False):
-    import pyarrow as pa
-
-    spec = pa.struct([
-        ("target", pa.string()), ("nested_depth", pa.int64()), ("other_methods", pa.bool_()),
-        ("control_flow", pa.list_(pa.string())), ("helper_depth", pa.int64()), ("n_params", pa.int64()),
-        ("min_size", pa.int64()), ("max_size", pa.int64()),
-    ])
-    strings = pa.list_(pa.string())
-    extra = [("source", pa.string()), ("source_id", pa.string()), ("input_origins", strings),
-             ("branch_coverage", pa.float64())] if provenance else []
-    return pa.schema([
-        ("id", pa.string()), ("row", pa.int64()), ("seed", pa.int64()), ("level", pa.int64()), ("spec", spec),
-        ("target", pa.string()), ("code", pa.string()), ("entry_point", pa.string()), ("param_types", strings),
-        ("param_domains", strings), ("inputs", strings), ("outputs", strings), ("output_types", strings), ("trace_lengths", pa.list_(pa.int64())),
-        ("ast_hash", pa.string()), ("catalog_ids", strings), ("python", pa.string()), ("generator_version", pa.string()),
-        ("generator", pa.string()),
-        *extra,
-    ])
-
-
-def shard_path(out: Path, shard: int) -> Path:
-    return out / f"shard-{shard:05d}.parquet"
-
-
-def stats_path(out: Path, shard: int) -> Path:
-    return out / f"shard-{shard:05d}.stats.json"
-
-
-def write_shard(out: Path, shard: int, records: list[dict], stats: dict, *, provenance: bool | None = None) -> None:
-    """Write a shard's records (parquet) and statistics (JSON), each atomically, the statistics last.
-
-    ``provenance`` adds the :data:`PROVENANCE_FIELDS` columns (by default: when a record has them)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if provenance is None:
-        provenance = any("source" in r for r in records)
-    table = pa.Table.from_pylist(records, schema=_schema(provenance))
-    write_atomic(shard_path(out, shard), lambda p: pq.write_table(table, p, compression="zstd"))
-    stats = {**stats, "shard": shard}
-    write_atomic(stats_path(out, shard), lambda p: p.write_text(json.dumps(stats, indent=1, sort_keys=True)))
-
-
-def finished_shards(out: Path) -> int:
-    """How many shards, from shard 0 on, are written (records and statistics)."""
-    s = 0
-    while shard_path(out, s).exists() and stats_path(out, s).exists():
-        s += 1
-    return s
-
-
-def chunks(config: SynthConfig, shard: int) -> list[tuple[int, int]]:
-    """The row ranges of shard ``shard``, :data:`CHUNK_ROWS` rows each."""
-    first = shard * config.shard_size
-    return [(a, min(a + CHUNK_ROWS, first + config.shard_size)) for a in range(first, first + config.shard_size, CHUNK_ROWS)]
-
-
-def _init_worker(memory_mb: int | None) -> None:  # pragma: no cover - runs in worker processes
-    import warnings
-
-    warnings.simplefilter("ignore", SyntaxWarning)  # e.g. "is" with a literal in a generated program
-    if memory_mb:
-        import resource
-
-        limit = memory_mb * 1024 * 1024
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ValueError, OSError):
-            pass
-
-
-class _Run:
-    """The parent's side of a run: finishes shards in order, keeps the first ``n`` distinct programs."""
-
-    provenance: bool | None = None  # see write_shard
-
-    def __init__(self, config: SynthConfig, out: Path, progress: Callable[[int, int], None] | None):
-        import pyarrow.parquet as pq
-
-        self.config, self.out, self.progress = config, out, progress
+    def __init__(self, config, out: Path, progress: Callable[[int, int], None] | None = None):
+        super().__init__(out, progress)
+        self.config = config
         self.seen: set[str] = set()
-        self.kept = 0
-        self.start = finished_shards(out)
-        if self.start:
-            missing = [name for name in SCHEMA_FIELDS if name not in pq.read_schema(shard_path(out, 0)).names]
-            if missing:  # shards of an older version: resuming would mix two schemas in one folder
-                raise InvalidArgument(f"{out} holds shards without the field(s) {', '.join(missing)}, written by an older "
-                                      "version of this package; use another --out (or rerun that run with its version)")
+        self.kept = self.accepted_now = 0
+        self.pending = 0  # programs in chunks done but not yet in a finished shard (not yet checked for duplicates)
+        shards.check_record_fields(out, self.start)
         for s in range(self.start):
-            hashes = pq.read_table(shard_path(out, s), columns=["ast_hash"]).column("ast_hash").to_pylist()
+            hashes = shards.record_hashes(out, s)
             self.seen.update(hashes)
             self.kept += len(hashes)
-        self.pending = 0  # programs in chunks done but not yet in a finished shard (not yet checked for duplicates)
-        self.accepted_now = 0
-        self._show()
+        self.on_result(None)
 
     @property
     def complete(self) -> bool:
         return self.kept >= self.config.n or self.start * self.config.shard_size >= self.config.max_rows
 
-    def _show(self) -> None:
-        if self.progress:
-            self.progress(min(self.config.n, self.kept + self.pending), self.config.n)
+    def on_result(self, chunk: dict | None) -> None:
+        self.pending += sum(r.record is not None for r in chunk["rows"]) if chunk else 0
+        self.show(self.kept + self.pending, self.config.n)
 
-    def on_result(self, chunk: dict) -> None:
-        self.pending += sum(row["record"] is not None for row in chunk["rows"])
-        self._show()
-
-    def finish(self, shard: int, results: list[dict]) -> bool:
-        tally = _Tally()
+    def finish(self, shard: int, results: list[dict]) -> None:
+        tally = Tally()
         records = []
-        for chunk in results:
-            self.pending -= sum(row["record"] is not None for row in chunk["rows"])
+        self.pending -= sum(r.record is not None for chunk in results for r in chunk["rows"])
         for row in (row for chunk in results for row in chunk["rows"]):
             if self.kept + len(records) >= self.config.n:
                 break  # the rest of the shard is past the n-th program: left out, not counted
             if tally.add(row, self.seen):
-                records.append(row["record"])
+                records.append(row.record)
         stats = tally.stats()
         stats["seconds"] = sum(chunk["seconds"] for chunk in results)
-        write_shard(self.out, shard, records, stats, provenance=self.provenance)
+        shards.write_records(self.folder, shard, records, stats, provenance=self.provenance)
         self.kept += len(records)
         self.accepted_now += len(records)
-        self.start = shard + 1
-        self._show()
-        return self.complete
+        self.on_result(None)
+
+
+class _SynthRun(RecordRun):
+    LAG = shards.KNOWN_LAG
+
+    def jobs(self, shard: int) -> list:
+        known = shards.KnownPrograms(self.folder, shard - shards.KNOWN_LAG + 1, self.config.identity())
+        first = shard * self.config.shard_size
+        return [(synthesize_chunk, [self.config, a, min(a + shards.CHUNK_ROWS, first + self.config.shard_size), known])
+                for a in range(first, first + self.config.shard_size, shards.CHUNK_ROWS)]
 
 
 def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
@@ -707,32 +503,23 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
 
     The run keeps the first ``config.n`` distinct programs (by normalized AST) in row order: rows
     whose attempts all fail, and duplicates of an earlier row's program, are left out and counted,
-    and further rows are tried (up to ``config.max_rows``). Chunks of :data:`CHUNK_ROWS` rows run in
-    ``workers`` spawned processes started with ``PYTHONHASHSEED=0`` (:mod:`execverify_data.workpool`);
-    shards are written in order as their chunks finish, so the output does not depend on the number
-    of workers, and a killed run resumes after its last written shard.
-    ``progress(programs, n)`` is called as chunks finish (programs not yet checked for duplicates
-    count provisionally; the count never exceeds ``n`` and ends at the number written).
+    and further rows are tried (up to ``config.max_rows``). Chunks of :data:`~execverify_data.shards.CHUNK_ROWS`
+    rows run in ``workers`` spawned processes started with ``PYTHONHASHSEED=0``; shards are written in order
+    as their chunks finish, so the output does not depend on the number of workers, and a killed run
+    resumes after its last written shard. ``progress(programs, n)`` is called as chunks finish (programs
+    not yet checked for duplicates count provisionally; the count never exceeds ``n`` and ends at the
+    number written).
     """
-    from execverify_data.workpool import run_ordered, spawn_pool
-
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    identity = config.identity()
-    claim_folder(out, identity, hint="use another --out")
-    run = _Run(config, out, progress)
-    resumed = run.start
+    shards.claim_folder(out, config.identity(), hint="use another --out")
+    run = _SynthRun(config, out, progress)
     t0 = time.perf_counter()
-    if not run.complete:
-        # the trusted runner applies its own per-job limit; its children must be free to set it (LLM rows
-        # always trace there; a local model, torch or vLLM, also maps far more address space than it uses)
-        limit = memory_mb if config.tracer == "inprocess" and not config.llm_specs else None
-        with spawn_pool(workers, initializer=_init_worker, initargs=(limit,)) as submit:
-            run_ordered(submit, lambda s: [(synthesize_chunk, [config, a, b, KnownPrograms(out, s - KNOWN_LAG + 1, identity)])
-                                           for a, b in chunks(config, s)],
-                        run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result, lag=KNOWN_LAG)
+    # the trusted runner applies its own per-job limit; its children must be free to set it (LLM rows
+    # always trace there; a local model, torch or vLLM, also maps far more address space than it uses)
+    limit = memory_mb if config.tracer == "inprocess" and not config.llm_specs else None
+    run.run(workers, initializer=shards.limit_worker, initargs=(limit,))
     wall = time.perf_counter() - t0
     summary = summarize(out, config)
     summary["throughput"] = {
@@ -740,10 +527,10 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
         "accepted_this_invocation": run.accepted_now,
         "accepted_per_second": round(run.accepted_now / wall, 2) if wall > 0 and run.accepted_now else None,
         "workers": workers,
-        "shards_run": run.start - resumed,
-        "shards_resumed": resumed,
+        "shards_run": run.start - run.resumed,
+        "shards_resumed": run.resumed,
     }
-    write_atomic(out / "summary.json", lambda p: p.write_text(json.dumps(summary, indent=1, sort_keys=True)))
+    shards.write_json(out / "summary.json", summary)
     return summary
 
 
@@ -758,9 +545,8 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     by_level: dict[str, Counter] = {}
     by_generator: dict[str, Counter] = {}
     seconds = 0.0
-    n_shards = finished_shards(out)
-    for s in range(n_shards):
-        stats = json.loads(stats_path(out, s).read_text())
+    n_shards = shards.finished_shards(out, *shards.RECORD_MARKERS)
+    for stats in shards.read_stats(out, n_shards):
         rejected.update(stats["rejected"])
         seconds += stats["seconds"]
         for lv, c in stats["by_level"].items():
@@ -772,7 +558,8 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     lengths: dict[int, list[float]] = {}
     accepted = 0
     for s in range(n_shards):
-        table = pq.read_table(shard_path(out, s), columns=["level", "ast_hash", "catalog_ids", "trace_lengths"]).to_pydict()
+        table = pq.read_table(shards.shard_file(out, s, "parquet"),
+                              columns=["level", "ast_hash", "catalog_ids", "trace_lengths"]).to_pydict()
         accepted += len(table["level"])
         hashes += table["ast_hash"]
         for row in table["catalog_ids"]:

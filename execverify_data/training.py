@@ -347,7 +347,7 @@ def restyle_questions(rows, *, style: str, n_path: int, n_state: int, rationale:
         ValueError: a column of :data:`RESTYLE_COLUMNS` is missing, or a question count is negative.
     """
     from execverify_data.errors import InvalidArgument, ProgramError
-    from execverify_data.models.base import derive_seed
+    from execverify_data.seeds import derive_seed
     from execverify_data.questions import build
     from execverify_data.questions.templates import STYLES
 

@@ -314,7 +314,7 @@ def render_page(source: str, trace, *, call: str, **options) -> str:
 
 
 def _write(path: Path, text: str) -> Path:
-    from execverify_data.workdir import write_atomic
+    from execverify_data.shards import write_atomic
 
     path = Path(path)
     try:

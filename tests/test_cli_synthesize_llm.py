@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from execverify_data.cli import main
-from execverify_data.pipeline import ROW_ATTEMPTS, SynthConfig, generator_for, level_for, row_seed
+from execverify_data.pipeline import ROW_ATTEMPTS, SynthConfig, generator_for, level_for
+from execverify_data.seeds import row_seed
 from execverify_data.synth.checker import check
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.testing import OpenAICompatibleServer
@@ -314,7 +315,7 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
     model_code = {code for i in llm_rows
                   for code in table[render_prompt(spec_for(level_for(i, LEVELS), row_seed(SEED, i)))]}
     seen: list[tuple[str, str]] = []
-    probe, trace_many = coverage.Probe.__init__, filters.Tracer.trace_many
+    probe, trace_many = coverage.Probe.__init__, filters.TraceBackend.trace_many
 
     def spy_probe(self, code, entry):  # runs `code` in this process
         seen.append(("inprocess", code))
@@ -325,16 +326,16 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
         return trace_many(self, source, calls)
 
     monkeypatch.setattr(coverage.Probe, "__init__", spy_probe)
-    monkeypatch.setattr(filters.Tracer, "trace_many", spy_trace_many)
-    inprocess = filters.Tracer("inprocess")
+    monkeypatch.setattr(filters.TraceBackend, "trace_many", spy_trace_many)
+    inprocess = filters.TraceBackend("inprocess")
     try:
         records, stats = pipeline.synthesize_rows(config, 0, 8, tracer=inprocess)
         chunk = pipeline.synthesize_chunk(config, 0, 8)  # a worker's path
     finally:
         inprocess.close()
-    assert records == [r["record"] for r in chunk["rows"] if r["record"]]
+    assert records == [r.record for r in chunk["rows"] if r.record]
     assert stats["by_generator"][config.generators[1][0]]["accepted"] >= 1
-    assert {r["generator"] for r in records if r["generator"].startswith("llm:")} == {"llm:openai:known-good llm-prompt-v1"}
+    assert {r.generator for r in records if r.generator.startswith("llm:")} == {"llm:openai:known-good llm-prompt-v1"}
     kinds = {kind for kind, source in seen if any(code in source for code in model_code)}
     assert kinds == {"trusted"}
     assert "inprocess" in {kind for kind, _ in seen}  # the programmatic rows did run in this process
@@ -390,13 +391,14 @@ def test_shards_of_an_older_version_are_not_resumed_into(tmp_path):
     """A folder whose shards lack the `generator` field (written before it existed) is refused, not mixed."""
     import pyarrow as pa
 
-    from execverify_data import pipeline
+    from execverify_data import pipeline, shards
     from execverify_data.errors import InvalidArgument
+    from execverify_data.records import record_schema
 
     config = SynthConfig(n=30, seed=1, shard_size=3)
-    pipeline.claim_folder(tmp_path, config.identity(), hint="use another --out")
-    old = pa.schema([f for f in pipeline._schema() if f.name != "generator"])
-    pq.write_table(pa.Table.from_pylist([], schema=old), pipeline.shard_path(tmp_path, 0))
-    pipeline.stats_path(tmp_path, 0).write_text("{}")
+    shards.claim_folder(tmp_path, config.identity(), hint="use another --out")
+    old = pa.schema([f for f in record_schema() if f.name != "generator"])
+    pq.write_table(pa.Table.from_pylist([], schema=old), shards.shard_file(tmp_path, 0, "parquet"))
+    shards.shard_file(tmp_path, 0, "stats.json").write_text("{}")
     with pytest.raises(InvalidArgument, match="without the field.s. generator, written by an older version"):
         pipeline.synthesize(config, tmp_path)

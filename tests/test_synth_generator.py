@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from execverify_data import naturalness as nat
 from execverify_data.errors import InvalidArgument
 from execverify_data.inputs import draw_inputs
-from execverify_data.pipeline import row_seed
+from execverify_data.seeds import row_seed
 from execverify_data.synth import check
 from execverify_data.synth.filters import normalized_hash, unused_params
 from execverify_data.synth.generator import LEVELS, GenFail, NoUse, generate, spec_for, targets
@@ -521,7 +521,7 @@ def test_the_checks_that_share_a_programs_parse_leave_it_as_parsed(monkeypatch):
     real = filters.check
     monkeypatch.setattr(filters, "check", check)
     config = filters.FilterConfig()
-    with filters.Tracer("inprocess", max_steps=config.max_steps, timeout=config.timeout) as tracer:
+    with filters.TraceBackend("inprocess", max_steps=config.max_steps, timeout=config.timeout) as tracer:
         for spec, program in PROGRAMS[::6]:
             filters.evaluate(program, spec, seed=program.seed, config=config, tracer=tracer)
     assert len(judged) >= 10  # the programs that passed the runs reached the checker

@@ -230,7 +230,7 @@ def test_filters_run_on_llm_programs():
     filters = pytest.importorskip("execverify_data.synth.filters")
     unannotated = GOOD_SORTED.replace("xs: list[int], k: int", "xs, k")
     constant = "def f(xs: list[int], k: int) -> int:\n    return len(sorted(set([1, 2])))\n"
-    with filters.Tracer("inprocess") as tracer:
+    with filters.TraceBackend("inprocess") as tracer:
         gen = LLMProgramGenerator(
             Scripted(fenced(GOOD_SORTED), fenced(unannotated), fenced(constant)),
             samples_per_spec=3,

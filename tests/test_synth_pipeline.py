@@ -14,7 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.pipeline import SCHEMA_FIELDS, SynthConfig, level_for, row_seed, synthesize, synthesize_rows
+from execverify_data.pipeline import SynthConfig, level_for, synthesize, synthesize_rows
+from execverify_data.records import record_schema
+from execverify_data.seeds import row_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +44,7 @@ def test_shards_are_byte_identical_whatever_the_workers(runs):
 def test_records_have_the_documented_fields(runs):
     config, one, _, summary, _ = runs
     table = pq.read_table(one / "shard-00000.parquet").to_pylist()
-    assert table and set(SCHEMA_FIELDS) <= set(table[0])
+    assert table and list(table[0]) == record_schema().names
     for row in table:
         assert config.k <= len(row["inputs"]) <= config.k + 3  # at least k: more where the coverage needs them
         assert len(row["inputs"]) == len(row["outputs"]) == len(row["output_types"])
@@ -87,31 +89,31 @@ def test_a_run_keeps_n_distinct_programs_across_shards(tmp_path):
 def test_rows_skip_before_any_run_the_programs_earlier_shards_kept(tmp_path, monkeypatch):
     """A row whose program an earlier shard kept ends as a duplicate at once (KnownPrograms), and a run
     where that happens gives the same bytes with 1 and 2 workers."""
-    from execverify_data.pipeline import KnownPrograms, iter_rows, write_shard
+    from execverify_data.pipeline import iter_rows
+    from execverify_data.shards import KnownPrograms, write_records
     from execverify_data.synth import filters
-    from execverify_data.synth.filters import Tracer
 
     config = SynthConfig(n=40, seed=5, levels=(1,))
     records, stats = synthesize_rows(config, 0, 40)
     assert len(records) >= 20
-    write_shard(tmp_path, 0, records, stats)
+    write_records(tmp_path, 0, records, stats)
     known = KnownPrograms(tmp_path, 1, config.identity())
-    assert all(r["ast_hash"] in known for r in records) and "0" * 40 not in known
-    assert not any(r["ast_hash"] in KnownPrograms(tmp_path, 0, config.identity()) for r in records)
-    kept = {r["row"] for r in records}
+    assert all(r.ast_hash in known for r in records) and "0" * 40 not in known
+    assert not any(r.ast_hash in KnownPrograms(tmp_path, 0, config.identity()) for r in records)
+    kept = {r.row for r in records}
     real_draw = filters.draw_inputs
     drawn: list[str] = []
     monkeypatch.setattr(filters, "draw_inputs", lambda *a, **k: drawn.append(a) or real_draw(*a, **k))
-    tracer = Tracer("inprocess")
+    tracer = filters.TraceBackend("inprocess")
     try:
         again = list(iter_rows(config, 0, 40, tracer=tracer, known=known))
     finally:
         tracer.close()
-    assert all(acc is None for _, _, _, acc, _ in again)  # every program these rows keep is known
-    assert all(counts["duplicate"] == 1 for i, _, counts, _, _ in again if i in kept)
-    first_try = sum(1 for i, _, counts, _, _ in again if i in kept and counts["attempts"] == 1)
+    assert all(r.record is None for r in again)  # every program these rows keep is known
+    assert all(r.counts["duplicate"] == 1 for r in again if r.row in kept)
+    first_try = sum(1 for r in again if r.row in kept and r.counts["attempts"] == 1)
     assert first_try >= 10  # those rows ran nothing: the known program was their first
-    assert len(drawn) <= sum(counts["attempts"] for _, _, counts, _, _ in again) - first_try
+    assert len(drawn) <= sum(r.counts["attempts"] for r in again) - first_try
 
     small = SynthConfig(n=150, seed=2, levels=(1, 2), shard_size=25)
     one, two = tmp_path / "one", tmp_path / "two"
@@ -124,7 +126,7 @@ def test_run_ordered_makes_a_shards_jobs_only_after_the_lagged_shard_is_finished
     import random
     from concurrent.futures import ThreadPoolExecutor
 
-    from execverify_data.workpool import run_ordered
+    from execverify_data.shards import run_ordered
 
     events: list[tuple[str, int]] = []
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.synth.filters import Tracer
+from execverify_data.synth.filters import TraceBackend
 from execverify_data.synth.retrace import Retracer, trace_digest
 from execverify_data.trace import trace_call
 
@@ -33,7 +33,7 @@ def test_set_iteration_order_differs_between_hash_seeds_and_is_caught():
 
 
 def test_tracer_reproduces_only_hash_seed_independent_traces():
-    tracer = Tracer("inprocess", max_steps=500, timeout=2.0)
+    tracer = TraceBackend("inprocess", max_steps=500, timeout=2.0)
     try:
         calls = ["f([3, 1, 3])", "f([5])"]
         assert tracer.reproduces(PLAIN, calls, [trace_call(PLAIN, c) for c in calls])
@@ -45,11 +45,11 @@ def test_tracer_reproduces_only_hash_seed_independent_traces():
 def test_the_filter_rejects_what_a_rerun_in_the_same_process_accepts():
     # in a process with PYTHONHASHSEED=0, as the pipeline's workers run
     code = (
-        "from execverify_data.synth.filters import Tracer\n"
+        "from execverify_data.synth.filters import TraceBackend\n"
         "from execverify_data.trace import trace_call\n"
         f"source = {SET_ORDER!r}\n"
         "first, second = trace_call(source, \"f('!')\"), trace_call(source, \"f('!')\")\n"
-        "tracer = Tracer('inprocess', max_steps=500, timeout=2.0)\n"
+        "tracer = TraceBackend('inprocess', max_steps=500, timeout=2.0)\n"
         "print(first == second, tracer.reproduces(source, [\"f('!')\"], [first]))\n"
         "tracer.close()\n"
     )
@@ -84,7 +84,7 @@ def test_a_tracer_nobody_closed_does_not_leave_its_helper_running():
     import time
 
     def make() -> int:
-        tracer = Tracer("inprocess", max_steps=100, timeout=1.0)
+        tracer = TraceBackend("inprocess", max_steps=100, timeout=1.0)
         return tracer._again._process.pid
 
     pid = make()

@@ -203,11 +203,11 @@ def _synthesized_jobs(n: int, seed: int) -> list[tuple[str, str]]:
     records, _ = synthesize_rows(SynthConfig(n=n, seed=seed, k=6), 0, n)
     jobs = []
     for number, record in enumerate(records):
-        name, inputs = record["entry_point"], record["inputs"]
-        jobs += [(record["code"], f"{name}({args})") for args in inputs]
-        other = records[(number + 1) % len(records)]["inputs"][0]
-        jobs += [(record["code"], f"{name}()"), (record["code"], f"{name}({other})")]
-        jobs += [(record["code"], f"{name}({', '.join(reversed(args.split(', ')))})") for args in inputs[:1]]
+        name, inputs = record.entry_point, record.inputs
+        jobs += [(record.code, f"{name}({args})") for args in inputs]
+        other = records[(number + 1) % len(records)].inputs[0]
+        jobs += [(record.code, f"{name}()"), (record.code, f"{name}({other})")]
+        jobs += [(record.code, f"{name}({', '.join(reversed(args.split(', ')))})") for args in inputs[:1]]
     random.Random(seed).shuffle(jobs)
     return jobs
 

@@ -78,13 +78,13 @@ def build_release(version, old_version, n, k, seed, out, workers, engine, ray_ad
     from execverify_data.release import ReleaseConfig
 
     if programs is not None:
-        from execverify_data.release.programs import _records, program_count
+        from execverify_data.release.programs import program_records
 
         try:
-            program_count(programs)
+            records = program_records(str(programs))
         except InvalidArgument as exc:
             raise click.BadParameter(str(exc), param_hint=["--programs"]) from None
-        n = n or sum(len(r["inputs"]) for r in _records(str(programs)))  # every example of every record
+        n = n or sum(len(r.inputs) for r in records)  # every example of every record
     elif n is None:
         raise click.UsageError("Missing option '--n' (rows wanted, e.g. --n 600), or give --programs DIR to build from records.")
     from execverify_data.decontam import default_sources

@@ -73,7 +73,7 @@ def difficulty(rows_file: Path, out: Path, solver, strong_solver, samples, keep_
     """
     from execverify_data import difficulty as dif
     from execverify_data.trace import trace_call
-    from execverify_data.workdir import write_atomic
+    from execverify_data.shards import write_atomic
 
     if keep_max_pass > samples:
         raise click.BadParameter(f"{keep_max_pass} is more than --samples {samples}: every row would be kept",

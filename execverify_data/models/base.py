@@ -21,7 +21,6 @@ execverify_data.errors.InvalidArgument: n must be an int of at least 1 (completi
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
@@ -35,7 +34,6 @@ __all__ = [
     "Prompt",
     "TextGenerator",
     "check_generate_args",
-    "derive_seed",
     "is_torch_available",
     "is_transformers_available",
     "is_vllm_available",
@@ -108,16 +106,6 @@ def is_transformers_available() -> bool:
 def is_vllm_available() -> bool:
     """True when ``vllm`` can be imported (checked without importing it)."""
     return module_available("vllm")
-
-
-def derive_seed(seed: int, *parts: object) -> int:
-    """A 63-bit seed from ``seed`` and ``parts``, stable across processes and Python versions.
-
-    >>> derive_seed(0, 1, 2) == derive_seed(0, 1, 2), derive_seed(0, 1, 2) == derive_seed(0, 2, 1)
-    (True, False)
-    """
-    text = repr((seed, *parts)).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
 
 
 def prompt_seeds(seed: int | Sequence[int] | None, count: int) -> list[int | None]:

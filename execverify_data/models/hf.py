@@ -26,10 +26,10 @@ from execverify_data.models.base import (
     BackendUnavailable,
     Prompt,
     check_generate_args,
-    derive_seed,
     is_transformers_available,
     truncate_at_stop,
 )
+from execverify_data.seeds import derive_seed
 
 __all__ = ["TransformersGenerator"]
 

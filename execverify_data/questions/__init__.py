@@ -10,7 +10,7 @@ The pieces, in the order data flows through them:
 * :class:`Scorer` (``scoring.py``): one verdict per question, with
   :func:`execverify_data.values.same` as the only comparison.
 
-:func:`build` runs the whole chain for one program and call.
+:func:`build` runs the whole chain for one program and call; :func:`ask` the chain after the trace.
 
 >>> r = build("def f(xs):\\n    return sorted(xs)\\n", "f([3, 1])", n_path=0, n_state=0, style="cruxeval")
 >>> print(r.reference_completion)
@@ -42,6 +42,7 @@ __all__ = [
     "Verification",
     "analyze_program",
     "answer_lines",
+    "ask",
     "build",
     "completion_text",
     "load_verification",
@@ -81,11 +82,19 @@ def build(
         ProgramError: the program or call cannot be traced, the call did not finish,
             or no question can be asked.
     """
-    from execverify_data.errors import ProgramError
     from execverify_data.trace import trace_call
 
     if trace is None:
         trace = trace_call(source, call, trusted_call=trusted_call)
+    return ask(source, call, trace, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage, task=task,
+               style=style, rationale=rationale)
+
+
+def ask(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2, n_state: int = 2, n_coverage: int = 0,
+        task: str = "output", style: str = "execverify", rationale: bool = False) -> Rendered:
+    """:func:`build` on a trace of ``call`` made elsewhere (synthesis, the trusted runner): select questions, render them."""
+    from execverify_data.errors import ProgramError
+
     questions = select_questions(
         source, trace, call, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage, task=task
     )

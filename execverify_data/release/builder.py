@@ -17,7 +17,6 @@ same bytes whatever the number of workers or the engine.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -32,11 +31,12 @@ from typing import Any
 from execverify_data.cards import template_path
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
-from execverify_data.release.engine import ENGINES, ReleaseRun, finished_shards, rows_path
+from execverify_data.release.engine import ReleaseRun, done_markers, rows_file
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
 from execverify_data.release.rows import CONFIGS
 from execverify_data.release.verify import VerificationError
-from execverify_data.workdir import claim_folder, write_atomic
+from execverify_data.seeds import split_draw
+from execverify_data.shards import ENGINES, claim_folder, write_atomic
 
 __all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
 
@@ -91,8 +91,7 @@ def split_of(ast_hash: str, test_permille: int, seed: int) -> str:
     >>> split_of("ab12", 0, 0), split_of("ab12", 999, 0)
     ('train', 'test')
     """
-    digest = hashlib.sha256(f"execverify-split:{seed}:{ast_hash}".encode()).digest()
-    return "test" if int.from_bytes(digest[:4], "big") % 1000 < test_permille else "train"
+    return "test" if split_draw(seed, ast_hash) < test_permille else "train"
 
 
 def _features(config: str):
@@ -165,20 +164,12 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     claim_folder(work, cfg.identity(), hint="use another --work-dir")
     if ray_address is not None and engine != "ray":
         raise InvalidArgument("ray_address is only for engine='ray'")
-    from execverify_data.pipeline import KNOWN_LAG
-    from execverify_data.workpool import run_ordered
-
     t0 = time.perf_counter()
     with _Progress(progress) as bars:
         task = bars.task("examples", cfg.n)
         run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, done))
-        if not run.complete:
-            options = {"address": ray_address} if engine == "ray" else {}
-            with ENGINES[engine](workers, **options) as submit:
-                run_ordered(submit, run.jobs, run.finish, start=run.start, inflight=2 * workers + 2, on_result=run.on_result,
-                            lag=KNOWN_LAG)
-        failures = [f for s in range(finished_shards(work))
-                    for f in json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text())["failures"]]
+        run.run(workers, engine=engine, **({"address": ray_address} if engine == "ray" else {}))
+        failures = [f for done in done_markers(work) for f in done["failures"]]
         if failures:
             listed = ", ".join(f"{f['id']} ({f['why']})" for f in failures[:10])
             more = f" and {len(failures) - 10} more" if len(failures) > 10 else ""
@@ -216,7 +207,7 @@ def _read_rows(work: Path, n_shards: int, config: str):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(rows_path(work, s, config)) for s in range(n_shards)]
+    tables = [pq.read_table(rows_file(work, s, config)) for s in range(n_shards)]
     return pa.concat_tables(tables) if tables else pa.Table.from_pylist([], schema=schema_for(config))
 
 
@@ -235,8 +226,8 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     import pyarrow.compute as pc
 
     out.mkdir(parents=True, exist_ok=True)
-    n_shards = finished_shards(work)
-    done = [json.loads((work / "rows" / f"shard-{s:05d}.done.json").read_text()) for s in range(n_shards)]
+    done = done_markers(work)
+    n_shards = len(done)
     counts: Counter = Counter()
     rejected: Counter = Counter()
     synth_slots = synth_accepted = 0
@@ -430,11 +421,11 @@ def statistics(cfg: ReleaseConfig, trace_table, work: Path, n_shards: int) -> di
     used: set[str] = set()
     import pyarrow.parquet as pq
 
-    from execverify_data.pipeline import shard_path
+    from execverify_data.shards import shard_file
 
     kept = set(data["program_id"])
     for s in range(n_shards):
-        t = pq.read_table(shard_path(work / "synth", s), columns=["id", "level", "catalog_ids"]).to_pydict()
+        t = pq.read_table(shard_file(work / "synth", s, "parquet"), columns=["id", "level", "catalog_ids"]).to_pydict()
         for pid, lv, ids in zip(t["id"], t["level"], t["catalog_ids"]):
             if pid in kept:
                 programs[str(lv)] = programs.get(str(lv), 0) + 1

@@ -6,10 +6,12 @@ import math
 import platform
 import re
 from dataclasses import asdict, dataclass, field
+from typing import TypedDict
 
+from execverify_data.difficulty import FEATURES
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["ReleaseConfig", "schema_for", "FEATURE_COLUMNS"]
+__all__ = ["CodegenRow", "FEATURE_COLUMNS", "QuestionRow", "ReleaseConfig", "SftRow", "schema_for"]
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -97,9 +99,9 @@ class ReleaseConfig:
         """The most synthesis rows a build tries (a generator that keeps failing must not loop for ever);
         with :attr:`programs`, the number of records given."""
         if self.programs is not None:
-            from execverify_data.release.programs import program_count
+            from execverify_data.release.programs import program_records
 
-            return program_count(self.programs)
+            return len(program_records(self.programs))
         return self.synth_config().max_rows
 
     def synth_config(self):
@@ -128,27 +130,76 @@ class ReleaseConfig:
         return data
 
 
-FEATURE_COLUMNS = ("lines", "ast_nodes", "nesting_depth", "catalog_entries", "control_flow", "trace_length",
-                   "distinct_lines", "loop_iterations", "branch_changes", "variables_mutated", "output_size")
+#: The difficulty features of a row (:data:`execverify_data.difficulty.FEATURES`), one int column each.
+Features = TypedDict("Features", {name: int for name in FEATURES})
+FEATURE_COLUMNS = FEATURES
+
+
+class _Head(TypedDict):
+    id: str
+    program_id: str
+    level: int
+    target: str
+
+
+class _Program(TypedDict):
+    code: str
+    entry_point: str
+    ast_hash: str
+    difficulty: float
+    bucket: int
+    features: Features
+    python: str
+    generator_version: str
+    seed: int
+    release_seed: int
+
+
+class _Question(TypedDict):
+    call: str
+    task: str
+    prompt: str
+
+
+class _Reference(TypedDict):
+    reference_completion: str
+
+
+class _Completion(TypedDict):
+    completion: str
+
+
+class _Verified(TypedDict):
+    question_kinds: list[str]
+    verification: str
+    expected_output: str
+    expected_type: str
+
+
+class _Codegen(TypedDict):
+    prompt: str
+    examples: list[str]
+    tests: list[str]
+    reference_solution: str
+
+
+class QuestionRow(_Head, _Question, _Reference, _Verified, _Program):
+    """A row of ``io``, ``oi`` and ``trace`` (the columns in the published order)."""
+
+
+class SftRow(_Head, _Question, _Completion, _Verified, _Program):
+    """A row of ``sft``: its reference completion is TRL's ``completion``."""
+
+
+class CodegenRow(_Head, _Codegen, _Program):
+    """A row of ``codegen``."""
+
+
+ROW_TYPES = {"io": QuestionRow, "oi": QuestionRow, "trace": QuestionRow, "sft": SftRow, "codegen": CodegenRow}
 
 
 def schema_for(config: str):
     """The pyarrow schema of a config's rows (column order is the published order)."""
-    import pyarrow as pa
+    from execverify_data.records import arrow_schema
 
-    strings = pa.list_(pa.string())
-    head = [("id", pa.string()), ("program_id", pa.string()), ("level", pa.int64()), ("target", pa.string())]
-    tail = [
-        ("code", pa.string()), ("entry_point", pa.string()), ("ast_hash", pa.string()),
-        ("difficulty", pa.float64()), ("bucket", pa.int64()),
-        ("features", pa.struct([(name, pa.int64()) for name in FEATURE_COLUMNS])),
-        ("python", pa.string()), ("generator_version", pa.string()), ("seed", pa.int64()), ("release_seed", pa.int64()),
-    ]
-    if config == "codegen":
-        body = [("prompt", pa.string()), ("examples", strings), ("tests", strings), ("reference_solution", pa.string())]
-    else:
-        answer = "completion" if config == "sft" else "reference_completion"
-        body = [("call", pa.string()), ("task", pa.string()), ("prompt", pa.string()), (answer, pa.string()),
-                ("question_kinds", strings), ("verification", pa.string()), ("expected_output", pa.string()),
-                ("expected_type", pa.string())]
-    return pa.schema(head + body + tail)
+    return arrow_schema(ROW_TYPES[config])

@@ -6,7 +6,7 @@ run -> for each accepted program, its rows in every config, made from the traces
 recorded (nothing is traced twice), decontaminated, and each reference answer scored by the
 consumers' own functions (:mod:`execverify_data.release.verify`). It depends on
 ``(config, start, stop)`` only and runs with ``PYTHONHASHSEED=0``, so both engines (local
-processes, Ray tasks; :mod:`execverify_data.workpool`) and any number of workers write the same
+processes, Ray tasks; :mod:`execverify_data.shards`) and any number of workers write the same
 bytes. :class:`ReleaseRun` finishes shards in order: it drops programs whose normalized AST an
 earlier row kept, and stops once the ``trace`` config has ``n`` examples.
 
@@ -21,189 +21,186 @@ import json
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from execverify_data import shards
 from execverify_data.errors import InvalidArgument
-from execverify_data.workdir import write_atomic
-from execverify_data.workpool import ENGINES, is_ray_available
+from execverify_data.records import RowOutcome, Tally
 
-__all__ = ["ENGINES", "ReleaseRun", "done_path", "finished_shards", "is_ray_available", "release_chunk", "rows_path"]
+__all__ = ["ProgramRows", "ReleaseRun", "done_markers", "release_chunk", "rows_file"]
 
-
-def rows_path(work: Path, shard: int, config: str) -> Path:
-    return work / "rows" / f"shard-{shard:05d}.{config}.parquet"
+#: A release shard is finished once its ``done.json`` marker is written (after the rows of every config).
+DONE = "done.json"
 
 
-def done_path(work: Path, shard: int) -> Path:
-    return work / "rows" / f"shard-{shard:05d}.done.json"
+def rows_file(work: Path, shard: int, config: str) -> Path:
+    """The rows of ``config`` that shard ``shard`` of a work folder made."""
+    return shards.shard_file(work / "rows", shard, f"{config}.parquet")
 
 
-def finished_shards(work: Path) -> int:
-    """How many shards, from shard 0 on, the work folder holds finished."""
-    s = 0
-    while done_path(work, s).exists():
-        s += 1
-    return s
+def done_markers(work: Path) -> list[dict]:
+    """The ``done.json`` markers of a work folder's finished shards, in order."""
+    folder = work / "rows"
+    return [json.loads(shards.shard_file(folder, s, DONE).read_text())
+            for s in range(shards.finished_shards(folder, DONE))]
 
 
 @lru_cache(maxsize=4)
-def _decontaminator(local: tuple[tuple[str, str], ...], n: int, threshold: float, allow: tuple[str, ...] = ()):
+def decontaminator(local: tuple[tuple[str, str], ...], n: int, threshold: float, allow: tuple[str, ...] = ()):
+    """This process's :class:`~execverify_data.decontam.Decontaminator` for these settings (built once)."""
     from execverify_data.decontam import Decontaminator
 
     return Decontaminator.default(local=dict(local), n=n, threshold=threshold, exclude=allow)
 
 
-_VERIFIER = None
-
-
+@lru_cache(maxsize=1)
 def _verifier():
     """One :class:`~execverify_data.release.verify.Verifier` per worker process (closed at exit)."""
-    global _VERIFIER
-    if _VERIFIER is None:
-        import atexit
+    import atexit
 
-        from execverify_data.release.verify import Verifier
+    from execverify_data.release.verify import Verifier
 
-        _VERIFIER = Verifier()
-        atexit.register(_VERIFIER.close)
-    return _VERIFIER
+    verifier = Verifier()
+    atexit.register(verifier.close)
+    return verifier
+
+
+@dataclass
+class ProgramRows:
+    """One synthesis row of a release chunk: its outcome and, for a kept program, its rows of every config
+    (``out``), why it has none (``skipped``), and its naturalness figures when its row is measured."""
+
+    outcome: RowOutcome
+    out: dict[str, list[dict]] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    naturalness: dict | None = None
+
+    @property
+    def examples(self) -> int:
+        return len(self.out.get("trace", ()))
 
 
 def release_chunk(cfg, start: int, stop: int, known=None) -> dict:
-    """Rows ``[start, stop)``: ``{"rows": [{"row", "level", "counts", "record", "out", "skipped", "naturalness"}],
-    "failures", "seconds"}``.
-
-    ``out`` maps each config to the program's rows; ``skipped`` counts why a program has none
-    (decontamination, ...); ``naturalness`` holds the program's naturalness figures when its row is
-    measured (else None); ``failures`` lists the rows whose reference answer does not get full
-    marks (the build fails on them). ``known`` (:class:`~execverify_data.pipeline.KnownPrograms`) ends
-    the rows whose program an earlier shard kept, before anything runs.
-    """
+    """Rows ``[start, stop)`` as ``{"rows": [ProgramRows...], "failures", "seconds"}``: ``failures`` lists the
+    rows whose reference answer does not get full marks (the build fails on them). ``known``
+    (:class:`~execverify_data.shards.KnownPrograms`) ends the rows whose program an earlier shard kept,
+    before anything runs."""
     from execverify_data.naturalness import program_figures
-    from execverify_data.pipeline import _record, _worker_tracer, iter_rows
     from execverify_data.release.rows import CONFIGS, rows_for_program
 
     if sys.flags.hash_randomization:
         raise InvalidArgument("release_chunk must run with PYTHONHASHSEED=0 (set orders in traced values depend on it)")
     t0 = time.perf_counter()
-    synth = cfg.synth_config()
-    decon = _decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold, cfg.decontam_allow)
-    rows, chunk_rows = [], {c: [] for c in CONFIGS}
+    decon = decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold, cfg.decontam_allow)
     if cfg.programs:  # records given (build-release --programs): read, not synthesized
         from execverify_data.release.programs import program_rows
 
-        source = program_rows(cfg, start, stop)
+        outcomes, backend = program_rows(cfg, start, stop)
     else:
-        source = ((i, level, counts, None if acc is None else _record(synth, i, seed, acc), acc and acc.traces, None)
-                  for i, level, counts, acc, seed in iter_rows(synth, start, stop, tracer=_worker_tracer(synth), known=known))
-    for i, level, counts, record, traces, trace_many in source:
-        row = {"row": i, "level": level, "counts": dict(counts), "record": None, "out": None, "skipped": {},
-               "naturalness": None}
+        from execverify_data.pipeline import iter_rows
+        from execverify_data.synth.filters import worker_tracer
+
+        synth = cfg.synth_config()
+        backend = worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
+        outcomes = iter_rows(synth, start, stop, tracer=backend, known=known)
+    rows, chunk_rows = [], {c: [] for c in CONFIGS}
+    for outcome in outcomes:
+        made = ProgramRows(replace(outcome, traces=None))
+        record = outcome.record
         if record is not None:
-            out, skipped = rows_for_program(record, cfg, decon=decon, traces=traces, trace_many=trace_many)
-            row.update(record=record, out=out, skipped=dict(skipped))
-            if out["trace"] and i % cfg.naturalness_every == 0:
-                row["naturalness"] = program_figures(record["code"], record["entry_point"], record["inputs"],
-                                                     types=record["param_types"], seed=cfg.seed)
-            for config, items in out.items():
+            made.out, made.skipped = rows_for_program(record, cfg, outcome.traces, backend.trace_many, decon=decon)
+            if made.examples and outcome.row % cfg.naturalness_every == 0:
+                made.naturalness = program_figures(record.code, record.entry_point, record.inputs,
+                                                   types=record.param_types, seed=cfg.seed)
+            for config, items in made.out.items():
                 chunk_rows[config].extend(items)
-        rows.append(row)
+        rows.append(made)
     failures = _verifier().check(chunk_rows)
     return {"rows": rows, "failures": failures, "seconds": time.perf_counter() - t0}
 
 
-class ReleaseRun:
-    """The parent's side of a build: finishes shards in order into the work folder.
+class ReleaseRun(shards.ShardRun):
+    """The parent's side of a build: finishes shards in order into the work folder (``rows/``: each config's
+    rows and the ``done.json`` marker, written last; ``synth/``: the kept programs' record shards).
 
     A program is kept when it has rows and its normalized AST is new to the build; the build has
     enough once the ``trace`` config holds ``cfg.n`` examples (or ``cfg.max_rows`` rows were tried).
     """
 
+    MARKERS = (DONE,)
+    LAG = shards.KNOWN_LAG
+
     def __init__(self, cfg, work: Path, progress: Callable[[int, int], None] | None = None):
-        import pyarrow.parquet as pq
-
-        from execverify_data.pipeline import shard_path
-
-        self.cfg, self.work, self.progress = cfg, Path(work), progress
-        (self.work / "rows").mkdir(parents=True, exist_ok=True)
+        self.cfg, self.work = cfg, Path(work)
         (self.work / "synth").mkdir(parents=True, exist_ok=True)
-        self.start = finished_shards(self.work)
+        (self.work / "rows").mkdir(parents=True, exist_ok=True)
+        super().__init__(self.work / "rows", progress)
         self.seen: set[str] = set()
-        self.examples = 0
-        for s in range(self.start):
-            self.seen.update(pq.read_table(shard_path(self.work / "synth", s), columns=["ast_hash"]).column("ast_hash").to_pylist())
-            self.examples += json.loads(done_path(self.work, s).read_text())["rows"]["trace"]
-        self.resumed = self.start
-        self.pending = 0
-        self._show()
+        self.examples = self.pending = 0
+        for s, done in enumerate(done_markers(self.work)):
+            self.seen.update(shards.record_hashes(self.work / "synth", s))
+            self.examples += done["rows"]["trace"]
+        self.on_result(None)
 
     @property
     def complete(self) -> bool:
         return self.examples >= self.cfg.n or self.start * self.cfg.shard_size >= self.cfg.max_rows
 
-    def _show(self) -> None:
-        if self.progress:
-            self.progress(min(self.cfg.n, self.examples + self.pending), self.cfg.n)
-
     def jobs(self, shard: int) -> list:
-        from execverify_data.pipeline import CHUNK_ROWS, KNOWN_LAG, KnownPrograms
-
         first = shard * self.cfg.shard_size
         if self.cfg.programs is None:
             last = first + self.cfg.shard_size
-            known = KnownPrograms(self.work / "synth", shard - KNOWN_LAG + 1, self.cfg.identity())
+            known = shards.KnownPrograms(self.work / "synth", shard - shards.KNOWN_LAG + 1, self.cfg.identity())
         else:  # records given: none is synthesized, so none is skipped as known
             last, known = min(first + self.cfg.shard_size, self.cfg.max_rows), None
-        return [(release_chunk, [self.cfg, a, min(a + CHUNK_ROWS, last), known]) for a in range(first, last, CHUNK_ROWS)]
+        return [(release_chunk, [self.cfg, a, min(a + shards.CHUNK_ROWS, last), known])
+                for a in range(first, last, shards.CHUNK_ROWS)]
 
-    def on_result(self, chunk: dict) -> None:
-        self.pending += sum(len(r["out"]["trace"]) for r in chunk["rows"] if r["out"])
-        self._show()
+    def on_result(self, chunk: dict | None) -> None:
+        self.pending += sum(r.examples for r in chunk["rows"]) if chunk else 0
+        self.show(self.examples + self.pending, self.cfg.n)
 
-    def finish(self, shard: int, results: list[dict]) -> bool:
+    def finish(self, shard: int, results: list[dict]) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from execverify_data.pipeline import _Tally, write_shard
         from execverify_data.release.config import schema_for
         from execverify_data.release.rows import CONFIGS
 
-        self.pending -= sum(len(r["out"]["trace"]) for chunk in results for r in chunk["rows"] if r["out"])
-        tally = _Tally()
+        self.pending -= sum(r.examples for chunk in results for r in chunk["rows"])
+        tally = Tally()
         counts: Counter = Counter()
         records, rows, figures = [], {c: [] for c in CONFIGS}, []
-        failing = {f["id"] for chunk in results for f in chunk["failures"]}
+        why = {f["id"]: f for chunk in results for f in chunk["failures"]}
         failures = []
-        for row in (row for chunk in results for row in chunk["rows"]):
+        for made in (made for chunk in results for made in chunk["rows"]):
             if self.examples + len(rows["trace"]) >= self.cfg.n:
                 break  # past the n-th example: left out, not counted
-            counts.update(row["skipped"])
-            if row["record"] is not None and not any(row["out"].values()):
-                row = {**row, "record": None}  # no rows (decontaminated...): not a kept program, nor a duplicate
-            if not tally.add(row, self.seen):
+            counts.update(made.skipped)
+            outcome = made.outcome
+            if outcome.record is not None and not any(made.out.values()):
+                outcome = replace(outcome, record=None)  # no rows (decontaminated...): not a kept program, nor a duplicate
+            if not tally.add(outcome, self.seen):
                 continue
-            records.append(row["record"])
-            if row.get("naturalness") is not None:
-                figures.append({"program_id": row["record"]["id"], "figures": row["naturalness"]})
-            for config, items in row["out"].items():
+            records.append(outcome.record)
+            if made.naturalness is not None:
+                figures.append({"program_id": outcome.record.id, "figures": made.naturalness})
+            for config, items in made.out.items():
                 rows[config].extend(items)
-                failures += [r["id"] for r in items if r["id"] in failing]
+                failures += [why[r["id"]] for r in items if r["id"] in why]
         counts["programs_kept"] = len(records)
         stats = tally.stats()
         stats["seconds"] = sum(chunk["seconds"] for chunk in results)
-        write_shard(self.work / "synth", shard, records, stats)
+        shards.write_records(self.work / "synth", shard, records, stats)
         for config in CONFIGS:
             table = pa.Table.from_pylist(rows[config], schema=schema_for(config))
-            write_atomic(rows_path(self.work, shard, config), lambda p: pq.write_table(table, p, compression="zstd"))
-        why = {f["id"]: f for chunk in results for f in chunk["failures"]}
-        result = {"shard": shard, "counts": dict(sorted(counts.items())), "rows": {c: len(rows[c]) for c in CONFIGS},
-                  "synth_rejected": stats["rejected"], "synth_slots": stats["rows"], "synth_accepted": stats["accepted"],
-                  "verified": {c: len(rows[c]) for c in CONFIGS}, "failures": [why[i] for i in failures],
-                  "naturalness": figures}
-        write_atomic(done_path(self.work, shard), lambda p: p.write_text(json.dumps(result, indent=1, sort_keys=True)))
+            shards.write_atomic(rows_file(self.work, shard, config), lambda p: pq.write_table(table, p, compression="zstd"))
+        shards.write_json(shards.shard_file(self.folder, shard, DONE), {
+            "shard": shard, "counts": dict(sorted(counts.items())), "rows": {c: len(rows[c]) for c in CONFIGS},
+            "synth_rejected": stats["rejected"], "synth_slots": stats["rows"], "synth_accepted": stats["accepted"],
+            "verified": {c: len(rows[c]) for c in CONFIGS}, "failures": failures, "naturalness": figures})
         self.examples += len(rows["trace"])
-        self.start = shard + 1
-        self._show()
-        return self.complete
+        self.on_result(None)

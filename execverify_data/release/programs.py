@@ -12,50 +12,44 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from types import SimpleNamespace
 
+from execverify_data import shards
 from execverify_data.errors import InvalidArgument
+from execverify_data.records import ProgramRecord, RowOutcome
 
-__all__ = ["program_count", "program_rows"]
+__all__ = ["program_records", "program_rows"]
+
+#: Wall-clock guard (seconds) when re-tracing given records: far above what the step budget allows.
+RETRACE_TIMEOUT = 60.0
 
 
 @lru_cache(maxsize=2)
-def _records(folder: str) -> tuple[dict, ...]:
-    import pyarrow.parquet as pq
-
-    from execverify_data.pipeline import finished_shards, shard_path
-
-    out = []
-    for s in range(finished_shards(Path(folder))):
-        out += pq.read_table(shard_path(Path(folder), s)).to_pylist()
-    return tuple(out)
-
-
-def program_count(folder: str | Path) -> int:
-    """How many records the folder's finished shards hold (InvalidArgument when it has none)."""
-    from execverify_data.pipeline import finished_shards
-
+def program_records(folder: str | Path) -> tuple[ProgramRecord, ...]:
+    """The records of the folder's finished shards, in order (InvalidArgument when it has none)."""
     folder = Path(folder)
-    if not folder.is_dir() or finished_shards(folder) == 0:
+    if not folder.is_dir() or shards.finished_shards(folder, *shards.RECORD_MARKERS) == 0:
         raise InvalidArgument(f"{folder}: no record shards (shard-00000.parquet and its .stats.json); "
                               "give the --out folder of `execverify synthesize` or `execverify from-code`")
-    return len(_records(str(folder)))
+    return tuple(shards.read_records(folder))
 
 
 def program_rows(cfg, start: int, stop: int):
-    """Rows ``[start, stop)`` of the folder ``cfg.programs`` as ``(i, level, counts, record, traces, trace_many)``;
-    ``record`` is None (and ``counts`` says why) when its inputs do not trace to its outputs again."""
-    from execverify_data.pipeline import _worker_tracer
-    from execverify_data.release.rows import RETRACE_TIMEOUT
+    """Rows ``[start, stop)`` of the folder ``cfg.programs`` as :class:`~execverify_data.records.RowOutcome`
+    (``record`` None, and ``counts`` saying why, when its inputs do not trace to its outputs again), and the
+    trusted-runner backend that traced them."""
+    from execverify_data.synth.filters import worker_tracer
     from execverify_data.trace import Status
 
-    records = _records(str(cfg.programs))
-    tracer = _worker_tracer(SimpleNamespace(tracer="trusted", max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT))
-    for i in range(start, min(stop, len(records))):
-        rec = records[i]
-        counts = {"attempts": 1, "generated": 1}
-        traces = tracer.trace_many(rec["code"], [f"{rec['entry_point']}({x})" for x in rec["inputs"]])
-        if any(t.status is not Status.OK or t.output.text != o for t, o in zip(traces, rec["outputs"])):
-            yield i, rec["level"], {**counts, "retrace_mismatch": 1}, None, None, None
-            continue
-        yield i, rec["level"], counts, rec, traces, tracer.trace_many
+    records = program_records(cfg.programs)
+    backend = worker_tracer("trusted", cfg.max_steps, RETRACE_TIMEOUT)
+
+    def outcomes():
+        for i in range(start, min(stop, len(records))):
+            rec = records[i]
+            traces = backend.trace_many(rec.code, rec.calls)
+            if any(t.status is not Status.OK or t.output.text != o for t, o in zip(traces, rec.outputs)):
+                yield RowOutcome(i, rec.level, "program", {"attempts": 1, "generated": 1, "retrace_mismatch": 1})
+            else:
+                yield RowOutcome(i, rec.level, "program", {"attempts": 1, "generated": 1}, rec, tuple(traces))
+
+    return outcomes(), backend

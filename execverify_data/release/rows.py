@@ -30,13 +30,12 @@ import ast
 import json
 from collections import Counter
 
-from execverify_data.models.base import derive_seed
+from execverify_data.records import ProgramRecord
+from execverify_data.seeds import derive_seed
 
 __all__ = ["QUESTION_CONFIGS", "CONFIGS", "rows_for_program", "codegen_prompt"]
 
 QUESTION_CONFIGS = ("io", "oi", "trace", "sft")
-#: Wall-clock guard (seconds) when re-tracing accepted programs: far above what the step budget allows.
-RETRACE_TIMEOUT = 60.0
 CONFIGS = ("io", "oi", "trace", "sft", "codegen")
 
 CODEGEN_INSTRUCTIONS = (
@@ -60,56 +59,37 @@ def codegen_prompt(code: str, entry: str, param_types: list[str], output_type: s
     return CODEGEN_INSTRUCTIONS.format(signature=_signature(code, entry, param_types, output_type), examples="\n".join(examples))
 
 
-def _meta(rec: dict, config_seed: int, feats: dict, score: float, bucket: int) -> dict:
-    return {
-        "program_id": rec["id"],
-        "level": rec["level"],
-        "target": rec["target"],
-        "code": rec["code"],
-        "entry_point": rec["entry_point"],
-        "ast_hash": rec["ast_hash"],
-        "difficulty": score,
-        "bucket": bucket,
-        "features": feats,
-        "python": rec["python"],
-        "generator_version": rec["generator_version"],
-        "seed": rec["seed"],
-        "release_seed": config_seed,
-    }
+def _meta(rec: ProgramRecord, config_seed: int, feats: dict, score: float, bucket: int) -> dict:
+    return {"program_id": rec.id, "level": rec.level, "target": rec.target, "code": rec.code,
+            "entry_point": rec.entry_point, "ast_hash": rec.ast_hash, "difficulty": score, "bucket": bucket,
+            "features": feats, "python": rec.python, "generator_version": rec.generator_version, "seed": rec.seed,
+            "release_seed": config_seed}
 
 
-def rows_for_program(rec: dict, cfg, *, decon=None, traces=None, trace_many=None) -> tuple[dict[str, list[dict]], Counter]:
+def rows_for_program(rec: ProgramRecord, cfg, traces, trace_many, *, decon=None) -> tuple[dict[str, list[dict]], Counter]:
     """Rows of every config for one program record (not yet verified), and counts of what was skipped.
 
-    ``traces`` are the record's traces as synthesis made them, one per input; when not given, the
-    inputs are traced again (for records read back from a synthesis run's shards). ``trace_many``
-    (``(code, calls) -> traces``, e.g. the trusted runner's) traces the codegen tests' fresh inputs
-    instead of this process (for code nobody here wrote).
+    ``traces`` are the record's traces as synthesis (or the retrace of given records) made them, one per
+    input: nothing is traced twice. ``trace_many`` (``(code, calls) -> traces``, the worker's tracer)
+    traces the codegen tests' fresh inputs.
     """
     from execverify_data import difficulty as dif
     from execverify_data.errors import ProgramError
-    from execverify_data.questions import build
-    from execverify_data.trace import Status, trace_call
+    from execverify_data.questions import ask
+    from execverify_data.trace import Status
 
     out: dict[str, list[dict]] = {c: [] for c in CONFIGS}
     counts: Counter = Counter()
     if decon is not None:
-        match = decon.check(rec["code"])
+        match = decon.check(rec.code)
         if match is not None:
             counts[f"decontam_{match.benchmark}_{match.kind}"] += 1
             return out, counts
-    code, entry = rec["code"], rec["entry_point"]
-    calls = [f"{entry}({inp})" for inp in rec["inputs"]]
-    if traces is None:
-        # the step budget bounds these runs; a wall-clock limit would make the output depend on the machine's load
-        traces = [trace_call(code, c, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT) for c in calls]
     if any(t.status is not Status.OK for t in traces):
         counts["retrace_failed"] += 1
         return out, counts
-    catalog_ids = rec["catalog_ids"]
-    static = dif.static_features(code, catalog_ids=catalog_ids)
-    k = len(calls)
-    j = rec["row"] % k
+    code, calls = rec.code, rec.calls
+    static = dif.static_features(code, catalog_ids=rec.catalog_ids)
     per_input = []
     for t in traces:
         feats = {**static, **dif.dynamic_features(t)}
@@ -117,12 +97,9 @@ def rows_for_program(rec: dict, cfg, *, decon=None, traces=None, trace_many=None
         score = dif.heuristic_score(feats)
         per_input.append(_meta(rec, cfg.seed, feats, score, dif.bucket(score)))
 
-    def qseed(*parts) -> int:
-        return derive_seed(cfg.seed, rec["seed"], *parts)
-
     def question_row(config: str, i: int, rendered, task: str) -> dict:
         return {
-            "id": f"{rec['id']}-{config}-{i}",
+            "id": f"{rec.id}-{config}-{i}",
             **per_input[i],
             "call": calls[i],
             "task": task,
@@ -136,54 +113,47 @@ def rows_for_program(rec: dict, cfg, *, decon=None, traces=None, trace_many=None
 
     try:
         for i, (c, t) in enumerate(zip(calls, traces)):
-            r = build(code, c, seed=qseed("trace", i), n_path=cfg.n_path, n_state=cfg.n_state, style="execverify", trace=t)
-            out["trace"].append(question_row("trace", i, r, "whitebox"))
-            r = build(code, c, seed=qseed("sft", i), n_path=cfg.n_path, n_state=cfg.n_state, style="execverify",
-                      trace=t, rationale=True)
-            out["sft"].append(question_row("sft", i, r, "whitebox"))
-            r = build(code, c, n_path=0, n_state=0, style="cruxeval", trace=t)
+            for config in ("trace", "sft"):  # another selection seed for each
+                r = ask(code, c, t, seed=derive_seed(cfg.seed, rec.seed, config, i), n_path=cfg.n_path,
+                        n_state=cfg.n_state, rationale=config == "sft")
+                out[config].append(question_row(config, i, r, "whitebox"))
+            r = ask(code, c, t, n_path=0, n_state=0, style="cruxeval")
             out["io"].append(question_row("io", i, r, "output"))
-            r = build(code, c, n_path=0, n_state=0, style="cruxeval", task="input", trace=t)
+            r = ask(code, c, t, n_path=0, n_state=0, style="cruxeval", task="input")
             out["oi"].append(question_row("oi", i, r, "input"))
     except ProgramError:
         counts["no_question"] += 1
         return {c: [] for c in CONFIGS}, counts
-    out["codegen"] = _codegen(rec, cfg, calls, traces, per_input[j], counts, trace_many)
+    out["codegen"] = _codegen(rec, cfg, traces, per_input[rec.row % len(calls)], counts, trace_many)
     for r in out["sft"]:  # TRL's prompt-completion format
         r["completion"] = r.pop("reference_completion")
     return out, counts
 
 
-def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Counter, trace_many=None) -> list[dict]:
-    from execverify_data.inputs import draw_inputs
-    from execverify_data.trace import Status, trace_call
+def _codegen(rec: ProgramRecord, cfg, traces, meta: dict, counts: Counter, trace_many) -> list[dict]:
     from execverify_data.errors import InvalidArgument
+    from execverify_data.inputs import draw_inputs
+    from execverify_data.trace import Status
     from execverify_data.values import format_arguments, self_equal
 
-    code, entry = rec["code"], rec["entry_point"]
+    calls = rec.calls
     pairs = [(c, t.output) for c, t in zip(calls, traces)]
     seen = set(calls)
     try:
-        extra = draw_inputs(rec["param_types"], derive_seed(cfg.seed, rec["seed"], "codegen"), cfg.codegen_extra_inputs,
-                            min_size=rec["spec"]["min_size"], max_size=rec["spec"]["max_size"],
-                            domains=rec.get("param_domains") or None)
+        extra = draw_inputs(rec.param_types, derive_seed(cfg.seed, rec.seed, "codegen"), cfg.codegen_extra_inputs,
+                            min_size=rec.spec["min_size"], max_size=rec.spec["max_size"], domains=rec.param_domains or None)
     except Exception:  # noqa: BLE001 - a type the sampler cannot draw: no extra tests
         extra = []
     fresh = []
     for args in extra:
         try:
-            call = f"{entry}({format_arguments(args)})"
+            call = f"{rec.entry_point}({format_arguments(args)})"
         except InvalidArgument:
             continue
-        if call in seen:
-            continue
-        seen.add(call)
-        fresh.append(call)
-    if trace_many is not None:
-        fresh_traces = trace_many(code, fresh) if fresh else []
-    else:
-        fresh_traces = [trace_call(code, call, max_steps=cfg.max_steps, timeout=RETRACE_TIMEOUT) for call in fresh]
-    for call, t in zip(fresh, fresh_traces):
+        if call not in seen:
+            seen.add(call)
+            fresh.append(call)
+    for call, t in zip(fresh, trace_many(rec.code, fresh) if fresh else []):
         if t.status is Status.OK and t.output is not None and t.output.askable and self_equal(t.output.text):
             pairs.append((call, t.output))
     n_ex = cfg.codegen_examples
@@ -192,12 +162,6 @@ def _codegen(rec: dict, cfg, calls: list[str], traces, meta: dict, counts: Count
         return []
     asserts = [f"assert {c} == {v.text}" for c, v in pairs]
     examples, tests = asserts[:n_ex], asserts[n_ex:]
-    prompt = codegen_prompt(code, entry, rec["param_types"], rec["output_types"][0], examples)
-    return [{
-        "id": f"{rec['id']}-codegen-0",
-        **meta,
-        "prompt": prompt,
-        "examples": examples,
-        "tests": tests,
-        "reference_solution": code,
-    }]
+    prompt = codegen_prompt(rec.code, rec.entry_point, rec.param_types, rec.output_types[0], examples)
+    return [{"id": f"{rec.id}-codegen-0", **meta, "prompt": prompt, "examples": examples, "tests": tests,
+             "reference_solution": rec.code}]

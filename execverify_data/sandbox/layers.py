@@ -38,7 +38,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
-__all__ = ["LAYER_NAMES", "Layer", "bwrap_command", "detect_layers", "interpreter_dirs", "layer", "sandbox_paths",
+__all__ = ["LAYER_NAMES", "Layer", "bwrap_command", "detect_layers", "die_with_parent", "interpreter_dirs", "layer", "sandbox_paths",
            "site_dirs", "unreadable_ancestors"]
 
 LAYER_NAMES = ("zygote", "privilege_drop", "seccomp", "landlock", "bwrap")
@@ -370,3 +370,14 @@ def layer(name: str) -> Layer:
     if name not in layers:
         raise ValueError(f"unknown layer {name!r}; valid names: {', '.join(layers)}")
     return layers[name]
+
+
+def die_with_parent(signum: int) -> None:
+    """This process gets ``signum`` when the thread that started it ends (Linux ``PR_SET_PDEATHSIG``;
+    nothing elsewhere): a pool's workers die with the run that started them, even one killed with SIGKILL."""
+    from execverify_data.sandbox import _linux
+
+    try:
+        _linux.prctl(_linux.PR_SET_PDEATHSIG, signum)
+    except (OSError, AttributeError):  # not Linux: the process outlives its parent, as Python's do
+        pass

@@ -32,7 +32,7 @@ constant output, and a plain run rejects them ~5x faster than the checker would)
 the source must be trusted; the LLM generator checks its code before it gets here, and
 with the ``"trusted"`` tracer the checker runs first.
 
-Tracing is done by a :class:`Tracer`: ``"inprocess"`` traces in the calling process
+Tracing is done by a :class:`TraceBackend`: ``"inprocess"`` traces in the calling process
 (the pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit;
 generated programs are trusted: terminating by construction, no I/O) and is the
 fast default; ``"trusted"`` sends every call to the
@@ -64,8 +64,8 @@ from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
 from execverify_data.values import format_arguments, parse
 
-__all__ = ["REASONS", "FilterConfig", "Accepted", "Tracer", "evaluate", "normalized_hash", "returns_as_annotated",
-           "unused_params"]
+__all__ = ["REASONS", "FilterConfig", "Accepted", "TraceBackend", "evaluate", "normalized_hash", "returns_as_annotated",
+           "unused_params", "worker_tracer"]
 
 #: Rejection reasons, in the order the filters run.
 REASONS = ("unused_param", "step_budget", "unaskable_output", "one_sided_branch", "dead_code", "too_few_inputs",
@@ -118,7 +118,7 @@ class Accepted:
     catalog_ids: list[str] = field(default_factory=list)
 
 
-class Tracer:
+class TraceBackend:
     """Traces calls of one program: in this process (``"inprocess"``) or in the trusted runner (``"trusted"``);
     and traces them again, for the determinism filter, in a helper interpreter with another hash seed
     (:class:`~execverify_data.synth.retrace.Retracer`)."""
@@ -151,11 +151,27 @@ class Tracer:
             self._runner.close()
         self._again.close()
 
-    def __enter__(self) -> Tracer:
+    def __enter__(self) -> TraceBackend:
         return self
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+_WORKER_BACKENDS: dict[tuple, TraceBackend] = {}
+
+
+def worker_tracer(kind: str, max_steps: int, timeout: float) -> TraceBackend:
+    """This worker process's :class:`TraceBackend` for these settings (its second interpreter starts once, not
+    once per chunk); it closes when the process exits."""
+    key = (kind, max_steps, timeout)
+    backend = _WORKER_BACKENDS.get(key)
+    if backend is None:
+        import atexit
+
+        backend = _WORKER_BACKENDS[key] = TraceBackend(kind, max_steps=max_steps, timeout=timeout)
+        atexit.register(backend.close)
+    return backend
 
 
 def _normalize(node: ast.AST, names: dict[str, str]) -> None:
@@ -385,7 +401,7 @@ class _Drawn:
         return self._drawn
 
 
-def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: Tracer,
+def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: TraceBackend,
              seen: set[str] | None = None, counts: dict[str, int] | None = None,
              known: Container[str] | None = None) -> tuple[Accepted | None, str | None]:
     """Run every filter on ``program``; returns ``(accepted, None)`` or ``(None, reason)``.

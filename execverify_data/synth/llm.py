@@ -53,7 +53,8 @@ from typing import Any
 from execverify_data import catalog
 from execverify_data.completions import extract_code
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import TextGenerator, check_generate_args, derive_seed
+from execverify_data.models.base import TextGenerator, check_generate_args
+from execverify_data.seeds import derive_seed
 from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, check
 from execverify_data.synth.spec import ConstraintSpec
 
@@ -230,7 +231,7 @@ class LLMProgramGenerator:
             and stops at the closing fence.
         filters (`FilterConfig`, optional): also run :func:`execverify_data.synth.filters.evaluate`
             (needs annotated entry-point parameters); None runs the checker only.
-        tracer (`Tracer`, optional): the filters' tracer; defaults to ``Tracer("trusted")``
+        tracer (`TraceBackend`, optional): the filters' tracer; defaults to ``TraceBackend("trusted")``
             (LLM code is untrusted: every call runs in the trusted runner's child process).
 
     >>> class Fixed:  # a backend that always answers the same program
@@ -326,9 +327,9 @@ class LLMProgramGenerator:
             for i, (spec, texts) in enumerate(zip(specs, completions)):
                 for j, text in enumerate(texts):
                     if self.filters is not None and tracer is None:
-                        from execverify_data.synth.filters import Tracer
+                        from execverify_data.synth.filters import TraceBackend
 
-                        tracer, own_tracer = Tracer("trusted"), True
+                        tracer, own_tracer = TraceBackend("trusted"), True
                     program, reason = self.gate(spec, text, seed=derive_seed(seed, i, j), tracer=tracer,
                                                 seen_sources=seen_sources, seen_hashes=seen_hashes)
                     if program is None:
@@ -394,7 +395,7 @@ class LLMProgramGenerator:
         the reasons are those of :meth:`generate`.
         """
         if self.filters is not None and tracer is None:
-            raise InvalidArgument("gate needs the filters' tracer: pass tracer=Tracer('trusted')")
+            raise InvalidArgument("gate needs the filters' tracer: pass tracer=TraceBackend('trusted')")
         return self._gate(spec, text, seed, set() if seen_sources is None else seen_sources,
                           set() if seen_hashes is None else seen_hashes, tracer, level, counts)
 
