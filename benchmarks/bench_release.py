@@ -92,7 +92,7 @@ def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
     from collections import defaultdict
 
     from execverify_data.naturalness import program_figures
-    from execverify_data.pipeline import iter_rows
+    from execverify_data.pipeline import program_rows
     from execverify_data.release import ReleaseConfig, engine
     from execverify_data.release.rows import CONFIGS, rows_for_program
     from execverify_data.release.verify import Verifier
@@ -119,7 +119,7 @@ def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
 
     rows = {c: [] for c in CONFIGS}
     programs = 0
-    produced = iter_rows(synth, start, stop, tracer=tracer)
+    produced = program_rows(synth, start, stop, tracer=tracer)
     while True:
         with clock("synthesis"):
             item = next(produced, None)

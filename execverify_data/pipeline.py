@@ -41,7 +41,7 @@ from execverify_data.errors import ExecVerifyError, InvalidArgument
 from execverify_data.records import ProgramRecord, RowOutcome, Tally
 from execverify_data.seeds import generator_offset, row_seed
 
-__all__ = ["SynthConfig", "RecordRun", "level_for", "generator_for", "iter_rows", "synthesize_chunk", "synthesize_rows",
+__all__ = ["SynthConfig", "RecordRun", "level_for", "generator_for", "iter_rows", "program_rows", "synthesize_chunk", "synthesize_rows",
            "synthesize", "summarize", "GeneratorLoadError", "program_record"]
 
 #: Attempts (fresh seeds) per row before the row is given up.
@@ -213,14 +213,9 @@ def generator_for(i: int, config: SynthConfig) -> str:
 # ---------------------------------------------------------------------------- rows
 
 
-def _stamp(config: SynthConfig, i: int) -> tuple[str, str]:
-    """``(generator, generator_version)`` of row ``i``'s record: ``("program 2.0.0", "2.0.0")``, or for an
-    LLM row ``("llm:BACKEND:MODEL PROMPT_VERSION", PROMPT_VERSION)`` (the model's id, not its local path)."""
-    name = generator_for(i, config)
-    if name == PROGRAM:
-        from execverify_data.synth.generator import GENERATOR_VERSION
-
-        return f"{PROGRAM} {GENERATOR_VERSION}", GENERATOR_VERSION
+def _llm_stamp(name: str) -> tuple[str, str]:
+    """``(generator, generator_version)`` of an LLM row's record: ``("llm:BACKEND:MODEL PROMPT_VERSION",
+    PROMPT_VERSION)`` (the model's id, not its local path)."""
     from execverify_data.synth.llm import PROMPT_VERSION
 
     spec = name[len("llm:"):]
@@ -233,9 +228,9 @@ def _stamp(config: SynthConfig, i: int) -> tuple[str, str]:
     return f"llm:{backend}:{model} {PROMPT_VERSION}", PROMPT_VERSION
 
 
-def program_record(config: SynthConfig, i: int, seed: int, acc) -> ProgramRecord:
-    """The record of row ``i``'s accepted program (``acc``, :class:`~execverify_data.synth.filters.Accepted`)."""
-    generator, version = _stamp(config, i)
+def program_record(config: SynthConfig, i: int, seed: int, acc, stamp: tuple[str, str]) -> ProgramRecord:
+    """The record of row ``i``'s accepted program (``acc``, :class:`~execverify_data.synth.filters.Accepted`),
+    made by the generator ``stamp`` = ``(generator, generator_version)``."""
     program, traces = acc.program, acc.traces
     return ProgramRecord(
         id=f"synth-{config.seed}-{i:07d}", row=i, seed=seed, level=program.level, spec=acc.spec.to_dict(),
@@ -243,30 +238,76 @@ def program_record(config: SynthConfig, i: int, seed: int, acc) -> ProgramRecord
         param_domains=list(program.param_domains) or [""] * len(program.param_types), inputs=acc.inputs,
         outputs=[t.output.text for t in traces], output_types=[t.output.type for t in traces],
         trace_lengths=[len(t.events) for t in traces], ast_hash=acc.ast_hash, catalog_ids=acc.catalog_ids,
-        python=traces[0].python, generator_version=version, generator=generator)
+        python=traces[0].python, generator_version=stamp[1], generator=stamp[0])
+
+
+def _outcome(config: SynthConfig, i: int, name: str, counts: Counter, found, stamp) -> RowOutcome:
+    if found is None:
+        return RowOutcome(i, level_for(i, config.levels), name, dict(+counts))
+    acc, seed = found
+    return RowOutcome(i, level_for(i, config.levels), name, dict(+counts), program_record(config, i, seed, acc, stamp),
+                      tuple(acc.traces))
+
+
+def program_rows(config: SynthConfig, start: int, stop: int, *, tracer, known=None):
+    """Rows ``[start, stop)`` made by the programmatic generator, each a :class:`~execverify_data.records.RowOutcome`
+    whose ``traces`` are the kept program's (one per input, as the filters traced them).
+
+    A row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that passes every filter;
+    ``counts`` says what its attempts met (``attempts``, ``generated``, ``generation_failed``, a rejection
+    reason per failed attempt, ``input_raised``, ``row_given_up``). A row whose program is in ``known``
+    (normalized hashes, :class:`~execverify_data.shards.KnownPrograms`) ends at once as a ``duplicate``,
+    before any input is run.
+    """
+    from execverify_data.synth.filters import FilterConfig, evaluate
+    from execverify_data.synth.generator import GENERATOR_VERSION, GenFail, generate, spec_for
+
+    fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout)
+    stamp = (f"{PROGRAM} {GENERATOR_VERSION}", GENERATOR_VERSION)
+    for i in range(start, stop):
+        counts: Counter = Counter()
+        found = None
+        for attempt in range(ROW_ATTEMPTS):
+            s = row_seed(config.seed, i, attempt)
+            spec = spec_for(level_for(i, config.levels), s, min_size=config.min_size, max_size=config.max_size)
+            counts["attempts"] += 1
+            try:
+                program = generate(spec, s)
+            except GenFail:
+                counts["generation_failed"] += 1
+                continue
+            counts["generated"] += 1
+            inputs_raised: dict[str, int] = {}
+            acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised, known=known)
+            counts["input_raised"] += inputs_raised.get("input_raised", 0)
+            if acc is not None:
+                found = acc, s
+                break
+            counts[reason] += 1
+            if reason == "duplicate":  # a program the run has kept already: the row is a duplicate, as it would be kept
+                break
+        else:
+            counts["row_given_up"] += 1
+        yield _outcome(config, i, PROGRAM, counts, found, stamp)
 
 
 def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=None, known=None):
-    """Each row of ``[start, stop)`` in order, as a :class:`~execverify_data.records.RowOutcome` whose
-    ``traces`` are the kept program's (one per input, as the filters traced them).
-
-    A programmatic row tries up to :data:`ROW_ATTEMPTS` fresh seeds and keeps the first program that
-    passes every filter; ``counts`` says what its attempts met (``attempts``, ``generated``,
-    ``generation_failed``, a rejection reason per failed attempt, ``input_raised``, ``row_given_up``).
-    An LLM row (:func:`generator_for`) gates its ``llm_samples`` completions in order and keeps the
-    first that passes (``attempts`` completions gated, ``generated`` those that reached the filters,
-    ``no_code``, ``syntax_error``, ``checker:<constraint>``, ``param_types`` or a filter's reason per
+    """Each row of ``[start, stop)`` in order, made by its generator (:func:`generator_for`): the programmatic
+    rows as :func:`program_rows` makes them; an LLM row gates its ``llm_samples`` completions in order and
+    keeps the first that passes (``attempts`` completions gated, ``generated`` those that reached the
+    filters, ``no_code``, ``syntax_error``, ``checker:<constraint>``, ``param_types`` or a filter's reason per
     rejected one). LLM rows are traced with ``llm_tracer``, a trusted-runner
     :class:`~execverify_data.synth.filters.TraceBackend` (``tracer`` when it is one; else one is started
-    and closed here). A programmatic row whose program is in ``known`` (normalized hashes,
-    :class:`~execverify_data.shards.KnownPrograms`) ends at once as a ``duplicate``, before any input is run.
+    and closed here).
     """
-    from execverify_data.synth.filters import FilterConfig, TraceBackend
+    from execverify_data.synth.filters import TraceBackend
 
-    fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout)
     names = [generator_for(i, config) for i in range(start, stop)]
+    if all(name == PROGRAM for name in names):
+        yield from program_rows(config, start, stop, tracer=tracer, known=known)
+        return
     own = None
-    if llm_tracer is None and any(name != PROGRAM for name in names):
+    if llm_tracer is None:
         if getattr(tracer, "kind", None) == "trusted":
             llm_tracer = tracer
         else:
@@ -274,47 +315,16 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
     try:
         completions = _llm_completions(config, start, names)
         for i, name in zip(range(start, stop), names):
-            level = level_for(i, config.levels)
             if name == PROGRAM:
-                counts, found = _program_row(config, i, level, fconfig, tracer, known)
-            else:
-                spec, texts = completions[i]
-                counts, found = _llm_row(_llm_generator(config, name), spec, texts, row_seed(config.seed, i),
-                                         level, llm_tracer)
-            record = None if found is None else program_record(config, i, found[1], found[0])
-            yield RowOutcome(i, level, name, dict(+counts), record, None if found is None else tuple(found[0].traces))
+                yield from program_rows(config, i, i + 1, tracer=tracer, known=known)
+                continue
+            spec, texts = completions[i]
+            counts, found = _llm_row(_llm_generator(config, name), spec, texts, row_seed(config.seed, i),
+                                     level_for(i, config.levels), llm_tracer)
+            yield _outcome(config, i, name, counts, found, _llm_stamp(name))
     finally:
         if own is not None:
             own.close()
-
-
-def _program_row(config: SynthConfig, i: int, level: int, fconfig, tracer, known=None) -> tuple[Counter, tuple | None]:
-    from execverify_data.synth.filters import evaluate
-    from execverify_data.synth.generator import GenFail, generate, spec_for
-
-    counts: Counter = Counter()
-    for attempt in range(ROW_ATTEMPTS):
-        s = row_seed(config.seed, i, attempt)
-        spec = spec_for(level, s, min_size=config.min_size, max_size=config.max_size)
-        counts["attempts"] += 1
-        try:
-            program = generate(spec, s)
-        except GenFail:
-            counts["generation_failed"] += 1
-            continue
-        counts["generated"] += 1
-        inputs_raised: dict[str, int] = {}
-        acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised, known=known)
-        counts["input_raised"] += inputs_raised.get("input_raised", 0)
-        if reason == "duplicate":  # a program the run has kept already: the row is a duplicate, as it would be kept
-            counts[reason] += 1
-            return counts, None
-        if acc is None:
-            counts[reason] += 1
-            continue
-        return counts, (acc, s)
-    counts["row_given_up"] += 1
-    return counts, None
 
 
 # ---------------------------------------------------------------------------- LLM rows

@@ -221,7 +221,7 @@ def test_build_release_from_programs_self_verifies(humaneval_run, tmp_path):
     manifest = json.loads((out / "MANIFEST.json").read_text())
     examples = sum(len(r["inputs"]) for r in _records(humaneval_run))
     assert manifest["programs"] == N_HUMANEVAL
-    assert manifest["verification"]["failed"] == 0  # the build fails on any reference answer short of full marks
+    # every row was scored by the consumers' own functions (a build with a failure raises instead)
     assert manifest["verification"]["checked"] == {"io": examples, "oi": examples, "trace": examples, "sft": examples,
                                                    "codegen": N_HUMANEVAL}
     assert manifest["decontamination"]["allowed"] == ["humaneval"]

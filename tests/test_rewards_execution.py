@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.questions import Scorer, build
+from execverify_data.questions import Kind, Scorer, build
 from execverify_data.rewards import (
     FormatReward,
     IOReward,
@@ -353,15 +353,29 @@ def test_arbitrary_completions_never_raise(completion, row, oi_row):
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(completion=_COMPLETIONS, variant=st.integers(0, 4))
 def test_one_scoring_gives_every_reward_its_public_value(completion, variant, row, oi_row, io_row):
-    """The release verifier scores a batch once (running the oi answers) and applies each reward's
-    ``rewards`` to that scoring; that must equal each reward's public call, including format_reward's,
-    whose own call scores without running anything."""
+    """The release verifier scores a batch once, running the oi answers, and applies each reward's
+    ``rewards`` to that scoring. That is each reward's public value only because running the oi answers
+    changes nothing but the oi verdicts: format_reward's own call runs none, and every reward on a row
+    without an oi question reads nothing an oi run decides. Both scorings are compared here, verdict by
+    verdict, and every reward's values on them."""
     references = [row.reference_completion, oi_row.reference_completion, io_row.reference_completion]
     verifications = [row.verification, oi_row.verification, json.dumps(io_row.verification)]
     completions = [completion if i == variant % 3 else references[i] for i in range(3)]
     if variant == 3:  # an oi answer that parses and runs but gives another output
         completions[1] = oi_row.reference_completion.replace("'abca'", "'ab'")
     scorer = Scorer(oi_reward.scorer.oi_executor)
-    results = scorer.score_batch(verifications, completions)
+    ran = scorer.score_batch(verifications, completions)
+    unrun = scorer.score_batch(verifications, completions, run_oi=False)
+    for a, b in zip(ran, unrun):
+        assert (a is None) == (b is None)
+        if a is None:
+            continue
+        assert (a.answers, a.n_answers, a.extra, a.well_formed, a.kinds) == (b.answers, b.n_answers, b.extra, b.well_formed, b.kinds)
+        assert [c for c, k in zip(a.correct, a.kinds) if k is not Kind.OI] == [c for c, k in zip(b.correct, b.kinds) if k is not Kind.OI]
+    without_oi = [r is not None and Kind.OI not in r.kinds for r in ran]
     for reward in (whitebox_reward, io_reward, format_reward, oi_reward, paper_reward, WhiteboxReward(gate=False)):
-        assert reward.rewards(results, completions, verifications) == reward(None, completions, verification=verifications), reward
+        on_ran, on_unrun = reward.rewards(ran, completions, verifications), reward.rewards(unrun, completions, verifications)
+        for i in range(3):
+            if reward is format_reward or without_oi[i]:
+                assert on_ran[i] == on_unrun[i], (reward, i)
+    assert format_reward(None, completions, verification=verifications) == format_reward.rewards(ran, completions, verifications)

@@ -84,8 +84,9 @@ class ProgramRows:
 
 
 def release_chunk(cfg, start: int, stop: int, known=None) -> dict:
-    """Rows ``[start, stop)`` as ``{"rows": [ProgramRows...], "failures", "seconds"}``: ``failures`` lists the
-    rows whose reference answer does not get full marks (the build fails on them). ``known``
+    """Rows ``[start, stop)`` as ``{"rows": [ProgramRows...], "failures", "checked", "seconds"}``: ``failures`` lists
+    the rows whose reference answer does not get full marks (the build fails on them), ``checked`` the ids of the rows
+    the verifier scored (the manifest counts them). ``known``
     (:class:`~execverify_data.shards.KnownPrograms`) ends the rows whose program an earlier shard kept,
     before anything runs."""
     from execverify_data.naturalness import program_figures
@@ -96,16 +97,16 @@ def release_chunk(cfg, start: int, stop: int, known=None) -> dict:
     t0 = time.perf_counter()
     decon = decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold, cfg.decontam_allow)
     if cfg.programs:  # records given (build-release --programs): read, not synthesized
-        from execverify_data.release.programs import program_rows
+        from execverify_data.release.programs import given_rows
 
-        outcomes, backend = program_rows(cfg, start, stop)
+        outcomes, backend = given_rows(cfg, start, stop)
     else:
-        from execverify_data.pipeline import iter_rows
+        from execverify_data.pipeline import program_rows
         from execverify_data.synth.filters import worker_tracer
 
         synth = cfg.synth_config()
         backend = worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
-        outcomes = iter_rows(synth, start, stop, tracer=backend, known=known)
+        outcomes = program_rows(synth, start, stop, tracer=backend, known=known)
     rows, chunk_rows = [], {c: [] for c in CONFIGS}
     for outcome in outcomes:
         made = ProgramRows(replace(outcome, traces=None))
@@ -118,8 +119,9 @@ def release_chunk(cfg, start: int, stop: int, known=None) -> dict:
             for config, items in made.out.items():
                 chunk_rows[config].extend(items)
         rows.append(made)
-    failures = _verifier().check(chunk_rows)
-    return {"rows": rows, "failures": failures, "seconds": time.perf_counter() - t0}
+    verifier = _verifier()
+    failures = verifier.check(chunk_rows)
+    return {"rows": rows, "failures": failures, "checked": verifier.checked, "seconds": time.perf_counter() - t0}
 
 
 class ReleaseRun(shards.ShardRun):
@@ -175,6 +177,7 @@ class ReleaseRun(shards.ShardRun):
         counts: Counter = Counter()
         records, rows, figures = [], {c: [] for c in CONFIGS}, []
         why = {f["id"]: f for chunk in results for f in chunk["failures"]}
+        checked = set().union(*(chunk["checked"] for chunk in results))
         failures = []
         for made in (made for chunk in results for made in chunk["rows"]):
             if self.examples + len(rows["trace"]) >= self.cfg.n:
@@ -201,6 +204,7 @@ class ReleaseRun(shards.ShardRun):
         shards.write_json(shards.shard_file(self.folder, shard, DONE), {
             "shard": shard, "counts": dict(sorted(counts.items())), "rows": {c: len(rows[c]) for c in CONFIGS},
             "synth_rejected": stats["rejected"], "synth_slots": stats["rows"], "synth_accepted": stats["accepted"],
-            "verified": {c: len(rows[c]) for c in CONFIGS}, "failures": failures, "naturalness": figures})
+            "verified": {c: sum(r["id"] in checked for r in rows[c]) for c in CONFIGS}, "failures": failures,
+            "naturalness": figures})
         self.examples += len(rows["trace"])
         self.on_result(None)

@@ -17,7 +17,7 @@ from execverify_data import shards
 from execverify_data.errors import InvalidArgument
 from execverify_data.records import ProgramRecord, RowOutcome
 
-__all__ = ["program_records", "program_rows"]
+__all__ = ["given_rows", "program_records"]
 
 #: Wall-clock guard (seconds) when re-tracing given records: far above what the step budget allows.
 RETRACE_TIMEOUT = 60.0
@@ -33,7 +33,7 @@ def program_records(folder: str | Path) -> tuple[ProgramRecord, ...]:
     return tuple(shards.read_records(folder))
 
 
-def program_rows(cfg, start: int, stop: int):
+def given_rows(cfg, start: int, stop: int):
     """Rows ``[start, stop)`` of the folder ``cfg.programs`` as :class:`~execverify_data.records.RowOutcome`
     (``record`` None, and ``counts`` saying why, when its inputs do not trace to its outputs again), and the
     trusted-runner backend that traced them."""

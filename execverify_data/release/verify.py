@@ -54,10 +54,13 @@ class Verifier:
         self.format = FormatReward(scorer=self.scorer)
         self.paper = PaperReward(scorer=self.scorer)
         self.unit = UnitTestReward(workers=sandbox_workers)
+        #: The ids of the rows the last :meth:`check` scored (every reward run on them).
+        self.checked: set[str] = set()
 
     def check(self, rows: dict[str, list[dict]]) -> list[dict]:
         """Failures among ``rows`` (config -> rows as the release writes them): ``{"id", "config", "why"}``."""
         failures: list[dict] = []
+        self.checked = set()
         for config, items in rows.items():
             if not items:
                 continue
@@ -65,6 +68,7 @@ class Verifier:
                 failures += self._codegen(items)
             else:
                 failures += self._questions(config, items)
+            self.checked.update(r["id"] for r in items)
         return failures
 
     def _questions(self, config: str, items: list[dict]) -> list[dict]:
