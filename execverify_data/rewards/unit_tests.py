@@ -407,7 +407,7 @@ def _answers(result, start: int, count: int) -> list | None:
     """The values of calls ``start .. start + count`` of a call-mode result, read with the restricted
     parser (an exception instance for a call that raised or gave no canonical value), or ``None``
     when one was too large to cross in call mode."""
-    from execverify_data.sandbox._tester import read_canonical
+    from execverify_data.values import read_canonical
 
     answers: list = []
     for call in result.calls[start:start + count]:
