@@ -1,21 +1,17 @@
 """Deciding an ``assert`` in the trusted parent, from the values the sandbox computed.
 
-The sandbox computes only the expressions a verdict needs (:attr:`Decidable.calls`, source text
-run after the program) and sends each value back as canonical text; here the values are read
-with the restricted parser (:func:`answers`) and each assertion is decided with Python's
-operators on plain values, under one comparison rule (:func:`compare`) and one truth rule
-(:func:`truth`). The sandbox never sees an expected value, and no boolean computed there is used.
+The sandbox computes only the expressions a verdict needs (:attr:`Decidable.calls`); their values
+come back as canonical text, read here with the restricted parser (:func:`answers`), and each
+assertion is decided with Python's operators on plain values: one comparison rule
+(:func:`compare`), one truth rule (:func:`truth`). Two plans cut an assertion at different places:
 
-Two plans cut an assertion at different places, because its names mean different things:
-
-* :func:`decidable`, a unit test (the unit-test reward): only the candidate's calls with literal
-  arguments run in the sandbox; literals, the test's builtins and arithmetic are applied here, to
-  the plain values the tester's proxies would give it. Any other test is not decidable here.
-* :func:`plan_program`, a benchmark's verdict program (CRUXEval's ``assert {output} == {answer}``,
-  see :mod:`execverify_data.lm_eval_tasks.official`): literals are read here and ``and``, ``or``,
-  ``not``, ``x if c else y`` and comparisons applied here; every other expression, and every
-  statement that is not an ``assert``, runs in the program's namespace in the sandbox, where a
-  name may mean anything. A value that has no literal reads as :class:`Opaque`.
+* :func:`decidable`, a unit test (the unit-test reward): only the candidate's calls run there;
+  literals, the test's builtins and arithmetic are applied here, to the plain values the tester's
+  proxies would give it. Any other test is not decidable here.
+* :func:`plan_program`, a benchmark's verdict program (:mod:`~execverify_data.lm_eval_tasks.official`):
+  literals, ``and``/``or``/``not``/``x if c else y`` and comparisons here; any other expression,
+  and any statement but ``assert``, runs in the program's namespace, where a name may mean
+  anything. A value that has no literal reads as :class:`Opaque`.
 
 >>> d = plan_program("assert f(2) == [4] and 'b' not in f(1)")
 >>> d.calls, d.verdict([[4], ['a']]), d.verdict([[4], ['b']]), d.verdict([[4], Opaque("iterator")])
@@ -31,22 +27,13 @@ import operator
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from execverify_data.values import CanonicalValue, read_canonical, same
 
-__all__ = [
-    "Decidable",
-    "Opaque",
-    "SAFE_BUILTINS",
-    "answers",
-    "compare",
-    "decidable",
-    "is_literal",
-    "matches",
-    "plan_program",
-    "truth",
-]
+__all__ = ["SAFE_BUILTINS", "Decidable", "Opaque", "answers", "compare", "decidable", "is_literal", "matches",
+           "plan_program", "truth"]
 
 #: Most calls of a test decided here.
 MAX_CALLS = 1000
@@ -54,11 +41,8 @@ MAX_CALLS = 1000
 SAFE_BUILTINS = {name: getattr(builtins, name) for name in (
     "abs", "len", "sorted", "round", "set", "list", "tuple", "sum", "min", "max", "int", "float", "str", "bool")}
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-_OPERATORS = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-}
+_OPERATORS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _SINGLETONS = (type(None), bool)
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
@@ -92,14 +76,12 @@ def truth(value: Any) -> bool:
 
 
 def compare(op: type, left: Any, right: Any) -> bool:
-    """The comparison rule of every assertion decided here (``op``: an :mod:`ast` comparison class).
+    """The comparison rule of every assertion decided here (``op``: an :mod:`ast` class): Python's
+    operator on plain values; ``is`` holds only between the same ``None``, ``True`` or ``False``;
+    an :class:`Opaque` value is unequal to everything and cannot be ordered (``TypeError``).
 
-    Python's operator on plain values, so ``1 == 1.0`` and ``True == 1`` hold; ``is`` and ``is not``
-    hold only between the same ``None``, ``True`` or ``False``; an :class:`Opaque` value is unequal
-    to everything and cannot be ordered or searched (``TypeError``, as any failed operator).
-
-    >>> compare(ast.Eq, 1, 1.0), compare(ast.NotIn, 3, [1, 2]), compare(ast.Is, None, None)
-    (True, True, True)
+    >>> compare(ast.Eq, 1, 1.0), compare(ast.NotIn, 3, [1, 2]), compare(ast.Is, 2, 2)
+    (True, True, False)
     """
     if op in (ast.Is, ast.IsNot):
         identical = isinstance(left, _SINGLETONS) and isinstance(right, _SINGLETONS) and left is right
@@ -123,12 +105,10 @@ def matches(expected: CanonicalValue, answer: CanonicalValue) -> bool:
 
 
 def answers(calls: Sequence, *, opaque: bool = False) -> list:
-    """The values of the sandbox's call results (:class:`~execverify_data.sandbox.CallResult`),
-    read here with :func:`execverify_data.values.read_canonical`, for :meth:`Decidable.verdict`.
-
-    A call that raised stands as an exception (the assertion that reads it fails); so does a value
-    with no literal, or an :class:`Opaque` one when ``opaque`` (a benchmark's program).
-    """
+    """The values of the sandbox's call results (:class:`~execverify_data.sandbox.CallResult`), read
+    with :func:`execverify_data.values.read_canonical`, for :meth:`Decidable.verdict`: a call that
+    raised stands as an exception (the assertion that reads it fails); so does a value with no
+    literal, or it is an :class:`Opaque` one when ``opaque`` (a benchmark's program)."""
     return [_read(call.value, opaque) if call.ok else _Raised() for call in calls]
 
 
@@ -144,24 +124,21 @@ def _read(value: CanonicalValue, opaque: bool) -> Any:
 # --------------------------------------------------------------------------- deciding
 
 
+@dataclass(frozen=True, slots=True)
 class Decidable:
-    """Assertion text cut in two: the expressions the sandbox computes, and what each assertion
-    applies here to their values (see :func:`decidable` and :func:`plan_program`).
+    """Assertion text cut in two (see :func:`decidable` and :func:`plan_program`).
 
-    Attributes:
+    Args:
         calls (`tuple[str, ...]`): the expressions the sandbox computes, as source text, in order.
+        steps (`tuple[tuple, ...]`): what each assertion (or statement run there) applies here to their values.
     """
 
-    __slots__ = ("calls", "steps")
-
-    def __init__(self, calls: tuple[str, ...], steps: tuple[tuple, ...]):
-        self.calls = calls
-        self.steps = steps
+    calls: tuple[str, ...]
+    steps: tuple[tuple, ...]
 
     def verdict(self, answers: Sequence) -> bool:
         """Whether every assertion holds, and no statement raises, when the calls give ``answers``
-        (plain values in order, as :func:`answers` reads them; an exception instance stands for a
-        call that raised)."""
+        (plain values in order, as :func:`answers` reads them; an exception stands for a call that raised)."""
         try:
             return all(truth(_value(step, answers)) for step in self.steps)
         except Exception:  # noqa: BLE001 - the assertion raises: it fails
@@ -184,16 +161,14 @@ def _value(plan: tuple, answers: Sequence) -> Any:
     if kind == "if":
         return _value(plan[2] if truth(_value(plan[1], answers)) else plan[3], answers)
     if kind == "bool":  # and / or: the operand that decides, as Python returns it
-        value = None
         for operand in plan[2]:
             value = _value(operand, answers)
             if truth(value) != plan[1]:
                 break
         return value
     if kind == "compare":
-        operands, ops = plan[1], plan[2]
-        left = _value(operands[0], answers)
-        for op, right_plan in zip(ops, operands[1:]):
+        left = _value(plan[1][0], answers)
+        for op, right_plan in zip(plan[2], plan[1][1:]):
             right = _value(right_plan, answers)
             if not compare(op, left, right):
                 return False
@@ -207,11 +182,7 @@ def _value(plan: tuple, answers: Sequence) -> Any:
 
 def is_literal(node: ast.AST) -> bool:
     """Whether ``ast.literal_eval`` reads ``node`` with exactly the value ``eval`` gives it in any
-    namespace (``set()`` or ``1 + 2j`` name or compute something there).
-
-    >>> is_literal(ast.parse("(-1, [2.5], {'a': None})", mode="eval").body), is_literal(ast.parse("set()").body[0].value)
-    (True, False)
-    """
+    namespace (``set()`` and ``1 + 2j`` are not literals there)."""
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
@@ -233,31 +204,11 @@ def _literal(node: ast.AST) -> bool:
     return True
 
 
+def _is_singleton(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and any(node.value is v for v in (None, True, False))
+
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|[\r\n])|[^\r\n]+\Z")
-
-
-class _Source:
-    """``ast.get_source_segment`` for many nodes of one text, which is split into lines once
-    (``ast`` splits the whole text again for every node)."""
-
-    def __init__(self, text: str):
-        self.lines = _LINE.findall(text)  # the lines ast counts: ends kept, a form feed ends none
-
-    def segment(self, node: ast.AST) -> str | None:
-        try:
-            if node.end_lineno is None or node.end_col_offset is None:
-                return None
-            first, last = node.lineno - 1, node.end_lineno - 1
-            start, end = node.col_offset, node.end_col_offset
-        except AttributeError:
-            return None
-        if not 0 <= first <= last < len(self.lines):
-            return None
-        if first == last:  # the offsets count UTF-8 bytes
-            return self.lines[first].encode()[start:end].decode()
-        head = self.lines[first].encode()[start:].decode()
-        tail = self.lines[last].encode()[:end].decode()
-        return "".join([head, *self.lines[first + 1:last], tail])
 
 
 class _Planner:
@@ -266,22 +217,26 @@ class _Planner:
     program's (``known``: values already known, by the :func:`ast.dump` of their expression)."""
 
     def __init__(self, text: str, names: dict[str, str] | None = None, known: dict[str, CanonicalValue] | None = None):
-        self.source, self.names, self.known, self.calls = _Source(text), names, known, []
+        self.lines = _LINE.findall(text)  # the lines ast counts: ends kept, a form feed ends none
+        self.names, self.known, self.calls = names, known, []
+
+    def segment(self, node: ast.AST) -> str | None:
+        """``ast.get_source_segment``, without splitting the whole text again for every node."""
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if not 0 <= first <= last < len(self.lines):
+            return None
+        text = "".join(self.lines[first:last + 1]).encode()  # the offsets count UTF-8 bytes
+        return text[node.col_offset:len(text) - len(self.lines[last].encode()) + node.end_col_offset].decode()
 
     def leaf(self, text: str, kind: str = "leaf") -> tuple:
         self.calls.append(text)
         return (kind, len(self.calls) - 1)
 
-    def segment(self, node: ast.AST) -> str:
-        return self.source.segment(node) or ast.unparse(node)
-
     def expr(self, node: ast.expr) -> tuple:
         names = self.names
-        if names is None:
-            if self.known:
-                value = self.known.get(ast.dump(node))
-                if value is not None:
-                    return ("value", _read(value, opaque=True))
+        if names is None:  # a program's: literals here, and the operators that decide
+            if self.known and (value := self.known.get(ast.dump(node))) is not None:
+                return ("value", _read(value, opaque=True))
             if is_literal(node):
                 try:
                     return ("value", ast.literal_eval(node))
@@ -291,27 +246,24 @@ class _Planner:
                 return ("bool", isinstance(node.op, ast.And), [self.expr(v) for v in node.values])
             if isinstance(node, ast.IfExp):
                 return ("if", self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
-        else:
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names:
-                if not all(_literal(arg) for arg in node.args) or not all(k.arg and _literal(k.value) for k in node.keywords):
-                    raise _Stop
-                parts = [self.source.segment(arg) for arg in node.args]
-                parts += [f"{k.arg}={self.source.segment(k.value)}" for k in node.keywords]
-                if any(part is None for part in parts):
-                    raise _Stop
-                return self.leaf(f"{names[node.func.id]}({', '.join(parts)})")
-            if _literal(node):
-                return ("value", ast.literal_eval(node))
-            if isinstance(node, ast.Compare) and (len(node.ops) > 1 or (  # `is`: only against None, True, False
-                    isinstance(node.ops[0], (ast.Is, ast.IsNot)) and not any(isinstance(n, ast.Constant) and any(
-                        n.value is v for v in (None, True, False)) for n in (node.left, *node.comparators)))):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names:
+            if not all(_literal(arg) for arg in node.args) or not all(k.arg and _literal(k.value) for k in node.keywords):
                 raise _Stop
+            parts = [self.segment(arg) for arg in node.args] + [f"{k.arg}={self.segment(k.value)}" for k in node.keywords]
+            if None in parts:
+                raise _Stop
+            return self.leaf(f"{names[node.func.id]}({', '.join(parts)})")
+        elif _literal(node):
+            return ("value", ast.literal_eval(node))
+        elif isinstance(node, ast.Compare) and (len(node.ops) > 1 or isinstance(node.ops[0], (ast.Is, ast.IsNot))
+                                                and not any(map(_is_singleton, (node.left, *node.comparators)))):
+            raise _Stop  # a test's comparison: one, and `is` only against None, True, False
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return ("not", self.expr(node.operand))
         if isinstance(node, ast.Compare):
             return ("compare", [self.expr(node.left), *map(self.expr, node.comparators)], [type(op) for op in node.ops])
-        if names is None:
-            return self.leaf(f"({self.segment(node)}\n)")
+        if names is None:  # anything else of a program's runs in its namespace
+            return self.leaf(f"({self.segment(node) or ast.unparse(node)}\n)")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SAFE_BUILTINS \
                 and not node.keywords:
             return ("apply", SAFE_BUILTINS[node.func.id], [self.expr(arg) for arg in node.args])
@@ -327,8 +279,9 @@ class _Planner:
             return self.expr(node.test)
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             return ("raise",)  # a future import after the program is a SyntaxError upstream
+        source = self.segment(node) or ast.unparse(node)
         # Run inside the sandbox's namespace (its globals) after the program: not exec here.
-        return self.leaf(f"exec(compile({self.segment(node)!r}, '<answer>', 'exec'), globals())", "run")  # trusted: text for the sandbox
+        return self.leaf(f"exec(compile({source!r}, '<answer>', 'exec'), globals())", "run")  # trusted: text for the sandbox
 
     def test_body(self, body: list[ast.stmt], helpers: dict[str, ast.FunctionDef], top: bool) -> list[tuple]:
         """A unit test's assertions; ``_Stop`` at any statement whose outcome is not theirs."""
@@ -344,15 +297,14 @@ class _Planner:
                 continue
             if top and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
                     and isinstance(statement.value.func, ast.Name) and statement.value.func.id in helpers:
-                call, function = statement.value, helpers[statement.value.func.id]
-                params = function.args
+                call, params = statement.value, helpers[statement.value.func.id].args
                 if (params.posonlyargs or params.vararg or params.kwonlyargs or params.kwarg or params.defaults
                         or call.keywords or len(call.args) != len(params.args)
                         or not all(isinstance(a, ast.Name) and a.id in self.names for a in call.args)):
                     raise _Stop
                 outer = self.names
                 self.names = {**outer, **{p.arg: outer[a.id] for p, a in zip(params.args, call.args)}}
-                steps += self.test_body(function.body, {}, top=False)
+                steps += self.test_body(helpers[call.func.id].body, {}, top=False)
                 self.names = outer
                 continue
             if isinstance(statement, ast.Assert) and (statement.msg is None or isinstance(statement.msg, ast.Constant)):
@@ -404,15 +356,11 @@ def decidable(test: str, entry_point: str | None) -> Decidable | None:
 
 def plan_program(statements: str, known: Sequence[tuple[str, CanonicalValue]] = ()) -> Decidable | None:
     """``statements`` as a benchmark's harness runs them after its program, cut in two (see the
-    module docs); ``None`` when they do not compile.
+    module docs); ``None`` when they do not compile. ``known``: ``(expression, value)`` pairs whose
+    value is known already (REval's question call and its traced output); an expression that is
+    the same (compared as an AST) takes that value instead of running.
 
-    Args:
-        statements (`str`): the text upstream appends and executes (``assert ...``).
-        known (`tuple[tuple[str, CanonicalValue], ...]`, optional): expressions whose value is known
-            already (REval's question call and its traced output); an expression that is the same
-            (compared as an AST) takes that value instead of running.
-
-    >>> d = plan_program("x = f(1)\\nassert 2 == 2.0", known=())
+    >>> d = plan_program("x = f(1)\\nassert 2 == 2.0")
     >>> d.calls, d.verdict([None]), d.verdict([])
     (("exec(compile('x = f(1)', '<answer>', 'exec'), globals())",), True, False)
     """
