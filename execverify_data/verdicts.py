@@ -47,13 +47,11 @@ _SINGLETONS = (type(None), bool)
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Opaque:
-    """A value the sandbox returned without a literal: unequal to everything, true."""
+    """A value the sandbox returned without a literal (of type ``type``): unequal to everything, true."""
 
-    __slots__ = ("type",)
-
-    def __init__(self, type_name: str):
-        self.type = type_name
+    type: str
 
     def __repr__(self) -> str:
         return f"<{self.type} object>"

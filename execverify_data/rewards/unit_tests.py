@@ -406,17 +406,14 @@ class UnitTestReward:
         return f"UnitTestReward(timeout={self.timeout}, memory_mb={self.memory_mb}, workers={self.workers})"
 
 
-def _too_large(result, start: int, count: int) -> bool:
-    """Whether one of calls ``start .. start + count`` of a call-mode result returned a value too
-    large to cross in call mode (the test then runs again with the tester)."""
-    return any(call.ok and call.value.reason == "too large" for call in result.calls[start:start + count])
-
-
 def _needs_tester(result, detail) -> bool:
+    """Whether a call of a test decided here returned a value too large to cross in call mode (the
+    test then runs again with the tester)."""
     from execverify_data.sandbox import Status
 
     start, decided, _, _ = detail
-    return result.status is Status.OK and _too_large(result, start, len(decided.calls))
+    calls = result.calls[start:start + len(decided.calls)]
+    return result.status is Status.OK and any(call.ok and call.value.reason == "too large" for call in calls)
 
 
 def _passed(result, kind: str, detail) -> bool:
@@ -429,9 +426,8 @@ def _passed(result, kind: str, detail) -> bool:
     if kind == "stdio":
         return stdout_matches(result.stdout, detail)
     if kind == "host":
-        start, decided, _, _ = detail
-        count = len(decided.calls)
-        return not _too_large(result, start, count) and decided.verdict(answers(result.calls[start:start + count]))
+        start, decided, _, _ = detail  # (an answer too large was sent to the tester: _needs_tester)
+        return decided.verdict(answers(result.calls[start:start + len(decided.calls)]))
     index, expected = detail
     return index < len(result.calls) and result.calls[index].ok and matches(expected, result.calls[index].value)
 
