@@ -94,6 +94,7 @@ __all__ = [
     "parse",
     "parse_arguments",
     "parse_call",
+    "read_canonical",
     "same",
     "self_equal",
 ]
@@ -766,6 +767,42 @@ def parse(
     """
     node, big = _parse_tree(text, max_chars)
     return _Builder(big, max_depth, max_items).build(node, 0)
+
+
+_FLOAT_TEXT = re.compile(r"-?(?:\d+\.\d+(?:e[+-]\d+)?|\d+e[+-]\d+)")
+_INTS_TEXT = re.compile(r"-?\d{1,100}(?:, -?\d{1,100})*")
+
+
+def read_canonical(text: str, type_name: str, *, max_chars: int = MAX_ANSWER_CHARS, max_items: int = MAX_ITEMS) -> Any:
+    """The value of a canonical ``text`` (as :func:`encode` writes a ``type_name``), read with
+    :func:`parse`, with exact shortcuts for the commonest shapes (ints, floats, plain strings,
+    lists and tuples of ints), which give what ``parse`` gives (``tests/test_sandbox.py`` checks
+    that they do).
+
+    >>> read_canonical("[1, -2]", "list"), read_canonical("{'a': 1.5}", "dict")
+    ([1, -2], {'a': 1.5})
+    """
+    if type_name == "int" and text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())) \
+            and len(text) < 4000:
+        return int(text)
+    if type_name == "bool" and text in ("True", "False"):
+        return text == "True"
+    if type_name == "NoneType" and text == "None":
+        return None
+    if type_name == "float" and _FLOAT_TEXT.fullmatch(text):
+        return float(text)
+    if type_name == "str" and len(text) >= 2 and text[0] == text[-1] == "'" and text.isprintable() \
+            and "\\" not in text and "'" not in text[1:-1]:
+        return text[1:-1]
+    if type_name in ("list", "tuple") and len(text) < 1 << 16:
+        inner = text[1:-1]
+        if type_name == "tuple" and inner.endswith(","):
+            inner = inner[:-1]
+        if (text[:1], text[-1:]) == (("[", "]") if type_name == "list" else ("(", ")")) \
+                and (inner == "" or _INTS_TEXT.fullmatch(inner)) and (type_name == "list" or inner or text == "()"):
+            values = [int(item) for item in inner.split(", ")] if inner else []
+            return values if type_name == "list" else tuple(values)
+    return parse(text, max_chars=max_chars, max_items=max_items)
 
 
 def parse_call(

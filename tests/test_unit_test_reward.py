@@ -270,11 +270,12 @@ def test_tests_decided_here_agree_with_the_tester_on_humaneval():
     """A test whose outcome follows from its calls' answers is decided in this process; on every
     HumanEval problem and three kinds of programs (right, a stub, a wrong constant) that verdict
     is the tester's."""
-    from execverify_data.rewards.unit_tests import _decidable, _with_check_call
+    from execverify_data.rewards.unit_tests import _with_check_call
     from execverify_data.sandbox import UntrustedPool
+    from execverify_data.verdicts import decidable
 
     problems = humaneval_records()
-    decided = [p for p in problems if _decidable(_with_check_call(p["test"], p["entry_point"]), p["entry_point"])]
+    decided = [p for p in problems if decidable(_with_check_call(p["test"], p["entry_point"]), p["entry_point"])]
     assert len(decided) >= 140
     variants = {"right": lambda p: p["prompt"] + p["canonical_solution"], "stub": lambda p: p["prompt"] + "    pass\n",
                 "constant": lambda p: p["prompt"] + "    return 0\n"}
@@ -294,9 +295,22 @@ def test_tests_decided_here_agree_with_the_tester_on_humaneval():
 def test_a_test_decided_here_falls_back_to_the_tester_when_an_answer_is_too_large(reward):
     code = "def big(n):\n    return list(range(n))\n"
     test = "def check(candidate):\n    assert len(candidate(20000)) == 20000\n    assert candidate(3) == [0, 1, 2]\n"
-    from execverify_data.rewards.unit_tests import _decidable, _with_check_call
+    from execverify_data.rewards.unit_tests import _with_check_call
+    from execverify_data.verdicts import decidable
 
-    assert _decidable(_with_check_call(test, "big"), "big") is not None
+    assert decidable(_with_check_call(test, "big"), "big") is not None
     assert reward(prompts=[""], completions=[code], tests=[[test]], entry_point=["big"]) == [1.0]
     wrong = "def big(n):\n    return list(range(n + 1))\n"
     assert reward(prompts=[""], completions=[wrong], tests=[[test]], entry_point=["big"]) == [0.0]
+
+
+def test_is_is_decided_here_only_against_none_true_false(reward):
+    # the one comparison rule (verdicts.compare) holds `is` only between the same None/True/False,
+    # which is Python's `is` when one side is such a literal; any other `is` goes to the tester
+    from execverify_data.verdicts import decidable
+
+    assert decidable("assert f(1) is True\nassert f(2) is not None\n", "f") is not None
+    assert decidable("assert f(1) is 5\n", "f") is None
+    code = "def f(x):\n    return x == 1 or x * 2\n"
+    tests = ["assert f(1) is True", "assert f(2) is 4", "assert f(2) is not None", "assert f(3) is False"]
+    assert reward(prompts=[""], completions=[code], tests=[tests]) == [0.75]

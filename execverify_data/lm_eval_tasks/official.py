@@ -6,15 +6,16 @@ code followed by an assertion built from the answer text (CRUXEval: ``assert {ou
 ``f(3)``), so it has to be run, and it has to run as untrusted code. :func:`passes` does what
 upstream's ``exec`` does, split between two processes:
 
-* here (the trusted parent) the statements are parsed with :mod:`ast`; literal leaves are read
-  with :func:`ast.literal_eval` (the gold values always are literals); the comparisons, ``not``,
-  ``and``/``or`` and ``x if c else y`` of each ``assert`` are applied here with Python's own
-  operators on plain values, so ``True == 1`` and ``1 == 1.0`` pass as they do upstream;
+* here (the trusted parent) the statements are parsed (:func:`execverify_data.verdicts.plan_program`);
+  literal leaves are read with :func:`ast.literal_eval` (the gold values always are literals); the
+  comparisons, ``not``, ``and``/``or`` and ``x if c else y`` of each ``assert`` are applied here
+  with Python's own operators on plain values, so ``True == 1`` and ``1 == 1.0`` pass as they do
+  upstream;
 * every other leaf (``'ab' + 'c'``, ``f(3)``) and every statement that is not an ``assert`` runs
   in the untrusted sandbox (:class:`execverify_data.sandbox.UntrustedPool`) after the benchmark's
   program; the sandbox returns canonical text (:func:`execverify_data.values.encode`), read back
-  with :func:`execverify_data.values.parse`. The sandbox never sees a gold value and no boolean
-  computed there is used.
+  with the restricted parser (:func:`execverify_data.verdicts.answers`). The sandbox never sees a
+  gold value and no boolean computed there is used.
 
 Where this differs from running the program with ``exec`` (never in the answers models write;
 listed in the task README): a value that has no literal (an iterator, a NumPy scalar, a dict
@@ -29,11 +30,12 @@ short-circuit skips.
 from __future__ import annotations
 
 import ast
-import operator
 import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+from execverify_data.verdicts import Opaque, answers, is_literal, plan_program
 
 __all__ = [
     "Check",
@@ -74,212 +76,16 @@ class Check:
     timeout: float = UPSTREAM_TIMEOUT
 
 
-class _Failed(Exception):
-    """The statements raise (or cannot be decided) upstream: the check fails."""
-
-
-class Opaque:
-    """A value the sandbox returned without a literal: unequal to everything, true."""
-
-    __slots__ = ("type",)
-
-    def __init__(self, type_name: str):
-        self.type = type_name
-
-    def __repr__(self) -> str:
-        return f"<{self.type} object>"
-
-
-_COMPARE = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-}
-_SINGLETONS = (type(None), bool)
-
-
-def _is_literal(node: ast.AST) -> bool:
-    """Whether ``ast.literal_eval`` reads ``node`` with exactly the value ``eval`` gives it."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(_is_literal(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return None not in node.keys and all(_is_literal(k) for k in node.keys) and all(
-            _is_literal(v) for v in node.values)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        operand = node.operand
-        return isinstance(operand, ast.Constant) and type(operand.value) in (int, float, complex)
-    return False
-
-
-class _Planner:
-    """Turns parsed statements into a plan: what is decided here and what runs in the sandbox."""
-
-    def __init__(self, text: str, known: dict[str, Any]):
-        self.text = text
-        self.known = known
-        self.calls: list[str] = []
-
-    def leaf(self, node: ast.AST) -> tuple:
-        source = ast.get_source_segment(self.text, node) or ast.unparse(node)
-        self.calls.append(f"({source}\n)")
-        return ("leaf", len(self.calls) - 1)
-
-    def expr(self, node: ast.AST) -> tuple:
-        if self.known:
-            value = self.known.get(ast.dump(node))
-            if value is not None:
-                return ("known", value)
-        if _is_literal(node):
-            try:
-                return ("value", ast.literal_eval(node))
-            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                return ("raise",)  # an unhashable set element or dict key raises upstream too
-        if isinstance(node, ast.BoolOp):
-            return ("bool", isinstance(node.op, ast.And), [self.expr(v) for v in node.values])
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return ("not", self.expr(node.operand))
-        if isinstance(node, ast.Compare):
-            return ("compare", [self.expr(node.left), *map(self.expr, node.comparators)], [type(op) for op in node.ops])
-        if isinstance(node, ast.IfExp):
-            return ("if", self.expr(node.test), self.expr(node.body), self.expr(node.orelse))
-        return self.leaf(node)
-
-    def statement(self, node: ast.stmt) -> tuple:
-        if isinstance(node, ast.Assert):
-            return ("assert", self.expr(node.test))
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            return ("raise",)  # a future import after the program is a SyntaxError upstream
-        source = ast.get_source_segment(self.text, node) or ast.unparse(node)
-        # Run inside the sandbox's namespace (its globals) after the program: not exec here.
-        self.calls.append(f"exec(compile({source!r}, '<answer>', 'exec'), globals())")  # trusted: text for the sandbox
-        return ("leaf", len(self.calls) - 1)
-
-
-def _plan(check: Check) -> tuple[list[tuple], list[str]] | None:
-    """The statement plans and sandbox calls of a check; None when the text does not compile."""
-    text = check.statements
-    if len(text) > _MAX_STATEMENTS_CHARS:
+def _plan(check: Check):
+    """The :class:`~execverify_data.verdicts.Decidable` of a check; None when its text does not compile."""
+    if len(check.statements) > _MAX_STATEMENTS_CHARS:
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = ast.parse(text, mode="exec")
-        known = {}
-        for source, value in check.known:
-            known[ast.dump(ast.parse(source, mode="eval").body)] = value
-        planner = _Planner(text, known)
-        plans = [planner.statement(node) for node in module.body]
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return plans, planner.calls
+    return plan_program(check.statements, check.known)
 
 
-class _Values:
-    """Reads a plan's leaves from a sandbox result; applies the operators here."""
-
-    def __init__(self, result):
-        self.result = result
-
-    def leaf(self, index: int) -> Any:
-        from execverify_data.errors import AnswerError
-        from execverify_data.values import parse
-
-        result = self.result
-        if result is None or not result.ok or index >= len(result.calls):
-            raise _Failed
-        call = result.calls[index]
-        if not call.ok:
-            raise _Failed  # the expression raised upstream
-        return _read(call.value, parse, AnswerError)
-
-    def value(self, plan: tuple) -> Any:
-        kind = plan[0]
-        if kind == "value":
-            return plan[1]
-        if kind == "leaf":
-            return self.leaf(plan[1])
-        if kind == "known":
-            from execverify_data.errors import AnswerError
-            from execverify_data.values import parse
-
-            return _read(plan[1], parse, AnswerError)
-        if kind == "raise":
-            raise _Failed
-        if kind == "not":
-            return not _truth(self.value(plan[1]))
-        if kind == "if":
-            return self.value(plan[2] if _truth(self.value(plan[1])) else plan[3])
-        if kind == "bool":
-            is_and, operands = plan[1], plan[2]
-            value = None
-            for operand in operands:
-                value = self.value(operand)
-                if _truth(value) != is_and:
-                    return value
-            return value
-        if kind == "compare":
-            operands, ops = plan[1], plan[2]
-            left = self.value(operands[0])
-            for op, right_plan in zip(ops, operands[1:]):
-                right = self.value(right_plan)
-                if not _compare(op, left, right):
-                    return False
-                left = right
-            return True
-        raise AssertionError(kind)  # pragma: no cover
-
-
-def _read(canonical, parse, error) -> Any:
-    if not canonical.askable:
-        return Opaque(canonical.type)
-    try:
-        return parse(canonical.text)
-    except (error, ValueError, TypeError, RecursionError, MemoryError):
-        return Opaque(canonical.type)
-
-
-def _truth(value: Any) -> bool:
-    if isinstance(value, Opaque):
-        return True
-    try:
-        return bool(value)
-    except Exception:  # noqa: BLE001 - builtin values do not raise; be safe
-        raise _Failed from None
-
-
-def _compare(op: type, left: Any, right: Any) -> bool:
-    if op in (ast.Is, ast.IsNot):
-        same = isinstance(left, _SINGLETONS) and isinstance(right, _SINGLETONS) and left is right
-        return same if op is ast.Is else not same
-    if isinstance(left, Opaque) or isinstance(right, Opaque):
-        if op is ast.Eq:
-            return False
-        if op is ast.NotEq:
-            return True
-        raise _Failed
-    try:
-        return bool(_COMPARE[op](left, right))
-    except Exception:  # noqa: BLE001 - TypeError for 1 < 'a' and the like: it raises upstream
-        raise _Failed from None
-
-
-def _decide(plans: list[tuple], result) -> bool:
-    values = _Values(result)
-    try:
-        for plan in plans:
-            kind = plan[0]
-            if kind == "assert":
-                if not _truth(values.value(plan[1])):
-                    return False
-            elif kind == "leaf":
-                values.leaf(plan[1])  # a statement that raises fails the program
-            else:
-                raise _Failed
-    except (_Failed, RecursionError, MemoryError):
-        return False
-    return True
+def _answers(result) -> list:
+    """The values of a sandbox result's calls (none when it did not run to the end), read here."""
+    return answers(result.calls if result is not None and result.ok else (), opaque=True)
 
 
 def _imports_for(text: str) -> str:
@@ -326,13 +132,13 @@ def passes(checks: Sequence[Check], *, pool=None) -> list[bool]:
     for i, (check, plan) in enumerate(zip(checks, planned)):
         if plan is None:
             verdicts[i] = False
-        elif not plan[1]:
-            verdicts[i] = _decide(plan[0], None)
+        elif not plan.calls:
+            verdicts[i] = plan.verdict([])
         else:
-            jobs.append(_job(check.program, check.statements, plan[1], check.timeout))
+            jobs.append(_job(check.program, check.statements, list(plan.calls), check.timeout))
             owners.append(i)
     for i, result in zip(owners, _run(jobs, pool)):
-        verdicts[i] = _decide(planned[i][0], result)
+        verdicts[i] = planned[i].verdict(_answers(result))
     return [bool(v) for v in verdicts]
 
 
@@ -366,7 +172,7 @@ def evaluate(items: Sequence[tuple[str, str]], *, pool=None, timeout: float = UP
             node = None
         if node is None:
             out[i] = RAISES
-        elif _is_literal(node):
+        elif is_literal(node):
             try:
                 out[i] = ast.literal_eval(node)
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -375,10 +181,8 @@ def evaluate(items: Sequence[tuple[str, str]], *, pool=None, timeout: float = UP
             jobs.append(_job(program, text, [f"({text.strip()}\n)"], timeout))
             owners.append(i)
     for i, result in zip(owners, _run(jobs, pool)):
-        try:
-            out[i] = _Values(result).leaf(0)
-        except _Failed:
-            out[i] = RAISES
+        value = _answers(result)[:1]
+        out[i] = value[0] if value and not isinstance(value[0], Exception) else RAISES
     return out
 
 

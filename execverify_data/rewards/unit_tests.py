@@ -28,7 +28,8 @@ from typing import Any
 from execverify_data.completions import completion_text
 from execverify_data.completions import extract_code as _extract_code
 from execverify_data.errors import AnswerError, InvalidArgument
-from execverify_data.values import CanonicalValue, encode, parse, same
+from execverify_data.values import CanonicalValue, encode, parse
+from execverify_data.verdicts import answers, decidable, matches
 
 __all__ = [
     "UnitTestReward",
@@ -237,7 +238,9 @@ class UnitTestReward:
 
     * ``assert CALL == EXPECTED`` with a literal ``EXPECTED``: all such tests of a row share one
       sandboxed execution that only computes the ``CALL`` values; the comparison happens here,
-      with :func:`values.same` (strict types; a lying ``__eq__`` cannot pass).
+      with :func:`execverify_data.verdicts.matches` (strict types; a lying ``__eq__`` cannot pass).
+      A test whose outcome follows from its calls' answers (:func:`execverify_data.verdicts.decidable`)
+      joins that execution, and is decided here too.
     * any other test (``check(candidate)`` functions, ``assert abs(...) < eps``...) gets a fork
       of its own for the code (the *candidate*), while the test text runs in a separate test
       process that never executes model code: the completion's functions are proxies there that
@@ -320,7 +323,7 @@ class UnitTestReward:
                     calls.append(split[0])
                     continue
                 full = _with_check_call(test, row_entry)
-                decided = _decidable(full, row_entry)
+                decided = decidable(full, row_entry)
                 if decided is not None:
                     pending.append(("host", (len(calls), decided, code, full)))
                     calls.extend(decided.calls)
@@ -403,40 +406,14 @@ class UnitTestReward:
         return f"UnitTestReward(timeout={self.timeout}, memory_mb={self.memory_mb}, workers={self.workers})"
 
 
-def _answers(result, start: int, count: int) -> list | None:
-    """The values of calls ``start .. start + count`` of a call-mode result, read with the restricted
-    parser (an exception instance for a call that raised or gave no canonical value), or ``None``
-    when one was too large to cross in call mode."""
-    from execverify_data.sandbox._tester import read_canonical
-
-    answers: list = []
-    for call in result.calls[start:start + count]:
-        if call.error is not None:
-            answers.append(RuntimeError(call.error))
-        elif call.value.askable:
-            try:
-                answers.append(read_canonical(call.value.text, call.value.type))
-            except (AnswerError, ValueError, TypeError, RecursionError):
-                answers.append(TypeError("unreadable answer"))
-        elif call.value.reason == "too large":
-            return None
-        else:
-            answers.append(TypeError(f"a {call.value.type} has no canonical value"))
-    return answers if len(answers) == count else [RuntimeError("missing answers")] * count
-
-
 def _needs_tester(result, detail) -> bool:
+    """Whether a call of a test decided here returned a value too large to cross in call mode (the
+    test then runs again with the tester)."""
     from execverify_data.sandbox import Status
 
     start, decided, _, _ = detail
-    return result.status is Status.OK and _answers(result, start, len(decided.calls)) is None
-
-
-@functools.lru_cache(maxsize=8192)
-def _decidable(test: str, entry_point: str | None):
-    from execverify_data.sandbox._prefetch import decidable
-
-    return decidable(test, entry_point)
+    calls = result.calls[start:start + len(decided.calls)]
+    return result.status is Status.OK and any(call.ok and call.value.reason == "too large" for call in calls)
 
 
 def _passed(result, kind: str, detail) -> bool:
@@ -449,14 +426,10 @@ def _passed(result, kind: str, detail) -> bool:
     if kind == "stdio":
         return stdout_matches(result.stdout, detail)
     if kind == "host":
-        start, decided, _, _ = detail
-        answers = _answers(result, start, len(decided.calls))
-        return answers is not None and decided.verdict(answers)
+        start, decided, _, _ = detail  # (an answer too large was sent to the tester: _needs_tester)
+        return decided.verdict(answers(result.calls[start:start + len(decided.calls)]))
     index, expected = detail
-    if index >= len(result.calls):
-        return False
-    call = result.calls[index]
-    return call.ok and call.value.askable and same(expected, call.value.text)
+    return index < len(result.calls) and result.calls[index].ok and matches(expected, result.calls[index].value)
 
 
 #: The default instance, for ``reward_funcs=[unit_test_reward]``.

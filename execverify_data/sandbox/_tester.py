@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import os
-import re
 import socket
 from collections import deque
 
@@ -43,39 +42,6 @@ def _compile_test(test: str):
     return code
 
 
-_FLOAT = re.compile(r"-?(?:\d+\.\d+(?:e[+-]\d+)?|\d+e[+-]\d+)")
-_INTS = re.compile(r"-?\d{1,100}(?:, -?\d{1,100})*")
-
-
-def read_canonical(text: str, type_name: str):
-    """The value of a candidate's canonical text, read with the restricted parser, with exact
-    shortcuts for the commonest shapes (ints, floats, plain strings, lists and tuples of ints),
-    which give what ``values.parse`` gives (``tests/test_sandbox.py`` checks that they do)."""
-    from execverify_data.values import parse
-
-    if type_name == "int" and text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())) \
-            and len(text) < 4000:
-        return int(text)
-    if type_name == "bool" and text in ("True", "False"):
-        return text == "True"
-    if type_name == "NoneType" and text == "None":
-        return None
-    if type_name == "float" and _FLOAT.fullmatch(text):
-        return float(text)
-    if type_name == "str" and len(text) >= 2 and text[0] == text[-1] == "'" and text.isprintable() \
-            and "\\" not in text and "'" not in text[1:-1]:
-        return text[1:-1]
-    if type_name in ("list", "tuple") and len(text) < 1 << 16:
-        inner = text[1:-1]
-        if type_name == "tuple" and inner.endswith(","):
-            inner = inner[:-1]
-        if (text[:1], text[-1:]) == (("[", "]") if type_name == "list" else ("(", ")")) \
-                and (inner == "" or _INTS.fullmatch(inner)) and (type_name == "list" or inner or text == "()"):
-            values = [int(item) for item in inner.split(", ")] if inner else []
-            return values if type_name == "list" else tuple(values)
-    return parse(text, max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
-
-
 def _test_once(test: str, replies: int, calls: int) -> dict:
     """Run one test against the candidate behind ``replies``/``calls``; return the verdict.
 
@@ -84,7 +50,7 @@ def _test_once(test: str, replies: int, calls: int) -> dict:
     and parse its answers (canonical text) with the restricted parser. The calls the test
     is sure to make first (:func:`~execverify_data.sandbox._prefetch.plan`) go out as one
     batch; a proxy call that matches the next of them takes its answer from the batch."""
-    from execverify_data.values import encode
+    from execverify_data.values import encode, read_canonical
 
     verdict: dict = {"test_passed": False, "detail": "", "candidate_error": None, "memory": False,
                      "candidate_died": False}
@@ -130,7 +96,7 @@ def _test_once(test: str, replies: int, calls: int) -> dict:
                 _, text, type_name, askable = reply
                 if askable != "1":
                     raise TypeError(f"{name}() returned a {type_name}, which has no canonical value")
-                return read_canonical(text, type_name)
+                return read_canonical(text, type_name, max_chars=RPC_MAX_CHARS, max_items=RPC_MAX_ITEMS)
             _, error, message, memory = reply
             state["memory"] = state["memory"] or memory == "1"
             exc_type = getattr(builtins, error, None)
