@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 
 from execverify_data.synth.code import Stmt, Val
+from execverify_data.synth.measures import builtin_chain
 from execverify_data.synth.names import Names
 
 __all__ = ["Acc", "KINDS", "KINDS_FOR_TARGET", "VALUE_KINDS", "make"]
@@ -391,9 +392,7 @@ def _any(names, rng, g, first, subject):
 
 def _returns(names, v: Val) -> list:
     """``return v``, or ``name = v`` / ``return name`` when ``v`` is a builtin around a builtin's result."""
-    from execverify_data.synth.generator import _builtin_chain
-
-    if _builtin_chain(v.text) >= 2:
+    if builtin_chain(v.text) >= 2:
         n = names.fresh("result")
         return [f"{n} = {v.text}", f"return {n}"]
     return [f"return {v.text}"]

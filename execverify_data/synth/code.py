@@ -4,7 +4,7 @@ A :class:`Val` is an expression's text with its grain (:mod:`.vocab`) and the na
 block is a list of statements, each a line of text or a compound :class:`Stmt` (a header, its
 body and its ``elif``/``else`` parts). :func:`render` turns functions into source, through
 ``ast`` so that the text is what ``ast.unparse`` writes (the checker, the tracer and the
-questions all read that text).
+questions all read that text). An attempt that cannot be written raises :class:`GenFail`.
 
 >>> body = [Stmt("for word in words:", [Stmt("if len(word) > 3:", ["count += 1"])]), "return count"]
 >>> print(render([("count_long", "words: list[str]", "int", ["count = 0", *body])]), end="")
@@ -24,7 +24,19 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["BUILTIN_NAMES", "Val", "Stmt", "render", "atom", "calls_in", "names_read"]
+__all__ = ["BUILTIN_NAMES", "GenFail", "NoUse", "SIGNATURE", "Val", "Stmt", "render", "atom", "calls_in", "names_read"]
+
+
+class GenFail(Exception):
+    """This attempt cannot be completed; the caller retries with fresh choices."""
+
+
+class NoUse(GenFail):
+    """No attempt can succeed: the spec's target has no use that fits its level (retrying is pointless)."""
+
+
+#: stands for the entry point's parameter list until the parameters are known (a marker may still become one)
+SIGNATURE = "\x00signature\x00"
 
 _ATOMIC = (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)

@@ -20,16 +20,17 @@ and the innermost block updates the accumulator (:mod:`.accumulators`) with a va
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import BUILTIN_NAMES, Stmt, Val
-from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
-
-SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
+from execverify_data.synth.code import BUILTIN_NAMES, SIGNATURE, GenFail, NoUse, Stmt, Val
+from execverify_data.synth.measures import nested_depth
+from execverify_data.synth.names import Names
+from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, empty_value, forms, grain_type, param_type
 
 __all__ = ["LoopBuilder"]
 
@@ -76,10 +77,7 @@ class _Plan:
 
 class LoopBuilder:
     def __init__(self, gen):
-        from execverify_data.synth.generator import GenFail
-
         self.g = gen
-        self.GenFail = GenFail
         self.rng = gen.rng
         self.names = gen.names
         self.spec = gen.spec
@@ -101,7 +99,7 @@ class LoopBuilder:
         self.pre = False  # the target's use transforms the input before the loops
 
     def fail(self, why: str):
-        raise self.GenFail(why)
+        raise GenFail(why)
 
     # ------------------------------------------------------------------ plan
     def choose_mode(self) -> None:
@@ -112,8 +110,6 @@ class LoopBuilder:
         else:
             options = [f for f in forms(head=self.target) if f.role in ("pred", "measure", "map", "parts", "agg", "pair")]
             if not options:
-                from execverify_data.synth.generator import NoUse
-
                 raise NoUse(f"{self.target} has no use in a loop")
             self.tform = self.rng.choice(options)
             self.mode = {"pred": "cond", "measure": "value", "map": "value", "parts": "iter", "agg": "result",
@@ -142,8 +138,6 @@ class LoopBuilder:
                 cond_at, self.indexed, self.pre = self.rng.choice(placements)
                 return _Plan(source, list(hops), list(grains), cond_at)
         if self.mode in ("struct", "acc", "setup", "iter"):
-            from execverify_data.synth.generator import NoUse
-
             raise NoUse(f"no walk of the chain {spec_chain} reaches the target's use")
         self.fail(f"no walk of the chain {spec_chain} reaches the target's use")
 
@@ -159,7 +153,7 @@ class LoopBuilder:
         if self.mode == "setup":
             value, guard = g.use(self.tform, top, (top,))
             name = self.names.fresh(_SETUP_NAMES.get(self.tform.head, "pivot"))
-            expr = value.text if not guard else f"{value.text} if {guard} else {_zero(value.grain)}"
+            expr = value.text if not guard else f"{value.text} if {guard} else {empty_value(value.grain)}"
             setup.append(f"{name} = {expr}")
             g.note(expr)
             self.setup = _v(name, value.grain)
@@ -194,7 +188,7 @@ class LoopBuilder:
             if not self.helper.defined or f"{self.helper.name}(" not in "\n".join(_flat(body)):
                 self.fail("the helper was never called")
             functions.append(self.helper.function())
-        functions.append((name, SIGNATURE, _annotation(acc, self.secondary, self.value_grain, self.result_grain),
+        functions.append((name, SIGNATURE, _return_annotation(acc, self.secondary, self.value_grain, self.result_grain),
                           init + body + tail))
         return functions
 
@@ -202,14 +196,10 @@ class LoopBuilder:
         """When the computation is not yet as deeply nested as the spec asks, walk the distinct items of the
         first loop's input in order: ``for word in words`` -> ``for word in sorted(set(words))`` (and
         ``sorted(set(text.lower()))`` for two levels). The loop then visits each value once."""
-        import re
-
-        from execverify_data.synth.generator import _depth
-
         need = self.spec.nested_depth
 
         def deep_enough() -> bool:  # the texts are parsed only while the program is not deep enough yet
-            return self.g.depth_so_far >= need or any(_depth(t) >= need for t in _flat(body))
+            return self.g.depth_so_far >= need or any(nested_depth(t) >= need for t in _flat(body))
 
         if deep_enough():
             return body
@@ -251,8 +241,6 @@ class LoopBuilder:
     def fallback(self, top: Val) -> str:
         """What a function with early returns returns at its end: a value of the same grain as the others
         (another use of the input for a choice without loop, the grain's empty value after a search)."""
-        from execverify_data.synth.generator import _default
-
         grain = self.value_grain or self.acc.gives
         if self.acc.kind == "any":
             return "False"
@@ -260,10 +248,10 @@ class LoopBuilder:
             if top.grain == grain:
                 return top.text
             options = [f for f in self.g.forms_on(top.grain, "map") + self.g.forms_on(top.grain, "measure")
-                       if not f.guard and not f.y and _gives_of(f, top) == grain]
+                       if not f.guard and not f.y and f.gives_on(top.grain) == grain]
             if options:
                 return self.g.use(self.rng.choice(options), top)[0].text
-        return _default(grain)
+        return empty_value(grain)
 
     def block(self, i: int, focus: Val, context: tuple[Val, ...]) -> list:
         if i == len(self.chain):
@@ -571,15 +559,13 @@ class LoopBuilder:
 
     def deepen(self, value: Val | None, key: Val | None) -> Val | None:
         """Reach the spec's nested-call depth inside the update (:meth:`_Gen.deepen`)."""
-        from execverify_data.synth.generator import _depth
-
         if value is None:
             return None
         acc = self.acc
 
         def deep_enough(v: Val) -> bool:  # the program may be deep enough already: then no update is parsed
             need = self.spec.nested_depth
-            return self.g.depth_so_far >= need or _depth(_text_of(acc.update(v, key))) >= need
+            return self.g.depth_so_far >= need or nested_depth(_text_of(acc.update(v, key))) >= need
 
         return self.g.deepen(value, deep_enough, acc.accepts)
 
@@ -594,7 +580,7 @@ class LoopBuilder:
                 if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
                     value, guard = g.use(self.tform, v, context)
                     if guard:
-                        value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
+                        value = Val.of(f"{value.text} if {guard} else {empty_value(value.grain)}", value.grain)
                     return self.maybe_helper_value(value, v)
             self.fail("the target's value finds no subject")
         if self.acc is not None and not self.acc.needs:
@@ -607,7 +593,7 @@ class LoopBuilder:
         options = [f for f in g.forms_on(focus.grain, "map") + g.forms_on(focus.grain, "measure")
                    if not f.guard and g.can_second(f, focus.grain, context)]
         if self.acc is not None:
-            options = [f for f in options if self.acc.accepts(_gives_of(f, focus))]
+            options = [f for f in options if self.acc.accepts(f.gives_on(focus.grain))]
         if g.wants_marker():
             options = [f for f in options if _has_param_slot(f)] or options
         if not options or (rng.random() < 0.7 and not g.wants_marker()):
@@ -624,7 +610,7 @@ class LoopBuilder:
     def key_for(self, focus: Val, context, value: Val) -> Val:
         g = self.g
         opts = [f for f in g.forms_on(focus.grain, "measure") + g.forms_on(focus.grain, "map")
-                if not f.guard and not f.y and _gives_of(f, focus) in _NUMBERS + _TEXTS]
+                if not f.guard and not f.y and f.gives_on(focus.grain) in _NUMBERS + _TEXTS]
         if not opts:
             return focus
         key, _ = g.use(self.rng.choice(g.frugal(opts)), focus, context)
@@ -698,7 +684,7 @@ class LoopBuilder:
         if acc is not None and acc.kind == "choose":
             grain = self.value_grain or acc.gives
             options = [f for f in self.g.forms_on(focus.grain, "map") + self.g.forms_on(focus.grain, "measure")
-                       if not f.guard and not f.y and _gives_of(f, focus) == grain]
+                       if not f.guard and not f.y and f.gives_on(focus.grain) == grain]
             if focus.grain == grain and not options:
                 return acc.other(focus)
             if options:
@@ -706,9 +692,7 @@ class LoopBuilder:
                 return acc.other(value)
             self.fail("no other value to choose")
         if acc is not None and acc.kind == "first" and self.value_grain and self.value_grain != acc.gives:
-            from execverify_data.synth.generator import _default
-
-            return [f"return {_default(self.value_grain)}"]  # what the function returns when nothing is found
+            return [f"return {empty_value(self.value_grain)}"]  # what the function returns when nothing is found
         if acc is not None and not second:
             value = focus if not acc.needs or acc.accepts(focus.grain) else None
             if value is not None:
@@ -727,7 +711,7 @@ class LoopBuilder:
             self.fail("the result does not fit the target's use")
         value, guard = g.fill(form, Val(acc.returns, acc.gives, frozenset({acc.returns})), lift=True)
         if guard:
-            value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
+            value = Val.of(f"{value.text} if {guard} else {empty_value(value.grain)}", value.grain)
         acc.returns = value.text
         self.result_grain = value.grain
         g.placed = True
@@ -774,7 +758,7 @@ def _walks(mode: str, tform: Form | None, target: str, chain: tuple[str, ...]) -
         options = list((FOR_HOPS if step == "for" else WHILE_HOPS).get(here, []))
         if mode == "iter" and here in tform.on:
             item = _item_of(tform, here)
-            if item and (step == "for" or _gives_of(tform, Val("x", here)) not in ("pairs", "items", "keys", "iter")):
+            if item and (step == "for" or tform.gives_on(here) not in ("pairs", "items", "keys", "iter")):
                 options.append((item, "target_parts"))
         if step == "while" and mode == "struct" and here in _STRUCT[target]:
             options.append((element_grain(here) if target != "op.ifloordiv" else "num", "struct"))
@@ -799,7 +783,7 @@ def _places(mode: str, tform: Form | None, chain: tuple, hops: tuple, grains: tu
         out = []
         if element_grain(last) in on and last in _INDEXABLE:
             out.append((-2, True, False))
-        if mode == "value" and first in on and _gives_of(tform, Val("x", first)) == first:
+        if mode == "value" and first in on and tform.gives_on(first) == first:
             out.append((-2, False, True))
         return out
     if mode == "cond":
@@ -822,9 +806,7 @@ def _places(mode: str, tform: Form | None, chain: tuple, hops: tuple, grains: tu
 
 def _item_of(form: Form, here: str) -> str | None:
     """The item grain of a loop over ``form`` applied to a value of grain ``here``."""
-    from execverify_data.synth.generator import _gives
-
-    gives = _gives(form, Val("x", here))
+    gives = form.gives_on(here)
     if gives == "pairs":
         return "num" if form.head == "builtin.zip" else element_grain(here)
     if gives in ("keys", "items"):
@@ -895,8 +877,6 @@ def _group(kind: str) -> str:
 
 @lru_cache(maxsize=None)
 def _kind_of_form(form: Form) -> str:
-    import re
-
     m = re.match(r"\{x\}(?:\[[^\]]*\])?\.(\w+)\(", form.text)
     if m:
         return m.group(1)
@@ -909,8 +889,6 @@ def _kind_of_form(form: Form) -> str:
 
 def _test_mark(test: str, focus: Val) -> tuple[str, str]:
     """(value, group of the kind of test) of a test text of the focus."""
-    import re
-
     m = re.search(re.escape(focus.text) + r"(?:\[[^\]]*\])?\.(\w+)\(", test)
     if m:
         return (focus.text, _group(m.group(1)))
@@ -945,8 +923,6 @@ def _flat(block: list) -> list[str]:
 
 
 def _has_param_slot(form: Form) -> bool:
-    from execverify_data.synth.vocab import SLOTS
-
     return any(SLOTS[slot].param for slot in form.slots)
 
 
@@ -977,26 +953,12 @@ def _text_of(stmts: list) -> str:
     return "\n".join(x for x in out if x)
 
 
-def _zero(grain: str) -> str:
-    from execverify_data.synth.generator import _default
-
-    return _default(grain)
-
-
-def _gives_of(form: Form, focus: Val) -> str:
-    from execverify_data.synth.generator import _gives
-
-    return _gives(form, focus)
-
-
 #: methods and builtins whose result is a bool
 _BOOL_CALLS = re.compile(r"(is\w*|startswith|endswith|isdisjoint|issubset|issuperset|any|all|bool|callable)$")
 
 
 def _is_bool(node) -> bool:
     """Whether an expression's value is always a bool, read from its form."""
-    import ast
-
     if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
         return True
     if isinstance(node, ast.BoolOp):
@@ -1014,8 +976,6 @@ def _as_bool(test: str) -> str | None:
     """What a ``-> bool`` helper returns for ``test``: the test itself when it is a bool, ``bool(test)``
     for arithmetic (``x & 1``, ``x % 3``), None when its value may be of another type (``a and b`` where
     ``a`` is a string: the test stays inline)."""
-    import ast
-
     node = ast.parse(test, mode="eval").body
     if _is_bool(node):
         return test
@@ -1044,13 +1004,9 @@ class _Helper:
         return test if extracted == body else extracted
 
     def transform(self, value: Val, subject: Val) -> Val:
-        from execverify_data.synth.generator import _annotation
-
-        return Val.of(self._extract(value.text, subject, _annotation(value.grain), ("score_", "clean_", "key_of_")), value.grain)
+        return Val.of(self._extract(value.text, subject, annotation(value.grain), ("score_", "clean_", "key_of_")), value.grain)
 
     def _extract(self, text: str, subject: Val, returns: str, prefixes) -> str:
-        from execverify_data.synth.generator import _annotation, _type_of
-
         b = self.b
         if self.defined:
             return text
@@ -1060,8 +1016,6 @@ class _Helper:
             return text  # a literal that may become a parameter: stays inline
         if any(n not in entry_params for n in others):
             return text  # it reads loop state: stays inline
-        from execverify_data.synth.names import Names
-
         local = Names(b.rng)  # the helper's own scope: its parameter may share a name with the caller's locals
         local.used.update(others)
         pname = local.fresh({"word": "word", "char": "ch", "num": "value", "count": "value", "byte": "value",
@@ -1069,7 +1023,7 @@ class _Helper:
         body_text = _rename(text, subject.text, pname)
         stem = {"char": "char", "byte": "byte", "num": "value", "count": "value", "index": "position"}.get(subject.grain, subject.grain)
         self.name = b.names.fresh(_helper_name(text, b.rng.choice(prefixes), stem))
-        args = [f"{pname}: {_annotation(subject.grain)}"] + [f"{n}: {_type_of(entry_params[n])}" for n in others]
+        args = [f"{pname}: {annotation(subject.grain)}"] + [f"{n}: {param_type(entry_params[n])}" for n in others]
         self.params, self.returns = ", ".join(args), returns
         self.body = [f"return {body_text}"]
         self.defined = True
@@ -1081,8 +1035,6 @@ class _Helper:
 
 def _helper_name(text: str, prefix: str, stem: str) -> str:
     """A helper's name from what it does: ``is_digit`` for ``x.isdigit()``, ``key_of_lower`` for ``x.lower()``."""
-    import re
-
     m = re.search(r"\.(\w+)\(", text) or re.match(r"(\w+)\(", text)
     if m:
         name = m.group(1)
@@ -1097,8 +1049,6 @@ def _helper_name(text: str, prefix: str, stem: str) -> str:
 @lru_cache(maxsize=4096)
 def _free_names(text: str) -> frozenset[str]:
     """The names an expression reads that are neither bound by its comprehensions nor builtins."""
-    import ast
-
     tree = ast.parse(text, mode="eval")
     nodes = walk(tree)
     bound = {t.id for n in nodes if isinstance(n, ast.comprehension) for t in walk(n.target) if isinstance(t, ast.Name)}
@@ -1108,8 +1058,6 @@ def _free_names(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _rename(text: str, old: str, new: str) -> str:
     """The expression ``text`` with the name ``old`` written ``new`` (attributes and strings untouched)."""
-    import ast
-
     tree = ast.parse(text, mode="eval")
     for node in walk(tree):
         if isinstance(node, ast.Name) and node.id == old:
@@ -1119,8 +1067,6 @@ def _rename(text: str, old: str, new: str) -> str:
 
 def _reads(block) -> set[str]:
     """Names read anywhere in a block (statement heads and bodies)."""
-    import ast
-
     out: set[str] = set()
 
     def names_of(text: str) -> set[str]:
@@ -1169,13 +1115,11 @@ def _name_for(acc, top: Val) -> str:
     return f"{verb}_{stem}"
 
 
-def _annotation(acc, secondary, value_grain: str | None = None, result_grain: str | None = None) -> str:
+def _return_annotation(acc, secondary, value_grain: str | None = None, result_grain: str | None = None) -> str:
     """The return annotation: from the accumulator's kind and the grain of the values it was given, or the
     grain of what the return statement makes of the accumulator (``return set(kept)``)."""
-    from execverify_data.synth.generator import _annotation as by_grain
-
     if result_grain is not None:
-        base = by_grain(result_grain)
+        base = annotation(result_grain)
         return f"tuple[{base}, int]" if secondary is not None else base
 
     # a total started at 0.0 (made for amounts) stays a float whatever it is given
@@ -1190,7 +1134,7 @@ def _annotation(acc, secondary, value_grain: str | None = None, result_grain: st
             "partition": {"[": "list", "(": "tuple"}.get(acc.returns[0]) if "*" in acc.returns else "tuple[list, list]"}.get(acc.kind)
     if base is None:
         if acc.early:
-            base = by_grain(value_grain or acc.gives)
+            base = annotation(value_grain or acc.gives)
         elif acc.returns.startswith(("len(", "sum(")):
             base = "int"
         else:
