@@ -181,15 +181,16 @@ class LoopBuilder:
             returns = acc.returns if self.secondary is None else f"{acc.returns}, {self.secondary.returns}"
             tail.append(f"return {returns}")
         body = self.reach_depth(init + body + tail)
-        init, tail = [], []
-        name = self.names.fresh(_name_for(acc, top))
+        name = self.names.fresh(acc.function_name(top.text.rstrip("0123456789")))
         functions = []
         if self.helper is not None:
             if not self.helper.defined or f"{self.helper.name}(" not in "\n".join(_flat(body)):
                 self.fail("the helper was never called")
             functions.append(self.helper.function())
-        functions.append((name, SIGNATURE, _return_annotation(acc, self.secondary, self.value_grain, self.result_grain),
-                          init + body + tail))
+        returns = acc.return_annotation(self.value_grain, self.result_grain)
+        if self.secondary is not None:
+            returns = f"tuple[{returns}, int]"
+        functions.append((name, SIGNATURE, returns, body))
         return functions
 
     def reach_depth(self, body: list) -> list:
@@ -1100,43 +1101,3 @@ def _reads(block) -> set[str]:
 
     visit(block)
     return out
-
-
-def _name_for(acc, top: Val) -> str:
-    stem = top.text.rstrip("0123456789")
-    verb = {"count": "count", "total": "sum", "total_signed": "net", "total_mod": "checksum", "product": "product_of",
-            "xor": "xor_of", "mask": "mask_of", "mask_and": "common_bits", "collect": "collect",
-            "collect_front": "reverse", "collect_sorted": "sorted", "collect_reversed": "reversed", "extend": "flatten",
-            "build": "build", "join": "join", "join_repr": "quote", "tally": "tally", "index": "index",
-            "group": "group", "best": "max", "worst": "min", "best_none": "best", "longest": "longest",
-            "seen": "unique", "seen_many": "letters_in", "odd_seen": "odd", "dedupe": "dedupe", "first": "first",
-            "index_of": "find", "any": "has", "partition": "split", "common": "common", "choose": "pick", "chunks": "chunk", "chunks_set": "segments_of", "recent": "last_of",
-            "letters": "letters_in", "common_op": "common", "mean": "mean_of"}.get(acc.kind, "remaining")
-    return f"{verb}_{stem}"
-
-
-def _return_annotation(acc, secondary, value_grain: str | None = None, result_grain: str | None = None) -> str:
-    """The return annotation: from the accumulator's kind and the grain of the values it was given, or the
-    grain of what the return statement makes of the accumulator (``return set(kept)``)."""
-    if result_grain is not None:
-        base = annotation(result_grain)
-        return f"tuple[{base}, int]" if secondary is not None else base
-
-    # a total started at 0.0 (made for amounts) stays a float whatever it is given
-    number = "float" if value_grain == "amount" or f"{acc.name} = 0.0" in acc.init else "int"
-    # a best that starts as None stays None when nothing is better; it holds the values it is given
-    best_none = ("str" if value_grain in accs.TEXT_GRAINS else number) + " | None"
-    base = {"count": "int", "total": number, "total_signed": number, "total_mod": "int", "product": "int", "xor": "int",
-            "mask": "int", "mask_and": "int", "mean": "float", "chunks": "list[list]", "chunks_set": "int",
-            "letters": "list[str]", "common_op": "list[str]", "build": "str", "join": "str", "join_repr": "str",
-            "tally": "dict", "index": "dict", "group": "dict", "best": number, "worst": number, "best_none": best_none,
-            "longest": "str", "any": "bool",
-            "partition": {"[": "list", "(": "tuple"}.get(acc.returns[0]) if "*" in acc.returns else "tuple[list, list]"}.get(acc.kind)
-    if base is None:
-        if acc.early:
-            base = annotation(value_grain or acc.gives)
-        elif acc.returns.startswith(("len(", "sum(")):
-            base = "int"
-        else:
-            base = "list"
-    return f"tuple[{base}, int]" if secondary is not None else base
