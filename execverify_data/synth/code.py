@@ -24,7 +24,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["BUILTIN_NAMES", "GenFail", "NoUse", "SIGNATURE", "Val", "Stmt", "render", "atom", "calls_in", "names_read"]
+from execverify_data.synth.vocab import empty_value
+
+__all__ = ["BUILTIN_NAMES", "GenFail", "NoUse", "SIGNATURE", "Stmt", "Val", "atom", "calls_in", "names_read", "render",
+           "rewrite", "texts"]
 
 
 class GenFail(Exception):
@@ -105,6 +108,15 @@ class Val:
     def atom(self) -> str:
         return atom(self.text)
 
+    def or_empty(self, guard: str) -> Val:
+        """This value where ``guard`` holds, its grain's empty value elsewhere (``s.index(c) if c in s else -1``);
+        itself when there is no guard."""
+        return Val.of(f"{self.text} if {guard} else {empty_value(self.grain)}", self.grain) if guard else self
+
+    def as_test(self, guard: str) -> str:
+        """This value as a test that is asked only where ``guard`` holds (``s and s[0].isupper()``)."""
+        return f"{guard} and {self.text}" if guard else self.text
+
 
 @dataclass
 class Stmt:
@@ -114,6 +126,26 @@ class Stmt:
     head: str
     body: list
     tail: list = field(default_factory=list)
+
+
+def texts(block: list) -> list[str]:
+    """The text of every statement of ``block`` in order, compound statements' heads and their ``elif``/``else``
+    heads included."""
+    out: list[str] = []
+    for st in block:
+        if isinstance(st, Stmt):
+            out += [st.head, *texts(st.body)]
+            for head, body in st.tail:
+                out += [head, *texts(body)]
+        else:
+            out.append(st)
+    return out
+
+
+def rewrite(block: list, fn) -> list:
+    """``block`` with ``fn`` applied to the text of every statement (heads included)."""
+    return [Stmt(fn(st.head), rewrite(st.body, fn), [(fn(h), rewrite(b, fn)) for h, b in st.tail])
+            if isinstance(st, Stmt) else fn(st) for st in block]
 
 
 def _lines(block: list, indent: int, out: list[str]) -> None:

@@ -32,19 +32,20 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import SIGNATURE, GenFail, NoUse, Stmt, Val, atom, calls_in, render
+from execverify_data.synth.code import SIGNATURE, GenFail, NoUse, Val, atom, calls_in, render, rewrite, texts
 from execverify_data.synth.loops import LoopBuilder
 from execverify_data.synth.measures import Chains, builtin_chain, deepest_call, nested_depth
 from execverify_data.synth.names import Names
 from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
 from execverify_data.synth.typing_ import usable_entries
-from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, empty_value, forms, grain_type, param_type
+from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, forms, grain_type, param_type
 
 __all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
@@ -145,10 +146,8 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
 PARAM_GRAINS = ("text", "word", "line", "digits", "numstr", "num", "count", "number", "amount", "amounts", "blob", "nums",
                 "words", "numstrs", "ids", "tags", "fids", "ftags", "table", "names", "tnums", "twords", "flag",
                 "limit", "fragment", "char", "sepchar", "key")
-#: grains a loop can walk, and the grains a first parameter may take to reach each kind of subject
-_COLLECTIONS = ("nums", "words", "numstrs", "ids", "tags", "fids", "ftags", "table", "names", "tnums", "twords")
-_ORDERED_BY_HASH = ("tags", "ftags")  # sets whose iteration order depends on the hash seed
-_SOURCES = {  # subject grain -> parameter grains a loop can get it from
+#: item grain -> the parameter grains whose items are of that grain
+_SOURCES = {
     "char": ("text", "word", "line", "digits"),
     "word": ("words", "text", "line", "tags", "twords", "table", "ftags"),
     "numstr": ("numstrs", "line"),
@@ -285,8 +284,6 @@ class _Gen:
     def resolve(self, functions: list) -> list:
         """Turn the markers into parameters (needed ones first, then literal slots while the spec wants
         more parameters, in order of appearance) and the rest back into their literals."""
-        import re
-
         text = "\n".join(_flatten(functions))
         order = list(dict.fromkeys(re.findall(r"_slot\d+_", text)))
         choice: dict[str, str] = {}
@@ -340,8 +337,7 @@ class _Gen:
         if form.head == "op.fstring" and not x.text.isidentifier():
             raise GenFail("an f-string takes a plain name")
         x_text = _unwrap_list(x.text) if _takes_iterable(form) else x.text
-        text = form.text.format(x=atom(x_text), y=y.atom if y is not None else "", **values)
-        guard = form.guard.format(x=atom(x_text), y=y.atom if y is not None else "", **values) if form.guard else ""
+        text, guard = form.write(atom(x_text), y.atom if y is not None else "", **values)
         return Val.of(text, form.gives_on(x.grain)), guard
 
     @property
@@ -386,8 +382,7 @@ class _Gen:
             if v.grain == want and v.text not in self._subjects:
                 return v
         if want in PARAM_GRAINS:
-            found = self.needed(want, avoid=self._subjects)
-            return found
+            return self.needed(want, avoid=self._subjects)
         return None
 
     _subjects: frozenset = frozenset()
@@ -472,12 +467,11 @@ class _Gen:
         value = self.deepen(value, lambda v: self.depth_so_far >= need or nested_depth(v.text) >= need, lambda grain: grain not in ("bool",))
         if max(nested_depth(value.text), self.depth_so_far) < need:
             raise GenFail("depth not reached")
-        if guard:
-            value = Val.of(f"{value.text} if {guard} else {empty_value(value.grain)}", value.grain)
+        value = value.or_empty(guard)
         for p in self.params_unread(value):
             if p.text not in subject.reads:  # read by the preparing step
                 value = self.combine(value, p)
-        if self.spare - len(self.markers) > 0:
+        if self.wants_marker():
             value = self.combine(value, Val(self.liftable(rng.choice(("limit", "fragment")), ""), "marker"))
         out_grain = value.grain
         if out_grain in ("pairs", "iter", "keys", "items"):
@@ -514,19 +508,18 @@ class _Gen:
         items = self.names.fresh(stem)
         var = self.names.fresh({"char": "ch", "word": "word", "num": "n", "numstr": "token", "blob": "chunk"}[item])
         test, guard = self.use(form, Val(var, item, frozenset({var})))
-        cond = f"{guard} and {test.text}" if guard else test.text
+        cond = test.as_test(guard)
         how = rng.choice(("sum", "sum", "any", "all"))
         self.placed = True
         body = [f"{items} = {text}", f"return {how}({cond} for {var} in {items})"]
         grain = "count" if how == "sum" else "bool"
         for p in self.params_unread(Val.of(text, "words")):
             raise GenFail(f"parameter {p.text} unread")
-        if self.spare - len(self.markers) > 0 and how == "sum":
-            key = self.liftable("limit", "")
-            self.markers[key] = ("limit", "", False)
+        if self.wants_marker() and how == "sum":
+            key = self.liftable("limit", "")  # a marker: the spec wants more than one parameter
             body[-1] = f"return {how}({cond} for {var} in {items}) > {key}"
             grain = "bool"
-        elif self.spare - len(self.markers) > 0:
+        elif self.wants_marker():
             raise GenFail("no use of a second parameter in a checked test")
         name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{src.text}")
         return (name, SIGNATURE, annotation(grain), body)
@@ -543,7 +536,7 @@ class _Gen:
             raise GenFail("depth not reached")
         name = self.names.fresh(stem)
         value, guard = self.use(form, Val(name, subject.grain, frozenset({name})))
-        result = f"{guard} and {value.text}" if guard else value.text
+        result = value.as_test(guard)
         body = [f"{name} = {text.format(x=subject.text)}", f"return {result}"]
         verb = {"issubset": "within", "issuperset": "covers", "isdisjoint": "apart"}.get(form.head.split(".")[-1], "compare")
         return (self.names.fresh(f"{verb}_{subject.text}"), SIGNATURE, "bool", body)
@@ -557,7 +550,7 @@ class _Gen:
             return None
         slot = slots[0]
         spec = SLOTS[slot]
-        if self.spare - len(self.markers) > 0 and spec.param:
+        if self.wants_marker() and spec.param:
             key = f"_slot{len(self.markers)}_"
             self.markers[key] = (spec.param_grain, None, True)
             call = f"{key}.lower()" if spec.type == "str" else f"abs({key})"
@@ -566,8 +559,7 @@ class _Gen:
         else:
             return None
         values = {s: (call if s == slot else repr(self.rng.choice(SLOTS[s].pool))) for s in form.slots}
-        text = form.text.format(x=subject.atom, y="", **values)
-        guard = form.guard.format(x=subject.atom, y="", **values) if form.guard else ""
+        text, guard = form.write(subject.atom, **values)
         return Val.of(text, form.gives_on(subject.grain)), guard
 
     def before(self, subject: Val, form: Form) -> tuple[str, str] | None:
@@ -699,7 +691,7 @@ class _Gen:
             raise GenFail("no straight use" if step is None else "depth not reached")
         self.placed = True
         body: list = [first, step, f"return sorted({copy})" if family == "set" else f"return {copy}"]
-        if self.spare - len(self.markers) > 0:
+        if self.wants_marker():
             raise GenFail("unused parameter slot")
         name = self.names.fresh(_verb_for(t) + "_" + subject.text)
         return (name, SIGNATURE, _annotation_of_return(body[-1], subject.grain), body)
@@ -753,8 +745,7 @@ class _Gen:
                 raise GenFail(f"nothing consumes {value.grain} meaningfully")
             form = self.pick(options)
             value, guard = self.use(form, value)
-            if guard:
-                value = Val.of(f"{value.text} if {guard} else {empty_value(value.grain)}", value.grain)
+            value = value.or_empty(guard)
         if nested_depth(value.text) < need:
             raise GenFail("depth not reached")
         return value
@@ -776,22 +767,16 @@ class _Gen:
         """``value`` combined with a parameter it does not read yet: the first ``limit`` items, a cap, the
         count of a fragment, a test against a threshold. ``other`` may be a marker (grain ``marker``)."""
         g, o = value.grain, other.grain
-        rng = self.rng
+        sequence, number = g in ("words", "nums", "numstrs", "word", "text", "line", "digits"), g in ("count", "num", "index")
         if o == "marker":  # a parameter still to make: its grain follows from the use
-            key = other.text
-            if g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
-                self.markers[key] = ("count", "", False)
-                return Val.of(f"{atom(value.text)}[:{key}]", g)
-            if g in ("count", "num", "index"):
-                self.markers[key] = ("limit", "", False)
-                if rng.random() < 0.5 and builtin_chain(value.text) < 2:
-                    return Val.of(f"min({value.text}, {key})", "num")
-                return Val.of(f"{atom(value.text)} > {key}", "bool")
-            raise GenFail(f"cannot give a {g} result a second parameter")
-        if o in ("limit", "count") and g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
+            if not (sequence or number):
+                raise GenFail(f"cannot give a {g} result a second parameter")
+            o = "count" if sequence else "limit"
+            self.markers[other.text] = (o, "", False)
+        if o in ("limit", "count") and sequence:
             return Val.of(f"{atom(value.text)}[:{other.text}]", g)
-        if o in ("limit", "count", "num") and g in ("count", "num", "index"):
-            if rng.random() < 0.5 and builtin_chain(value.text) < 2:
+        if o in ("limit", "count", "num") and number:
+            if self.rng.random() < 0.5 and builtin_chain(value.text) < 2:
                 return Val.of(f"min({value.text}, {other.text})", "num")
             return Val.of(f"{atom(value.text)} > {other.text}", "bool")
         if o == "fragment" and g in ("word", "text", "line"):
@@ -808,31 +793,12 @@ class _Gen:
 # ---------------------------------------------------------------------------------------------- helpers
 
 def _flatten(functions: list) -> list[str]:
-    out: list[str] = []
-
-    def visit(block):
-        for st in block:
-            if isinstance(st, Stmt):
-                out.append(st.head)
-                visit(st.body)
-                for head, body in st.tail:
-                    out.append(head)
-                    visit(body)
-            else:
-                out.append(st)
-
-    for name, params, returns, body in functions:
-        out.append(params)
-        visit(body)
-    return out
+    """The parameter lists and the statements' texts of ``(name, parameters, returns, body)`` functions."""
+    return [t for _, params, _, body in functions for t in (params, *texts(body))]
 
 
 def _substitute(functions: list, fn) -> list:
-    def block(b):
-        return [Stmt(fn(st.head), block(st.body), [(fn(h), block(bd)) for h, bd in st.tail]) if isinstance(st, Stmt)
-                else fn(st) for st in b]
-
-    return [(name, fn(params), returns, block(body)) for name, params, returns, body in functions]
+    return [(name, fn(params), returns, rewrite(body, fn)) for name, params, returns, body in functions]
 
 
 def _takes_iterable(form: Form) -> bool:

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import BUILTIN_NAMES, SIGNATURE, GenFail, NoUse, Stmt, Val
+from execverify_data.synth.code import BUILTIN_NAMES, SIGNATURE, GenFail, NoUse, Stmt, Val, texts
 from execverify_data.synth.measures import nested_depth
 from execverify_data.synth.names import Names
 from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, empty_value, forms, grain_type, param_type
@@ -153,7 +153,7 @@ class LoopBuilder:
         if self.mode == "setup":
             value, guard = g.use(self.tform, top, (top,))
             name = self.names.fresh(_SETUP_NAMES.get(self.tform.head, "pivot"))
-            expr = value.text if not guard else f"{value.text} if {guard} else {empty_value(value.grain)}"
+            expr = value.or_empty(guard).text
             setup.append(f"{name} = {expr}")
             g.note(expr)
             self.setup = _v(name, value.grain)
@@ -205,16 +205,14 @@ class LoopBuilder:
         if deep_enough():
             return body
 
-        def grain_of(name: str) -> str:
-            return next(p.grain for p in self.g.params if p.name == name)
-
+        params = {p.name: p.grain for p in self.g.params}
         rules = [
             (r"for (\w+) in (\w+)\.split\((.*)\):", lambda m: f"for {m[1]} in sorted(set({m[2]}.split({m[3]}))):"),
             (r"for (\w+), (\w+) in (\w+)\.items\(\):", lambda m: f"for {m[1]}, {m[2]} in sorted({m[3]}.items()):"),
             (r"for (\w+), (\w+) in enumerate\((\w+)\):", lambda m: f"for {m[1]}, {m[2]} in enumerate(sorted({m[3]})):"),
             (r"for (\w+) in sorted\((\w+)\):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
             (r"for (\w+) in (\w+):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
-            (r"for (\w+) in (?:sorted\()?(\w+)\)?:", lambda m: f"for {m[1]} in sorted(map({_NORMAL[grain_of(m[2])]}, {m[2]})):"),
+            (r"for (\w+) in (?:sorted\()?(\w+)\)?:", lambda m: f"for {m[1]} in sorted(map({_NORMAL[params[m[2]]]}, {m[2]})):"),
         ]
         for st in _statements(body):
             if not isinstance(st, Stmt) or not st.head.startswith("for "):
@@ -224,8 +222,8 @@ class LoopBuilder:
                 if not m:
                     continue
                 src = m.groups()[1] if pattern.startswith("for (\\w+) in (\\w+)") else None
-                grain = next((p.grain for p in self.g.params if p.name == (src or "")), None)
-                walked = next((p.grain for p in self.g.params if p.name in m.groups()[1:]), None)
+                grain = params.get(src or "")
+                walked = next((grain for name, grain in params.items() if name in m.groups()[1:]), None)
                 if pattern.endswith(r"\)?:") != (walked in _NORMAL):
                     continue  # a set has no duplicates to drop: its items are walked normalized instead
                 if src is not None and pattern.endswith(r"(\w+):") and grain not in (
@@ -248,11 +246,15 @@ class LoopBuilder:
         if self.acc.kind == "choose":
             if top.grain == grain:
                 return top.text
-            options = [f for f in self.g.forms_on(top.grain, "map") + self.g.forms_on(top.grain, "measure")
-                       if not f.guard and not f.y and f.gives_on(top.grain) == grain]
+            options = self.uses_giving(top, grain)
             if options:
                 return self.g.use(self.rng.choice(options), top)[0].text
         return empty_value(grain)
+
+    def uses_giving(self, value: Val, grain: str) -> list[Form]:
+        """The uses of ``value`` (as a value or a measure, with no guard or second value) that give ``grain``."""
+        return [f for f in self.g.forms_on(value.grain, "map") + self.g.forms_on(value.grain, "measure")
+                if not f.guard and not f.y and f.gives_on(value.grain) == grain]
 
     def block(self, i: int, focus: Val, context: tuple[Val, ...]) -> list:
         if i == len(self.chain):
@@ -261,7 +263,7 @@ class LoopBuilder:
                 body = self.action(focus, context)
                 tail = []
                 under_test = bool(self.chain) and self.chain[-1] in ("if", "if-elif")
-                if under_test or (len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail):
+                if under_test or _bare_if(body):
                     if self.acc.early:
                         self.fail("two bare nested tests around an early return")
                     tail = [("else:", self.other_action(focus, context, test))]  # no collapsible pair of tests
@@ -378,25 +380,18 @@ class LoopBuilder:
             parts = names.fresh(rng.choice(("parts", "pieces", "items")))
             idx = names.fresh(rng.choice(("i", "pos")))
             var = names.fresh({"word": "part", "char": "ch", "num": "num", "blob": "chunk", "count": "value"}.get(item_grain, "item"))
-            iv, ev = _v(idx, "index"), _v(var, item_grain)
             self.g.note(value.text)
             text = f"sorted({value.text})" if value.grain in _SET_GRAINS else _materialize(value.text)
-            body = [f"{var} = {parts}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
-            return [f"{parts} = {text}", f"{idx} = 0", Stmt(f"while {idx} < len({parts}):", body)]
+            return [f"{parts} = {text}", *self.index_walk(i, parts, idx, var, item_grain, context, with_index=True)]
         if how == "index_walk":
             idx = names.fresh(rng.choice(("i", "pos", "idx")))
-            var = names.element(src, focus.grain)
-            iv, ev = _v(idx, "index"), _v(var, item_grain)
-            body = [f"{var} = {src}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
-            return [f"{idx} = 0", Stmt(f"while {idx} < len({src}):", body)]
+            return self.index_walk(i, src, idx, names.element(src, focus.grain), item_grain, context, with_index=True)
         if how == "sorted_walk":
             items = names.fresh("ordered")
             idx = names.fresh("i")
-            var = names.element(src, focus.grain)
-            ev = _v(var, item_grain)
-            body = [f"{var} = {items}[{idx}]"] + self.block(i + 1, ev, context + (ev,)) + [f"{idx} += 1"]
+            walk = self.index_walk(i, items, idx, names.element(src, focus.grain), item_grain, context)
             g.mark("builtin.sorted")
-            return [f"{items} = sorted({src})", f"{idx} = 0", Stmt(f"while {idx} < len({items}):", body)]
+            return [f"{items} = sorted({src})", *walk]
         if how == "struct":
             t = self.target
             g.placed = True
@@ -418,6 +413,14 @@ class LoopBuilder:
                     Stmt(f"while {pending}:", [f"{k}, {v} = {pending}.popitem()"] + self.block(i + 1, vv, context + (kv, vv)))]
         self.fail(f"no while {how}")
 
+    def index_walk(self, i: int, seq: str, idx: str, var: str, item_grain: str, context, *, with_index=False) -> list:
+        """``idx = 0`` / ``while idx < len(seq):`` / ``var = seq[idx]`` ... ``idx += 1``, the chain going on with
+        ``var`` in focus (and ``idx`` in context ``with_index``)."""
+        item = _v(var, item_grain)
+        new = (_v(idx, "index"), item) if with_index else (item,)
+        body = [f"{var} = {seq}[{idx}]"] + self.block(i + 1, item, context + new) + [f"{idx} += 1"]
+        return [f"{idx} = 0", Stmt(f"while {idx} < len({seq}):", body)]
+
     # ---------------------------------------------------------------- if / if-elif
     def if_step(self, i: int, focus: Val, context) -> list:
         """``if`` (the chain goes on in its body) or ``if``/``elif`` (the chain goes on in the ``elif`` branch, the
@@ -438,7 +441,7 @@ class LoopBuilder:
             self.scope += [mark, _test_mark(other, focus)]
             self.scope_texts += [test, other]
             cont = self.block(i + 1, focus, context)
-            if len(cont) == 1 and isinstance(cont[0], Stmt) and cont[0].head.startswith("if ") and not cont[0].tail:
+            if _bare_if(cont):
                 self.fail("an elif whose body is one bare test")  # elif a: if b: collapses into elif a and b
             self.scope = self.scope[:-2]
             self.scope_texts = self.scope_texts[:-2]
@@ -458,7 +461,7 @@ class LoopBuilder:
         tail = []
         early = self.acc is not None and self.acc.early
         last = i == len(self.chain) - 1
-        collapsible = len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail
+        collapsible = _bare_if(body)
         under_test = i > 0 and self.chain[i - 1] in ("if", "if-elif")  # alone in an if or elif branch: needs an else
         wants_else = nested_test or collapsible or under_test or (self.acc is not None and self.acc.kind == "partition" and last)
         if (wants_else or (last and rng.random() < 0.35)) and not early:
@@ -478,7 +481,7 @@ class LoopBuilder:
         for v in (focus, *reversed(context)):
             if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
                 value, guard = g.use(self.tform, v, context)
-                text = value.text if not guard else f"{guard} and {value.text}"
+                text = value.as_test(guard)
                 if text in self.scope_texts:
                     self.fail("the target's test repeats an enclosing one")
                 return self.maybe_helper_test(text, v)
@@ -520,7 +523,7 @@ class LoopBuilder:
                 if not candidates:
                     break
                 value, guard = g.use(rng.choice(candidates), focus, context)
-                text = value.text if not guard else f"{guard} and {value.text}"
+                text = value.as_test(guard)
             if text not in avoid:
                 return self.maybe_helper_test(text, focus)
             cmp = _threshold(focus, self.spec, rng, g) if "__len__" not in avoid else None
@@ -566,7 +569,7 @@ class LoopBuilder:
 
         def deep_enough(v: Val) -> bool:  # the program may be deep enough already: then no update is parsed
             need = self.spec.nested_depth
-            return self.g.depth_so_far >= need or nested_depth(_text_of(acc.update(v, key))) >= need
+            return self.g.depth_so_far >= need or nested_depth("\n".join(_flat(acc.update(v, key)))) >= need
 
         return self.g.deepen(value, deep_enough, acc.accepts)
 
@@ -580,8 +583,7 @@ class LoopBuilder:
             for v in subjects:
                 if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
                     value, guard = g.use(self.tform, v, context)
-                    if guard:
-                        value = Val.of(f"{value.text} if {guard} else {empty_value(value.grain)}", value.grain)
+                    value = value.or_empty(guard)
                     return self.maybe_helper_value(value, v)
             self.fail("the target's value finds no subject")
         if self.acc is not None and not self.acc.needs:
@@ -684,8 +686,7 @@ class LoopBuilder:
         acc = self.acc
         if acc is not None and acc.kind == "choose":
             grain = self.value_grain or acc.gives
-            options = [f for f in self.g.forms_on(focus.grain, "map") + self.g.forms_on(focus.grain, "measure")
-                       if not f.guard and not f.y and f.gives_on(focus.grain) == grain]
+            options = self.uses_giving(focus, grain)
             if focus.grain == grain and not options:
                 return acc.other(focus)
             if options:
@@ -711,8 +712,7 @@ class LoopBuilder:
         if acc.early or acc.gives not in form.on or form.y:
             self.fail("the result does not fit the target's use")
         value, guard = g.fill(form, Val(acc.returns, acc.gives, frozenset({acc.returns})), lift=True)
-        if guard:
-            value = Val.of(f"{value.text} if {guard} else {empty_value(value.grain)}", value.grain)
+        value = value.or_empty(guard)
         acc.returns = value.text
         self.result_grain = value.grain
         g.placed = True
@@ -821,19 +821,17 @@ def _item_of(form: Form, here: str) -> str | None:
 
 def _against(focus: Val, setup: Val, rng) -> str | None:
     """A test of the focus against a value computed before the loop."""
-    num = ("num", "count", "index", "byte", "number")
-    if focus.grain in num and setup.grain in num:
+    if focus.grain in _NUMBERS and setup.grain in _NUMBERS:
         return rng.choice((f"{focus.text} == {setup.text}", f"{focus.text} < {setup.text}", f"{focus.text} > {setup.text}"))
     if focus.grain == "word" and setup.grain == "word":
         return rng.choice((f"{focus.text} == {setup.text}", f"len({focus.text}) < len({setup.text})"))
-    if focus.grain == "word" and setup.grain in num:
+    if focus.grain == "word" and setup.grain in _NUMBERS:
         return f"len({focus.text}) < {setup.text}"
     return None
 
 
 def _combine_with(focus: Val, setup: Val) -> Val | None:
-    num = ("num", "count", "index", "byte", "number")
-    if focus.grain in num and setup.grain in num:
+    if focus.grain in _NUMBERS and setup.grain in _NUMBERS:
         return Val.of(f"{setup.text} - {focus.text}", "num")
     return None
 
@@ -842,13 +840,13 @@ def _v(name: str, grain: str) -> Val:
     return Val(name, grain, frozenset({name}))
 
 
-def _threshold(focus: Val, spec, rng, g=None) -> str | None:
+def _threshold(focus: Val, spec, rng, g) -> str | None:
     """``len(x) > k`` / ``x > k`` with ``k`` inside the range the inputs take (a literal that may become a
     parameter, ``limit``, when the spec wants one more)."""
     grain = focus.grain
 
     def k(text: str) -> str:
-        return g.liftable("limit", text) if g is not None else text
+        return g.liftable("limit", text)
 
     if grain in ("word", "numstr"):
         return f"len({focus.text}) > {k(str(rng.choice((2, 3, 4))))}"
@@ -900,6 +898,11 @@ def _test_mark(test: str, focus: Val) -> tuple[str, str]:
     return (focus.text, test)
 
 
+def _bare_if(block: list) -> bool:
+    """Whether ``block`` is one ``if`` without ``elif``/``else`` (nested in a test, the two collapse into one)."""
+    return len(block) == 1 and isinstance(block[0], Stmt) and block[0].head.startswith("if ") and not block[0].tail
+
+
 def _statements(block: list):
     for st in block:
         yield st
@@ -941,17 +944,6 @@ def _materialize(text: str) -> str:
 def _first_item(focus: Val, rng) -> Val:
     """``focus[0]`` (or ``focus[-1]``): the first item of a string or list."""
     return Val.of(f"{focus.atom}[{rng.choice((0, 0, -1))}]", element_grain(focus.grain))
-
-
-def _text_of(stmts: list) -> str:
-    out = []
-    for st in stmts:
-        if isinstance(st, Stmt):
-            out.append(st.head.rstrip(":").split(" ", 1)[-1])
-            out.append(_text_of(st.body))
-        else:
-            out.append(st)
-    return "\n".join(x for x in out if x)
 
 
 #: methods and builtins whose result is a bool
@@ -1069,8 +1061,7 @@ def _rename(text: str, old: str, new: str) -> str:
 def _reads(block) -> set[str]:
     """Names read anywhere in a block (statement heads and bodies)."""
     out: set[str] = set()
-
-    def names_of(text: str) -> set[str]:
+    for text in texts(block):
         t = text.strip()
         if t.endswith(":"):
             t = t[:-1]
@@ -1079,25 +1070,12 @@ def _reads(block) -> set[str]:
                     t = t[len(kw):]
                     break
             else:
-                return set()
+                continue
             if text.startswith("for "):
                 t = t.split(" in ", 1)[1] if " in " in t else t
         try:
             tree = ast.parse(t)
         except SyntaxError:
-            return set()
-        return {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-    def visit(b):
-        for st in b:
-            if isinstance(st, Stmt):
-                out.update(names_of(st.head))
-                visit(st.body)
-                for head, body in st.tail:
-                    out.update(names_of(head))
-                    visit(body)
-            else:
-                out.update(names_of(st))
-
-    visit(block)
+            continue
+        out.update(n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     return out

@@ -201,6 +201,10 @@ class Form:
     def slots(self) -> tuple[str, ...]:
         return _slots(self.text, self.guard)
 
+    def write(self, x: str, y: str = "", **slots) -> tuple[str, str]:
+        """The use's text on the subject ``x`` (and ``y``) with its ``slots`` filled, and its guard ("" when none)."""
+        return self.text.format(x=x, y=y, **slots), self.guard.format(x=x, y=y, **slots) if self.guard else ""
+
     def gives_on(self, grain: str) -> str:
         """The grain of what the form gives on a subject of ``grain`` (``gives`` resolved: ``"same"``,
         ``"listof"``, ``"elem"``... say it relative to the subject)."""
