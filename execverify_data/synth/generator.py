@@ -767,7 +767,8 @@ class _Gen:
         """``value`` combined with a parameter it does not read yet: the first ``limit`` items, a cap, the
         count of a fragment, a test against a threshold. ``other`` may be a marker (grain ``marker``)."""
         g, o = value.grain, other.grain
-        sequence, number = g in ("words", "nums", "numstrs", "word", "text", "line", "digits"), g in ("count", "num", "index")
+        sequence = g in ("words", "nums", "numstrs", "word", "text", "line", "digits")
+        number = g in ("count", "num", "index")
         if o == "marker":  # a parameter still to make: its grain follows from the use
             if not (sequence or number):
                 raise GenFail(f"cannot give a {g} result a second parameter")

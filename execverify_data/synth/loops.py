@@ -30,7 +30,9 @@ from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import BUILTIN_NAMES, SIGNATURE, GenFail, NoUse, Stmt, Val, texts
 from execverify_data.synth.measures import nested_depth
 from execverify_data.synth.names import Names
-from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, empty_value, forms, grain_type, param_type
+from execverify_data.synth.vocab import (
+    SLOTS, Form, annotation, element_grain, empty_value, forms, grain_type, param_type,
+)
 
 __all__ = ["LoopBuilder"]
 

@@ -221,7 +221,8 @@ class Form:
 
 #: the grain of a collection of the items of a grain, by the ``gives`` that asks for one: (table, otherwise)
 _OF = {
-    "listof": ({"ids": "nums", "tags": "words", "fids": "nums", "ftags": "words", "tnums": "nums", "twords": "words"}, "words"),
+    "listof": ({"ids": "nums", "tags": "words", "fids": "nums", "ftags": "words", "tnums": "nums", "twords": "words"},
+               "words"),
     "tupleof": ({"nums": "tnums", "words": "twords"}, "twords"),
     "setof": ({"nums": "ids", "words": "tags", "numstrs": "tags"}, "tags"),
     "fsetof": ({"nums": "fids", "words": "ftags"}, "ftags"),
