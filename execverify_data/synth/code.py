@@ -4,7 +4,7 @@ A :class:`Val` is an expression's text with its grain (:mod:`.vocab`) and the na
 block is a list of statements, each a line of text or a compound :class:`Stmt` (a header, its
 body and its ``elif``/``else`` parts). :func:`render` turns functions into source, through
 ``ast`` so that the text is what ``ast.unparse`` writes (the checker, the tracer and the
-questions all read that text).
+questions all read that text). An attempt that cannot be written raises :class:`GenFail`.
 
 >>> body = [Stmt("for word in words:", [Stmt("if len(word) > 3:", ["count += 1"])]), "return count"]
 >>> print(render([("count_long", "words: list[str]", "int", ["count = 0", *body])]), end="")
@@ -24,7 +24,22 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["BUILTIN_NAMES", "Val", "Stmt", "render", "atom", "calls_in", "names_read"]
+from execverify_data.synth.vocab import empty_value
+
+__all__ = ["BUILTIN_NAMES", "GenFail", "NoUse", "SIGNATURE", "Stmt", "Val", "atom", "calls_in", "names_read", "render",
+           "rewrite", "texts"]
+
+
+class GenFail(Exception):
+    """This attempt cannot be completed; the caller retries with fresh choices."""
+
+
+class NoUse(GenFail):
+    """No attempt can succeed: the spec's target has no use that fits its level (retrying is pointless)."""
+
+
+#: stands for the entry point's parameter list until the parameters are known (a marker may still become one)
+SIGNATURE = "\x00signature\x00"
 
 _ATOMIC = (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
@@ -93,6 +108,15 @@ class Val:
     def atom(self) -> str:
         return atom(self.text)
 
+    def or_empty(self, guard: str) -> Val:
+        """This value where ``guard`` holds, its grain's empty value elsewhere (``s.index(c) if c in s else -1``);
+        itself when there is no guard."""
+        return Val.of(f"{self.text} if {guard} else {empty_value(self.grain)}", self.grain) if guard else self
+
+    def as_test(self, guard: str) -> str:
+        """This value as a test that is asked only where ``guard`` holds (``s and s[0].isupper()``)."""
+        return f"{guard} and {self.text}" if guard else self.text
+
 
 @dataclass
 class Stmt:
@@ -102,6 +126,26 @@ class Stmt:
     head: str
     body: list
     tail: list = field(default_factory=list)
+
+
+def texts(block: list) -> list[str]:
+    """The text of every statement of ``block`` in order, compound statements' heads and their ``elif``/``else``
+    heads included."""
+    out: list[str] = []
+    for st in block:
+        if isinstance(st, Stmt):
+            out += [st.head, *texts(st.body)]
+            for head, body in st.tail:
+                out += [head, *texts(body)]
+        else:
+            out.append(st)
+    return out
+
+
+def rewrite(block: list, fn) -> list:
+    """``block`` with ``fn`` applied to the text of every statement (heads included)."""
+    return [Stmt(fn(st.head), rewrite(st.body, fn), [(fn(h), rewrite(b, fn)) for h, b in st.tail])
+            if isinstance(st, Stmt) else fn(st) for st in block]
 
 
 def _lines(block: list, indent: int, out: list[str]) -> None:

@@ -32,18 +32,20 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import Stmt, Val, atom, calls_in, render
-from execverify_data.synth.measures import Chains, deepest_call
+from execverify_data.synth.code import SIGNATURE, GenFail, NoUse, Val, atom, calls_in, render, rewrite, texts
+from execverify_data.synth.loops import LoopBuilder
+from execverify_data.synth.measures import Chains, builtin_chain, deepest_call, nested_depth
 from execverify_data.synth.names import Names
 from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
 from execverify_data.synth.typing_ import usable_entries
-from execverify_data.synth.vocab import SLOTS, Form, element_grain, forms, grain_type
+from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, forms, grain_type, param_type
 
 __all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
@@ -63,14 +65,6 @@ UNNATURAL_TARGETS = frozenset({
     "int.conjugate", "float.conjugate", "int.as_integer_ratio", "builtin.print", "builtin.type", "builtin.isinstance",
     "str.format_map", "builtin.bool", "dict.clear", "frozenset.copy",
 })
-
-
-class GenFail(Exception):
-    """This attempt cannot be completed; the caller retries with fresh choices."""
-
-
-class NoUse(GenFail):
-    """No attempt can succeed: the spec's target has no use that fits its level (retrying is pointless)."""
 
 
 @dataclass(frozen=True)
@@ -152,12 +146,8 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
 PARAM_GRAINS = ("text", "word", "line", "digits", "numstr", "num", "count", "number", "amount", "amounts", "blob", "nums",
                 "words", "numstrs", "ids", "tags", "fids", "ftags", "table", "names", "tnums", "twords", "flag",
                 "limit", "fragment", "char", "sepchar", "key")
-#: the input domain (inputs.DOMAINS) and type of the slot-made parameter grains
-_SLOT_PARAM_TYPES = {"limit": "int", "fragment": "str", "char": "str", "sepchar": "str", "key": "str"}
-#: grains a loop can walk, and the grains a first parameter may take to reach each kind of subject
-_COLLECTIONS = ("nums", "words", "numstrs", "ids", "tags", "fids", "ftags", "table", "names", "tnums", "twords")
-_ORDERED_BY_HASH = ("tags", "ftags")  # sets whose iteration order depends on the hash seed
-_SOURCES = {  # subject grain -> parameter grains a loop can get it from
+#: item grain -> the parameter grains whose items are of that grain
+_SOURCES = {
     "char": ("text", "word", "line", "digits"),
     "word": ("words", "text", "line", "tags", "twords", "table", "ftags"),
     "numstr": ("numstrs", "line"),
@@ -167,10 +157,6 @@ _SOURCES = {  # subject grain -> parameter grains a loop can get it from
     "blob": ("blob",),
     "amount": ("amounts",),
 }
-
-
-def _type_of(grain: str) -> str:
-    return _SLOT_PARAM_TYPES.get(grain) or grain_type(grain)
 
 
 @dataclass
@@ -212,7 +198,7 @@ class _Gen:
         self.check_reads(tree)
         self.verify(code, tree)
         main = functions[-1]
-        return Program(code, main[0], tuple(_type_of(p.grain) for p in self.params), tuple(p.name for p in self.params),
+        return Program(code, main[0], tuple(param_type(p.grain) for p in self.params), tuple(p.name for p in self.params),
                        self.level, self.target, self.seed, tuple(f[0] for f in functions[:-1]),
                        tuple(p.grain for p in self.params))
 
@@ -298,8 +284,6 @@ class _Gen:
     def resolve(self, functions: list) -> list:
         """Turn the markers into parameters (needed ones first, then literal slots while the spec wants
         more parameters, in order of appearance) and the rest back into their literals."""
-        import re
-
         text = "\n".join(_flatten(functions))
         order = list(dict.fromkeys(re.findall(r"_slot\d+_", text)))
         choice: dict[str, str] = {}
@@ -331,7 +315,7 @@ class _Gen:
         return _substitute(functions, lambda t: pattern.sub(put, t))
 
     def signature(self) -> str:
-        return ", ".join(f"{p.name}: {_type_of(p.grain)}" for p in self.params)
+        return ", ".join(f"{p.name}: {param_type(p.grain)}" for p in self.params)
 
     # ------------------------------------------------------------------ forms
     def fill(self, form: Form, x: Val, y: Val | None = None, *, lift: bool = True) -> tuple[Val, str]:
@@ -353,9 +337,8 @@ class _Gen:
         if form.head == "op.fstring" and not x.text.isidentifier():
             raise GenFail("an f-string takes a plain name")
         x_text = _unwrap_list(x.text) if _takes_iterable(form) else x.text
-        text = form.text.format(x=atom(x_text), y=y.atom if y is not None else "", **values)
-        guard = form.guard.format(x=atom(x_text), y=y.atom if y is not None else "", **values) if form.guard else ""
-        return Val.of(text, _gives(form, x)), guard
+        text, guard = form.write(atom(x_text), y.atom if y is not None else "", **values)
+        return Val.of(text, form.gives_on(x.grain)), guard
 
     @property
     def depth_so_far(self) -> int:
@@ -363,7 +346,7 @@ class _Gen:
 
     def note(self, text: str) -> None:
         """Remember the call depth of a text that is in the program for good (a test, a loop header)."""
-        self._depth = max(self._depth, _depth(text))
+        self._depth = max(self._depth, nested_depth(text))
         self.calls |= calls_in(text)
 
     def frugal(self, options: list, text_of=lambda f: f"{f.text} {f.guard}") -> list:
@@ -399,8 +382,7 @@ class _Gen:
             if v.grain == want and v.text not in self._subjects:
                 return v
         if want in PARAM_GRAINS:
-            found = self.needed(want, avoid=self._subjects)
-            return found
+            return self.needed(want, avoid=self._subjects)
         return None
 
     _subjects: frozenset = frozenset()
@@ -467,7 +449,7 @@ class _Gen:
         before = None
         if rng.random() < 0.6:  # first a cleaning or reordering step of its own (``cleaned = text.strip()``)
             before = self.before(subject, form)
-        if before is None and need >= 1 and subject.grain in _DEEP_BEFORE and _depth(form.text) < need and rng.random() < 0.5:
+        if before is None and need >= 1 and subject.grain in _DEEP_BEFORE and nested_depth(form.text) < need and rng.random() < 0.5:
             text, stem = rng.choice(_DEEP_BEFORE[subject.grain])  # a preparation that is itself a nested call
             before = (self.names.fresh(stem), text.format(x=subject.text))
         if before is not None:
@@ -476,21 +458,20 @@ class _Gen:
             self.note(text)
             subject = Val(name, subject.grain, frozenset({name}) | subject.reads)
         value, guard = self.use(form, subject)
-        if _depth(value.text) < need:
+        if nested_depth(value.text) < need:
             deeper = self.deep_argument(form, subject)
-            if deeper is None or (_depth(deeper[0].text) < need and self.rng.random() < 0.5):
+            if deeper is None or (nested_depth(deeper[0].text) < need and self.rng.random() < 0.5):
                 deeper = self.prepared(form, subject, need) or deeper
             if deeper is not None:
                 value, guard = deeper
-        value = self.deepen(value, lambda v: self.depth_so_far >= need or _depth(v.text) >= need, lambda grain: grain not in ("bool",))
-        if max(_depth(value.text), self.depth_so_far) < need:
+        value = self.deepen(value, lambda v: self.depth_so_far >= need or nested_depth(v.text) >= need, lambda grain: grain not in ("bool",))
+        if max(nested_depth(value.text), self.depth_so_far) < need:
             raise GenFail("depth not reached")
-        if guard:
-            value = Val.of(f"{value.text} if {guard} else {_default(value.grain)}", value.grain)
+        value = value.or_empty(guard)
         for p in self.params_unread(value):
             if p.text not in subject.reads:  # read by the preparing step
                 value = self.combine(value, p)
-        if self.spare - len(self.markers) > 0:
+        if self.wants_marker():
             value = self.combine(value, Val(self.liftable(rng.choice(("limit", "fragment")), ""), "marker"))
         out_grain = value.grain
         if out_grain in ("pairs", "iter", "keys", "items"):
@@ -503,7 +484,7 @@ class _Gen:
             value = Val.of(f"{parts[-1]}" if out_grain != "pairnum" else f"{parts[0]} * 10 + {parts[1]}", "word")
         body += self.returning(value)
         name = self.names.fresh(_function_name(form, origin, self.rng))
-        return (name, SIGNATURE, _annotation(value.grain), body)
+        return (name, SIGNATURE, annotation(value.grain), body)
 
     def straight_test(self, form: Form) -> tuple[str, str, str, list]:
         """A test without control flow (levels 1-2 ask for none, so the test decides no branch): the items of an
@@ -520,29 +501,28 @@ class _Gen:
             raise GenFail("no input holds such items")
         src = self.param(rng.choice(sources))
         prepared = _PREPARED.get((src.grain, item), ())
-        prepared = [(t.format(v=src.text), n) for t, n in prepared if _depth(t.format(v=src.text)) >= need]
+        prepared = [(t.format(v=src.text), n) for t, n in prepared if nested_depth(t.format(v=src.text)) >= need]
         if not prepared:
             raise GenFail("no preparation deep enough")
         text, stem = rng.choice(prepared)
         items = self.names.fresh(stem)
         var = self.names.fresh({"char": "ch", "word": "word", "num": "n", "numstr": "token", "blob": "chunk"}[item])
         test, guard = self.use(form, Val(var, item, frozenset({var})))
-        cond = f"{guard} and {test.text}" if guard else test.text
+        cond = test.as_test(guard)
         how = rng.choice(("sum", "sum", "any", "all"))
         self.placed = True
         body = [f"{items} = {text}", f"return {how}({cond} for {var} in {items})"]
         grain = "count" if how == "sum" else "bool"
         for p in self.params_unread(Val.of(text, "words")):
             raise GenFail(f"parameter {p.text} unread")
-        if self.spare - len(self.markers) > 0 and how == "sum":
-            key = self.liftable("limit", "")
-            self.markers[key] = ("limit", "", False)
+        if self.wants_marker() and how == "sum":
+            key = self.liftable("limit", "")  # a marker: the spec wants more than one parameter
             body[-1] = f"return {how}({cond} for {var} in {items}) > {key}"
             grain = "bool"
-        elif self.spare - len(self.markers) > 0:
+        elif self.wants_marker():
             raise GenFail("no use of a second parameter in a checked test")
         name = self.names.fresh(f"{_PRED_VERBS.get(form.head.split('.')[-1], 'select')}_{src.text}")
-        return (name, SIGNATURE, _annotation(grain), body)
+        return (name, SIGNATURE, annotation(grain), body)
 
     def straight_relation(self, form: Form) -> tuple[str, str, str, list]:
         """A test between two inputs of one kind (``a.issubset(b)``, ``a <= b``), the first one normalized in a
@@ -552,11 +532,11 @@ class _Gen:
             raise GenFail("no input of the relation's kind")
         subject = self.param(self.rng.choice(grains))
         text, stem = self.rng.choice(_DEEP_BEFORE[subject.grain])
-        if _depth(text) < self.spec.nested_depth:
+        if nested_depth(text) < self.spec.nested_depth:
             raise GenFail("depth not reached")
         name = self.names.fresh(stem)
         value, guard = self.use(form, Val(name, subject.grain, frozenset({name})))
-        result = f"{guard} and {value.text}" if guard else value.text
+        result = value.as_test(guard)
         body = [f"{name} = {text.format(x=subject.text)}", f"return {result}"]
         verb = {"issubset": "within", "issuperset": "covers", "isdisjoint": "apart"}.get(form.head.split(".")[-1], "compare")
         return (self.names.fresh(f"{verb}_{subject.text}"), SIGNATURE, "bool", body)
@@ -570,7 +550,7 @@ class _Gen:
             return None
         slot = slots[0]
         spec = SLOTS[slot]
-        if self.spare - len(self.markers) > 0 and spec.param:
+        if self.wants_marker() and spec.param:
             key = f"_slot{len(self.markers)}_"
             self.markers[key] = (spec.param_grain, None, True)
             call = f"{key}.lower()" if spec.type == "str" else f"abs({key})"
@@ -579,9 +559,8 @@ class _Gen:
         else:
             return None
         values = {s: (call if s == slot else repr(self.rng.choice(SLOTS[s].pool))) for s in form.slots}
-        text = form.text.format(x=subject.atom, y="", **values)
-        guard = form.guard.format(x=subject.atom, y="", **values) if form.guard else ""
-        return Val.of(text, _gives(form, subject)), guard
+        text, guard = form.write(subject.atom, **values)
+        return Val.of(text, form.gives_on(subject.grain)), guard
 
     def before(self, subject: Val, form: Form) -> tuple[str, str] | None:
         """A step that prepares an input for the target's use and keeps its kind (``cleaned = line.strip()``,
@@ -608,7 +587,7 @@ class _Gen:
         if not form.head.startswith("builtin.") or form.guard:
             return None
         options = [f for role in ("parts", "agg", "map") for f in self.forms_on(subject.grain, role)
-                   if not f.y and not f.guard and _gives(f, subject) in form.on and f.head != form.head]
+                   if not f.y and not f.guard and f.gives_on(subject.grain) in form.on and f.head != form.head]
         self.rng.shuffle(options)
         best = None
         for inner_form in options[:8]:
@@ -619,11 +598,11 @@ class _Gen:
                 value, guard = self.use(form, inner)
             except GenFail:
                 continue
-            if _builtin_chain(value.text) >= 3 or not _meaningful_pair(inner_form, form):
+            if builtin_chain(value.text) >= 3 or not _meaningful_pair(inner_form, form):
                 continue
-            if best is None or _depth(value.text) > _depth(best[0].text):
+            if best is None or nested_depth(value.text) > nested_depth(best[0].text):
                 best = (value, guard)
-            if _depth(value.text) >= need:
+            if nested_depth(value.text) >= need:
                 break
         return best
 
@@ -631,9 +610,9 @@ class _Gen:
         """The statements that return ``value``: a call of a builtin on a builtin's result is first bound to a
         name (``unique = sorted(set(words))`` / ``return unique``), as people write it; three builtins
         nested in one expression are not written at all."""
-        if _builtin_chain(value.text) >= 3:
+        if builtin_chain(value.text) >= 3:
             raise GenFail("three builtins nested in one expression")
-        if _builtin_chain(value.text) >= 2:
+        if builtin_chain(value.text) >= 2:
             base = "ok" if value.grain == "bool" else _RESULT_NAMES.get(value.text.split("(", 1)[0], "result")
             name = self.names.fresh(base)
             return [f"{name} = {value.text}", f"return {name}"]
@@ -702,17 +681,17 @@ class _Gen:
         need = self.spec.nested_depth
         if t.endswith(".copy"):
             first = f"{copy} = {x}.copy()"
-            options = [v for key, v in steps.items() if key not in guarded and "_slot" not in v and _depth(v) >= need]
+            options = [v for key, v in steps.items() if key not in guarded and "_slot" not in v and nested_depth(v) >= need]
             step = rng.choice(options) if options else None
         else:
             step = steps.get(t)
-        if step is not None and _depth(step) < need == 1 and not t.endswith(".copy"):
+        if step is not None and nested_depth(step) < need == 1 and not t.endswith(".copy"):
             first = f"{copy} = {_NORMALIZED_COPY[subject.grain].format(x=x)}"  # the copy made of normalized items
-        if step is None or max(_depth(step), _depth(first)) < need:  # reached in the code, never by wrapping the result
+        if step is None or max(nested_depth(step), nested_depth(first)) < need:  # reached in the code, never by wrapping the result
             raise GenFail("no straight use" if step is None else "depth not reached")
         self.placed = True
         body: list = [first, step, f"return sorted({copy})" if family == "set" else f"return {copy}"]
-        if self.spare - len(self.markers) > 0:
+        if self.wants_marker():
             raise GenFail("unused parameter slot")
         name = self.names.fresh(_verb_for(t) + "_" + subject.text)
         return (name, SIGNATURE, _annotation_of_return(body[-1], subject.grain), body)
@@ -759,16 +738,15 @@ class _Gen:
     def refine(self, value: Val, *, need: int) -> Val:
         """Compose consumers onto ``value`` until its call depth reaches ``need`` (meaningful steps only)."""
         for _ in range(4):
-            if _depth(value.text) >= need:
+            if nested_depth(value.text) >= need:
                 return value
             options = [f for f in self.step_forms(value) if f.head != self.target or not self.placed]
             if not options:
                 raise GenFail(f"nothing consumes {value.grain} meaningfully")
             form = self.pick(options)
             value, guard = self.use(form, value)
-            if guard:
-                value = Val.of(f"{value.text} if {guard} else {_default(value.grain)}", value.grain)
-        if _depth(value.text) < need:
+            value = value.or_empty(guard)
+        if nested_depth(value.text) < need:
             raise GenFail("depth not reached")
         return value
 
@@ -789,22 +767,17 @@ class _Gen:
         """``value`` combined with a parameter it does not read yet: the first ``limit`` items, a cap, the
         count of a fragment, a test against a threshold. ``other`` may be a marker (grain ``marker``)."""
         g, o = value.grain, other.grain
-        rng = self.rng
+        sequence = g in ("words", "nums", "numstrs", "word", "text", "line", "digits")
+        number = g in ("count", "num", "index")
         if o == "marker":  # a parameter still to make: its grain follows from the use
-            key = other.text
-            if g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
-                self.markers[key] = ("count", "", False)
-                return Val.of(f"{atom(value.text)}[:{key}]", g)
-            if g in ("count", "num", "index"):
-                self.markers[key] = ("limit", "", False)
-                if rng.random() < 0.5 and _builtin_chain(value.text) < 2:
-                    return Val.of(f"min({value.text}, {key})", "num")
-                return Val.of(f"{atom(value.text)} > {key}", "bool")
-            raise GenFail(f"cannot give a {g} result a second parameter")
-        if o in ("limit", "count") and g in ("words", "nums", "numstrs", "word", "text", "line", "digits"):
+            if not (sequence or number):
+                raise GenFail(f"cannot give a {g} result a second parameter")
+            o = "count" if sequence else "limit"
+            self.markers[other.text] = (o, "", False)
+        if o in ("limit", "count") and sequence:
             return Val.of(f"{atom(value.text)}[:{other.text}]", g)
-        if o in ("limit", "count", "num") and g in ("count", "num", "index"):
-            if rng.random() < 0.5 and _builtin_chain(value.text) < 2:
+        if o in ("limit", "count", "num") and number:
+            if self.rng.random() < 0.5 and builtin_chain(value.text) < 2:
                 return Val.of(f"min({value.text}, {other.text})", "num")
             return Val.of(f"{atom(value.text)} > {other.text}", "bool")
         if o == "fragment" and g in ("word", "text", "line"):
@@ -815,43 +788,18 @@ class _Gen:
 
     # ------------------------------------------------------------------ control flow (levels 3-6)
     def looped(self) -> list[tuple[str, str, str, list]]:
-        from execverify_data.synth.loops import LoopBuilder
-
         return LoopBuilder(self).build()
 
 
 # ---------------------------------------------------------------------------------------------- helpers
 
-#: stands for the entry point's parameter list until the markers are resolved
-SIGNATURE = "\x00signature\x00"
-
-
 def _flatten(functions: list) -> list[str]:
-    out: list[str] = []
-
-    def visit(block):
-        for st in block:
-            if isinstance(st, Stmt):
-                out.append(st.head)
-                visit(st.body)
-                for head, body in st.tail:
-                    out.append(head)
-                    visit(body)
-            else:
-                out.append(st)
-
-    for name, params, returns, body in functions:
-        out.append(params)
-        visit(body)
-    return out
+    """The parameter lists and the statements' texts of ``(name, parameters, returns, body)`` functions."""
+    return [t for _, params, _, body in functions for t in (params, *texts(body))]
 
 
 def _substitute(functions: list, fn) -> list:
-    def block(b):
-        return [Stmt(fn(st.head), block(st.body), [(fn(h), block(bd)) for h, bd in st.tail]) if isinstance(st, Stmt)
-                else fn(st) for st in b]
-
-    return [(name, fn(params), returns, block(body)) for name, params, returns, body in functions]
+    return [(name, fn(params), returns, rewrite(body, fn)) for name, params, returns, body in functions]
 
 
 def _takes_iterable(form: Form) -> bool:
@@ -1007,84 +955,6 @@ def _meaningful_pair(inner: Form, outer: Form) -> bool:
     return (outer.head, inner.head) not in _INVERSE
 
 
-@lru_cache(maxsize=65536)
-def _builtin_chain(text: str) -> int:
-    """The longest chain of builtin function calls, each the first argument of the one around it, in ``text``
-    (``sorted(set(x))`` is 2), counted from the outermost call."""
-    import builtins
-
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return 0
-
-    def chain(n) -> int:
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and hasattr(builtins, n.func.id):
-            return 1 + max((chain(a) for a in n.args[:1]), default=0)
-        return 0
-
-    return max((chain(n) for n in walk(node)), default=0)
-
-
-@lru_cache(maxsize=65536)
-def _depth(text: str) -> int:
-    """The nested-call depth of an expression or of statements (0 when the text does not parse)."""
-    if text.count("(") < 2:  # a call passed to a call takes two parentheses: most texts have fewer, and parse for nothing
-        return 0
-    for mode in ("eval", "exec"):
-        try:
-            return deepest_call(ast.parse(text, mode=mode))[0]
-        except SyntaxError:
-            continue
-    return 0
-
-
-_DEFAULTS = {"count": "0", "num": "0", "index": "-1", "byte": "0", "number": "0", "amount": "0.0", "word": "''",
-             "char": "''", "text": "''", "line": "''", "numstr": "''", "digits": "''", "blob": "b''", "flag": "False",
-             "words": "[]", "nums": "[]", "numstrs": "[]", "blobs": "[]"}
-
-
-def _default(grain: str) -> str:
-    return _DEFAULTS.get(grain, "None")
-
-
-_LIST_OF = {"ids": "nums", "tags": "words", "fids": "nums", "ftags": "words", "tnums": "nums", "twords": "words"}
-_TUPLE_OF = {"nums": "tnums", "words": "twords"}
-_SET_OF = {"nums": "ids", "words": "tags", "numstrs": "tags"}
-_FSET_OF = {"nums": "fids", "words": "ftags"}
-
-
-def _gives(form: Form, x: Val) -> str:
-    g = form.gives
-    if g == "same":
-        return x.grain
-    if g == "listof":
-        return _LIST_OF.get(x.grain, "words")
-    if g == "tupleof":
-        return _TUPLE_OF.get(x.grain, "twords")
-    if g == "setof":
-        return _SET_OF.get(x.grain, "tags")
-    if g == "fsetof":
-        return _FSET_OF.get(x.grain, "ftags")
-    if g == "elem":
-        return element_grain(x.grain) or "num"
-    return g
-
-
-_ANNOTATIONS = {"pairs": "list[tuple]", "groups": "dict[str, list]", "iter": "list", "keys": "list", "items": "list",
-                "triple": "str", "btriple": "bytes", "pairnum": "int", "blobs": "list[bytes]", "bool": "bool",
-                "index": "int", "byte": "int", "elem": "int", "none": "None"}
-
-
-def _annotation(grain: str) -> str:
-    if grain in _ANNOTATIONS:
-        return _ANNOTATIONS[grain]
-    try:
-        return _type_of(grain)
-    except KeyError:
-        return "object"
-
-
 def _annotation_of_return(text: str, grain: str) -> str:
     """The annotation of ``return X`` in straight-line code over a copy of an input of ``grain``."""
     value = text.removeprefix("return ").strip()
@@ -1092,7 +962,7 @@ def _annotation_of_return(text: str, grain: str) -> str:
         return "dict[str, int]"
     if value.startswith(("sorted(", "list(")):
         return "list[int]" if grain in ("nums", "ids") or "map(len" in value or "map(abs" in value else "list"
-    return _annotation(grain)
+    return annotation(grain)
 
 
 #: one nested step that prepares the items an L1/L2 test is counted over: (input grain, item grain) -> templates

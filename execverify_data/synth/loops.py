@@ -20,16 +20,19 @@ and the innermost block updates the accumulator (:mod:`.accumulators`) with a va
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import BUILTIN_NAMES, Stmt, Val
-from execverify_data.synth.vocab import grain_type, Form, element_grain, forms
-
-SIGNATURE = "\x00signature\x00"  # the entry point's parameter list, written once the parameters are known
+from execverify_data.synth.code import BUILTIN_NAMES, SIGNATURE, GenFail, NoUse, Stmt, Val, texts
+from execverify_data.synth.measures import nested_depth
+from execverify_data.synth.names import Names
+from execverify_data.synth.vocab import (
+    SLOTS, Form, annotation, element_grain, empty_value, forms, grain_type, param_type,
+)
 
 __all__ = ["LoopBuilder"]
 
@@ -76,10 +79,7 @@ class _Plan:
 
 class LoopBuilder:
     def __init__(self, gen):
-        from execverify_data.synth.generator import GenFail
-
         self.g = gen
-        self.GenFail = GenFail
         self.rng = gen.rng
         self.names = gen.names
         self.spec = gen.spec
@@ -101,7 +101,7 @@ class LoopBuilder:
         self.pre = False  # the target's use transforms the input before the loops
 
     def fail(self, why: str):
-        raise self.GenFail(why)
+        raise GenFail(why)
 
     # ------------------------------------------------------------------ plan
     def choose_mode(self) -> None:
@@ -112,8 +112,6 @@ class LoopBuilder:
         else:
             options = [f for f in forms(head=self.target) if f.role in ("pred", "measure", "map", "parts", "agg", "pair")]
             if not options:
-                from execverify_data.synth.generator import NoUse
-
                 raise NoUse(f"{self.target} has no use in a loop")
             self.tform = self.rng.choice(options)
             self.mode = {"pred": "cond", "measure": "value", "map": "value", "parts": "iter", "agg": "result",
@@ -142,8 +140,6 @@ class LoopBuilder:
                 cond_at, self.indexed, self.pre = self.rng.choice(placements)
                 return _Plan(source, list(hops), list(grains), cond_at)
         if self.mode in ("struct", "acc", "setup", "iter"):
-            from execverify_data.synth.generator import NoUse
-
             raise NoUse(f"no walk of the chain {spec_chain} reaches the target's use")
         self.fail(f"no walk of the chain {spec_chain} reaches the target's use")
 
@@ -159,7 +155,7 @@ class LoopBuilder:
         if self.mode == "setup":
             value, guard = g.use(self.tform, top, (top,))
             name = self.names.fresh(_SETUP_NAMES.get(self.tform.head, "pivot"))
-            expr = value.text if not guard else f"{value.text} if {guard} else {_zero(value.grain)}"
+            expr = value.or_empty(guard).text
             setup.append(f"{name} = {expr}")
             g.note(expr)
             self.setup = _v(name, value.grain)
@@ -187,43 +183,38 @@ class LoopBuilder:
             returns = acc.returns if self.secondary is None else f"{acc.returns}, {self.secondary.returns}"
             tail.append(f"return {returns}")
         body = self.reach_depth(init + body + tail)
-        init, tail = [], []
-        name = self.names.fresh(_name_for(acc, top))
+        name = self.names.fresh(acc.function_name(top.text.rstrip("0123456789")))
         functions = []
         if self.helper is not None:
             if not self.helper.defined or f"{self.helper.name}(" not in "\n".join(_flat(body)):
                 self.fail("the helper was never called")
             functions.append(self.helper.function())
-        functions.append((name, SIGNATURE, _annotation(acc, self.secondary, self.value_grain, self.result_grain),
-                          init + body + tail))
+        returns = acc.return_annotation(self.value_grain, self.result_grain)
+        if self.secondary is not None:
+            returns = f"tuple[{returns}, int]"
+        functions.append((name, SIGNATURE, returns, body))
         return functions
 
     def reach_depth(self, body: list) -> list:
         """When the computation is not yet as deeply nested as the spec asks, walk the distinct items of the
         first loop's input in order: ``for word in words`` -> ``for word in sorted(set(words))`` (and
         ``sorted(set(text.lower()))`` for two levels). The loop then visits each value once."""
-        import re
-
-        from execverify_data.synth.generator import _depth
-
         need = self.spec.nested_depth
 
         def deep_enough() -> bool:  # the texts are parsed only while the program is not deep enough yet
-            return self.g.depth_so_far >= need or any(_depth(t) >= need for t in _flat(body))
+            return self.g.depth_so_far >= need or any(nested_depth(t) >= need for t in _flat(body))
 
         if deep_enough():
             return body
 
-        def grain_of(name: str) -> str:
-            return next(p.grain for p in self.g.params if p.name == name)
-
+        params = {p.name: p.grain for p in self.g.params}
         rules = [
             (r"for (\w+) in (\w+)\.split\((.*)\):", lambda m: f"for {m[1]} in sorted(set({m[2]}.split({m[3]}))):"),
             (r"for (\w+), (\w+) in (\w+)\.items\(\):", lambda m: f"for {m[1]}, {m[2]} in sorted({m[3]}.items()):"),
             (r"for (\w+), (\w+) in enumerate\((\w+)\):", lambda m: f"for {m[1]}, {m[2]} in enumerate(sorted({m[3]})):"),
             (r"for (\w+) in sorted\((\w+)\):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
             (r"for (\w+) in (\w+):", lambda m: f"for {m[1]} in sorted(set({m[2]})):"),
-            (r"for (\w+) in (?:sorted\()?(\w+)\)?:", lambda m: f"for {m[1]} in sorted(map({_NORMAL[grain_of(m[2])]}, {m[2]})):"),
+            (r"for (\w+) in (?:sorted\()?(\w+)\)?:", lambda m: f"for {m[1]} in sorted(map({_NORMAL[params[m[2]]]}, {m[2]})):"),
         ]
         for st in _statements(body):
             if not isinstance(st, Stmt) or not st.head.startswith("for "):
@@ -233,8 +224,8 @@ class LoopBuilder:
                 if not m:
                     continue
                 src = m.groups()[1] if pattern.startswith("for (\\w+) in (\\w+)") else None
-                grain = next((p.grain for p in self.g.params if p.name == (src or "")), None)
-                walked = next((p.grain for p in self.g.params if p.name in m.groups()[1:]), None)
+                grain = params.get(src or "")
+                walked = next((grain for name, grain in params.items() if name in m.groups()[1:]), None)
                 if pattern.endswith(r"\)?:") != (walked in _NORMAL):
                     continue  # a set has no duplicates to drop: its items are walked normalized instead
                 if src is not None and pattern.endswith(r"(\w+):") and grain not in (
@@ -251,19 +242,21 @@ class LoopBuilder:
     def fallback(self, top: Val) -> str:
         """What a function with early returns returns at its end: a value of the same grain as the others
         (another use of the input for a choice without loop, the grain's empty value after a search)."""
-        from execverify_data.synth.generator import _default
-
         grain = self.value_grain or self.acc.gives
         if self.acc.kind == "any":
             return "False"
         if self.acc.kind == "choose":
             if top.grain == grain:
                 return top.text
-            options = [f for f in self.g.forms_on(top.grain, "map") + self.g.forms_on(top.grain, "measure")
-                       if not f.guard and not f.y and _gives_of(f, top) == grain]
+            options = self.uses_giving(top, grain)
             if options:
                 return self.g.use(self.rng.choice(options), top)[0].text
-        return _default(grain)
+        return empty_value(grain)
+
+    def uses_giving(self, value: Val, grain: str) -> list[Form]:
+        """The uses of ``value`` (as a value or a measure, with no guard or second value) that give ``grain``."""
+        return [f for f in self.g.forms_on(value.grain, "map") + self.g.forms_on(value.grain, "measure")
+                if not f.guard and not f.y and f.gives_on(value.grain) == grain]
 
     def block(self, i: int, focus: Val, context: tuple[Val, ...]) -> list:
         if i == len(self.chain):
@@ -272,7 +265,7 @@ class LoopBuilder:
                 body = self.action(focus, context)
                 tail = []
                 under_test = bool(self.chain) and self.chain[-1] in ("if", "if-elif")
-                if under_test or (len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail):
+                if under_test or _bare_if(body):
                     if self.acc.early:
                         self.fail("two bare nested tests around an early return")
                     tail = [("else:", self.other_action(focus, context, test))]  # no collapsible pair of tests
@@ -389,25 +382,18 @@ class LoopBuilder:
             parts = names.fresh(rng.choice(("parts", "pieces", "items")))
             idx = names.fresh(rng.choice(("i", "pos")))
             var = names.fresh({"word": "part", "char": "ch", "num": "num", "blob": "chunk", "count": "value"}.get(item_grain, "item"))
-            iv, ev = _v(idx, "index"), _v(var, item_grain)
             self.g.note(value.text)
             text = f"sorted({value.text})" if value.grain in _SET_GRAINS else _materialize(value.text)
-            body = [f"{var} = {parts}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
-            return [f"{parts} = {text}", f"{idx} = 0", Stmt(f"while {idx} < len({parts}):", body)]
+            return [f"{parts} = {text}", *self.index_walk(i, parts, idx, var, item_grain, context, with_index=True)]
         if how == "index_walk":
             idx = names.fresh(rng.choice(("i", "pos", "idx")))
-            var = names.element(src, focus.grain)
-            iv, ev = _v(idx, "index"), _v(var, item_grain)
-            body = [f"{var} = {src}[{idx}]"] + self.block(i + 1, ev, context + (iv, ev)) + [f"{idx} += 1"]
-            return [f"{idx} = 0", Stmt(f"while {idx} < len({src}):", body)]
+            return self.index_walk(i, src, idx, names.element(src, focus.grain), item_grain, context, with_index=True)
         if how == "sorted_walk":
             items = names.fresh("ordered")
             idx = names.fresh("i")
-            var = names.element(src, focus.grain)
-            ev = _v(var, item_grain)
-            body = [f"{var} = {items}[{idx}]"] + self.block(i + 1, ev, context + (ev,)) + [f"{idx} += 1"]
+            walk = self.index_walk(i, items, idx, names.element(src, focus.grain), item_grain, context)
             g.mark("builtin.sorted")
-            return [f"{items} = sorted({src})", f"{idx} = 0", Stmt(f"while {idx} < len({items}):", body)]
+            return [f"{items} = sorted({src})", *walk]
         if how == "struct":
             t = self.target
             g.placed = True
@@ -429,6 +415,14 @@ class LoopBuilder:
                     Stmt(f"while {pending}:", [f"{k}, {v} = {pending}.popitem()"] + self.block(i + 1, vv, context + (kv, vv)))]
         self.fail(f"no while {how}")
 
+    def index_walk(self, i: int, seq: str, idx: str, var: str, item_grain: str, context, *, with_index=False) -> list:
+        """``idx = 0`` / ``while idx < len(seq):`` / ``var = seq[idx]`` ... ``idx += 1``, the chain going on with
+        ``var`` in focus (and ``idx`` in context ``with_index``)."""
+        item = _v(var, item_grain)
+        new = (_v(idx, "index"), item) if with_index else (item,)
+        body = [f"{var} = {seq}[{idx}]"] + self.block(i + 1, item, context + new) + [f"{idx} += 1"]
+        return [f"{idx} = 0", Stmt(f"while {idx} < len({seq}):", body)]
+
     # ---------------------------------------------------------------- if / if-elif
     def if_step(self, i: int, focus: Val, context) -> list:
         """``if`` (the chain goes on in its body) or ``if``/``elif`` (the chain goes on in the ``elif`` branch, the
@@ -449,7 +443,7 @@ class LoopBuilder:
             self.scope += [mark, _test_mark(other, focus)]
             self.scope_texts += [test, other]
             cont = self.block(i + 1, focus, context)
-            if len(cont) == 1 and isinstance(cont[0], Stmt) and cont[0].head.startswith("if ") and not cont[0].tail:
+            if _bare_if(cont):
                 self.fail("an elif whose body is one bare test")  # elif a: if b: collapses into elif a and b
             self.scope = self.scope[:-2]
             self.scope_texts = self.scope_texts[:-2]
@@ -469,7 +463,7 @@ class LoopBuilder:
         tail = []
         early = self.acc is not None and self.acc.early
         last = i == len(self.chain) - 1
-        collapsible = len(body) == 1 and isinstance(body[0], Stmt) and body[0].head.startswith("if ") and not body[0].tail
+        collapsible = _bare_if(body)
         under_test = i > 0 and self.chain[i - 1] in ("if", "if-elif")  # alone in an if or elif branch: needs an else
         wants_else = nested_test or collapsible or under_test or (self.acc is not None and self.acc.kind == "partition" and last)
         if (wants_else or (last and rng.random() < 0.35)) and not early:
@@ -489,7 +483,7 @@ class LoopBuilder:
         for v in (focus, *reversed(context)):
             if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
                 value, guard = g.use(self.tform, v, context)
-                text = value.text if not guard else f"{guard} and {value.text}"
+                text = value.as_test(guard)
                 if text in self.scope_texts:
                     self.fail("the target's test repeats an enclosing one")
                 return self.maybe_helper_test(text, v)
@@ -531,7 +525,7 @@ class LoopBuilder:
                 if not candidates:
                     break
                 value, guard = g.use(rng.choice(candidates), focus, context)
-                text = value.text if not guard else f"{guard} and {value.text}"
+                text = value.as_test(guard)
             if text not in avoid:
                 return self.maybe_helper_test(text, focus)
             cmp = _threshold(focus, self.spec, rng, g) if "__len__" not in avoid else None
@@ -571,15 +565,13 @@ class LoopBuilder:
 
     def deepen(self, value: Val | None, key: Val | None) -> Val | None:
         """Reach the spec's nested-call depth inside the update (:meth:`_Gen.deepen`)."""
-        from execverify_data.synth.generator import _depth
-
         if value is None:
             return None
         acc = self.acc
 
         def deep_enough(v: Val) -> bool:  # the program may be deep enough already: then no update is parsed
             need = self.spec.nested_depth
-            return self.g.depth_so_far >= need or _depth(_text_of(acc.update(v, key))) >= need
+            return self.g.depth_so_far >= need or nested_depth("\n".join(_flat(acc.update(v, key)))) >= need
 
         return self.g.deepen(value, deep_enough, acc.accepts)
 
@@ -593,8 +585,7 @@ class LoopBuilder:
             for v in subjects:
                 if v.grain in self.tform.on and g.can_second(self.tform, v.grain, context):
                     value, guard = g.use(self.tform, v, context)
-                    if guard:
-                        value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
+                    value = value.or_empty(guard)
                     return self.maybe_helper_value(value, v)
             self.fail("the target's value finds no subject")
         if self.acc is not None and not self.acc.needs:
@@ -607,7 +598,7 @@ class LoopBuilder:
         options = [f for f in g.forms_on(focus.grain, "map") + g.forms_on(focus.grain, "measure")
                    if not f.guard and g.can_second(f, focus.grain, context)]
         if self.acc is not None:
-            options = [f for f in options if self.acc.accepts(_gives_of(f, focus))]
+            options = [f for f in options if self.acc.accepts(f.gives_on(focus.grain))]
         if g.wants_marker():
             options = [f for f in options if _has_param_slot(f)] or options
         if not options or (rng.random() < 0.7 and not g.wants_marker()):
@@ -624,7 +615,7 @@ class LoopBuilder:
     def key_for(self, focus: Val, context, value: Val) -> Val:
         g = self.g
         opts = [f for f in g.forms_on(focus.grain, "measure") + g.forms_on(focus.grain, "map")
-                if not f.guard and not f.y and _gives_of(f, focus) in _NUMBERS + _TEXTS]
+                if not f.guard and not f.y and f.gives_on(focus.grain) in _NUMBERS + _TEXTS]
         if not opts:
             return focus
         key, _ = g.use(self.rng.choice(g.frugal(opts)), focus, context)
@@ -697,8 +688,7 @@ class LoopBuilder:
         acc = self.acc
         if acc is not None and acc.kind == "choose":
             grain = self.value_grain or acc.gives
-            options = [f for f in self.g.forms_on(focus.grain, "map") + self.g.forms_on(focus.grain, "measure")
-                       if not f.guard and not f.y and _gives_of(f, focus) == grain]
+            options = self.uses_giving(focus, grain)
             if focus.grain == grain and not options:
                 return acc.other(focus)
             if options:
@@ -706,9 +696,7 @@ class LoopBuilder:
                 return acc.other(value)
             self.fail("no other value to choose")
         if acc is not None and acc.kind == "first" and self.value_grain and self.value_grain != acc.gives:
-            from execverify_data.synth.generator import _default
-
-            return [f"return {_default(self.value_grain)}"]  # what the function returns when nothing is found
+            return [f"return {empty_value(self.value_grain)}"]  # what the function returns when nothing is found
         if acc is not None and not second:
             value = focus if not acc.needs or acc.accepts(focus.grain) else None
             if value is not None:
@@ -726,8 +714,7 @@ class LoopBuilder:
         if acc.early or acc.gives not in form.on or form.y:
             self.fail("the result does not fit the target's use")
         value, guard = g.fill(form, Val(acc.returns, acc.gives, frozenset({acc.returns})), lift=True)
-        if guard:
-            value = Val.of(f"{value.text} if {guard} else {_zero(value.grain)}", value.grain)
+        value = value.or_empty(guard)
         acc.returns = value.text
         self.result_grain = value.grain
         g.placed = True
@@ -774,7 +761,7 @@ def _walks(mode: str, tform: Form | None, target: str, chain: tuple[str, ...]) -
         options = list((FOR_HOPS if step == "for" else WHILE_HOPS).get(here, []))
         if mode == "iter" and here in tform.on:
             item = _item_of(tform, here)
-            if item and (step == "for" or _gives_of(tform, Val("x", here)) not in ("pairs", "items", "keys", "iter")):
+            if item and (step == "for" or tform.gives_on(here) not in ("pairs", "items", "keys", "iter")):
                 options.append((item, "target_parts"))
         if step == "while" and mode == "struct" and here in _STRUCT[target]:
             options.append((element_grain(here) if target != "op.ifloordiv" else "num", "struct"))
@@ -799,7 +786,7 @@ def _places(mode: str, tform: Form | None, chain: tuple, hops: tuple, grains: tu
         out = []
         if element_grain(last) in on and last in _INDEXABLE:
             out.append((-2, True, False))
-        if mode == "value" and first in on and _gives_of(tform, Val("x", first)) == first:
+        if mode == "value" and first in on and tform.gives_on(first) == first:
             out.append((-2, False, True))
         return out
     if mode == "cond":
@@ -822,9 +809,7 @@ def _places(mode: str, tform: Form | None, chain: tuple, hops: tuple, grains: tu
 
 def _item_of(form: Form, here: str) -> str | None:
     """The item grain of a loop over ``form`` applied to a value of grain ``here``."""
-    from execverify_data.synth.generator import _gives
-
-    gives = _gives(form, Val("x", here))
+    gives = form.gives_on(here)
     if gives == "pairs":
         return "num" if form.head == "builtin.zip" else element_grain(here)
     if gives in ("keys", "items"):
@@ -838,19 +823,17 @@ def _item_of(form: Form, here: str) -> str | None:
 
 def _against(focus: Val, setup: Val, rng) -> str | None:
     """A test of the focus against a value computed before the loop."""
-    num = ("num", "count", "index", "byte", "number")
-    if focus.grain in num and setup.grain in num:
+    if focus.grain in _NUMBERS and setup.grain in _NUMBERS:
         return rng.choice((f"{focus.text} == {setup.text}", f"{focus.text} < {setup.text}", f"{focus.text} > {setup.text}"))
     if focus.grain == "word" and setup.grain == "word":
         return rng.choice((f"{focus.text} == {setup.text}", f"len({focus.text}) < len({setup.text})"))
-    if focus.grain == "word" and setup.grain in num:
+    if focus.grain == "word" and setup.grain in _NUMBERS:
         return f"len({focus.text}) < {setup.text}"
     return None
 
 
 def _combine_with(focus: Val, setup: Val) -> Val | None:
-    num = ("num", "count", "index", "byte", "number")
-    if focus.grain in num and setup.grain in num:
+    if focus.grain in _NUMBERS and setup.grain in _NUMBERS:
         return Val.of(f"{setup.text} - {focus.text}", "num")
     return None
 
@@ -859,13 +842,13 @@ def _v(name: str, grain: str) -> Val:
     return Val(name, grain, frozenset({name}))
 
 
-def _threshold(focus: Val, spec, rng, g=None) -> str | None:
+def _threshold(focus: Val, spec, rng, g) -> str | None:
     """``len(x) > k`` / ``x > k`` with ``k`` inside the range the inputs take (a literal that may become a
     parameter, ``limit``, when the spec wants one more)."""
     grain = focus.grain
 
     def k(text: str) -> str:
-        return g.liftable("limit", text) if g is not None else text
+        return g.liftable("limit", text)
 
     if grain in ("word", "numstr"):
         return f"len({focus.text}) > {k(str(rng.choice((2, 3, 4))))}"
@@ -895,8 +878,6 @@ def _group(kind: str) -> str:
 
 @lru_cache(maxsize=None)
 def _kind_of_form(form: Form) -> str:
-    import re
-
     m = re.match(r"\{x\}(?:\[[^\]]*\])?\.(\w+)\(", form.text)
     if m:
         return m.group(1)
@@ -909,8 +890,6 @@ def _kind_of_form(form: Form) -> str:
 
 def _test_mark(test: str, focus: Val) -> tuple[str, str]:
     """(value, group of the kind of test) of a test text of the focus."""
-    import re
-
     m = re.search(re.escape(focus.text) + r"(?:\[[^\]]*\])?\.(\w+)\(", test)
     if m:
         return (focus.text, _group(m.group(1)))
@@ -919,6 +898,11 @@ def _test_mark(test: str, focus: Val) -> tuple[str, str]:
     if re.fullmatch(re.escape(focus.text) + r" (==|!=|in|not in) ['\"].*", test):
         return (focus.text, "literal")  # ch == 'a' and ch in 'aeiou' decide each other
     return (focus.text, test)
+
+
+def _bare_if(block: list) -> bool:
+    """Whether ``block`` is one ``if`` without ``elif``/``else`` (nested in a test, the two collapse into one)."""
+    return len(block) == 1 and isinstance(block[0], Stmt) and block[0].head.startswith("if ") and not block[0].tail
 
 
 def _statements(block: list):
@@ -945,8 +929,6 @@ def _flat(block: list) -> list[str]:
 
 
 def _has_param_slot(form: Form) -> bool:
-    from execverify_data.synth.vocab import SLOTS
-
     return any(SLOTS[slot].param for slot in form.slots)
 
 
@@ -966,37 +948,12 @@ def _first_item(focus: Val, rng) -> Val:
     return Val.of(f"{focus.atom}[{rng.choice((0, 0, -1))}]", element_grain(focus.grain))
 
 
-def _text_of(stmts: list) -> str:
-    out = []
-    for st in stmts:
-        if isinstance(st, Stmt):
-            out.append(st.head.rstrip(":").split(" ", 1)[-1])
-            out.append(_text_of(st.body))
-        else:
-            out.append(st)
-    return "\n".join(x for x in out if x)
-
-
-def _zero(grain: str) -> str:
-    from execverify_data.synth.generator import _default
-
-    return _default(grain)
-
-
-def _gives_of(form: Form, focus: Val) -> str:
-    from execverify_data.synth.generator import _gives
-
-    return _gives(form, focus)
-
-
 #: methods and builtins whose result is a bool
 _BOOL_CALLS = re.compile(r"(is\w*|startswith|endswith|isdisjoint|issubset|issuperset|any|all|bool|callable)$")
 
 
 def _is_bool(node) -> bool:
     """Whether an expression's value is always a bool, read from its form."""
-    import ast
-
     if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
         return True
     if isinstance(node, ast.BoolOp):
@@ -1014,8 +971,6 @@ def _as_bool(test: str) -> str | None:
     """What a ``-> bool`` helper returns for ``test``: the test itself when it is a bool, ``bool(test)``
     for arithmetic (``x & 1``, ``x % 3``), None when its value may be of another type (``a and b`` where
     ``a`` is a string: the test stays inline)."""
-    import ast
-
     node = ast.parse(test, mode="eval").body
     if _is_bool(node):
         return test
@@ -1044,13 +999,9 @@ class _Helper:
         return test if extracted == body else extracted
 
     def transform(self, value: Val, subject: Val) -> Val:
-        from execverify_data.synth.generator import _annotation
-
-        return Val.of(self._extract(value.text, subject, _annotation(value.grain), ("score_", "clean_", "key_of_")), value.grain)
+        return Val.of(self._extract(value.text, subject, annotation(value.grain), ("score_", "clean_", "key_of_")), value.grain)
 
     def _extract(self, text: str, subject: Val, returns: str, prefixes) -> str:
-        from execverify_data.synth.generator import _annotation, _type_of
-
         b = self.b
         if self.defined:
             return text
@@ -1060,8 +1011,6 @@ class _Helper:
             return text  # a literal that may become a parameter: stays inline
         if any(n not in entry_params for n in others):
             return text  # it reads loop state: stays inline
-        from execverify_data.synth.names import Names
-
         local = Names(b.rng)  # the helper's own scope: its parameter may share a name with the caller's locals
         local.used.update(others)
         pname = local.fresh({"word": "word", "char": "ch", "num": "value", "count": "value", "byte": "value",
@@ -1069,7 +1018,7 @@ class _Helper:
         body_text = _rename(text, subject.text, pname)
         stem = {"char": "char", "byte": "byte", "num": "value", "count": "value", "index": "position"}.get(subject.grain, subject.grain)
         self.name = b.names.fresh(_helper_name(text, b.rng.choice(prefixes), stem))
-        args = [f"{pname}: {_annotation(subject.grain)}"] + [f"{n}: {_type_of(entry_params[n])}" for n in others]
+        args = [f"{pname}: {annotation(subject.grain)}"] + [f"{n}: {param_type(entry_params[n])}" for n in others]
         self.params, self.returns = ", ".join(args), returns
         self.body = [f"return {body_text}"]
         self.defined = True
@@ -1081,8 +1030,6 @@ class _Helper:
 
 def _helper_name(text: str, prefix: str, stem: str) -> str:
     """A helper's name from what it does: ``is_digit`` for ``x.isdigit()``, ``key_of_lower`` for ``x.lower()``."""
-    import re
-
     m = re.search(r"\.(\w+)\(", text) or re.match(r"(\w+)\(", text)
     if m:
         name = m.group(1)
@@ -1097,8 +1044,6 @@ def _helper_name(text: str, prefix: str, stem: str) -> str:
 @lru_cache(maxsize=4096)
 def _free_names(text: str) -> frozenset[str]:
     """The names an expression reads that are neither bound by its comprehensions nor builtins."""
-    import ast
-
     tree = ast.parse(text, mode="eval")
     nodes = walk(tree)
     bound = {t.id for n in nodes if isinstance(n, ast.comprehension) for t in walk(n.target) if isinstance(t, ast.Name)}
@@ -1108,8 +1053,6 @@ def _free_names(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _rename(text: str, old: str, new: str) -> str:
     """The expression ``text`` with the name ``old`` written ``new`` (attributes and strings untouched)."""
-    import ast
-
     tree = ast.parse(text, mode="eval")
     for node in walk(tree):
         if isinstance(node, ast.Name) and node.id == old:
@@ -1119,11 +1062,8 @@ def _rename(text: str, old: str, new: str) -> str:
 
 def _reads(block) -> set[str]:
     """Names read anywhere in a block (statement heads and bodies)."""
-    import ast
-
     out: set[str] = set()
-
-    def names_of(text: str) -> set[str]:
+    for text in texts(block):
         t = text.strip()
         if t.endswith(":"):
             t = t[:-1]
@@ -1132,67 +1072,12 @@ def _reads(block) -> set[str]:
                     t = t[len(kw):]
                     break
             else:
-                return set()
+                continue
             if text.startswith("for "):
                 t = t.split(" in ", 1)[1] if " in " in t else t
         try:
             tree = ast.parse(t)
         except SyntaxError:
-            return set()
-        return {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-    def visit(b):
-        for st in b:
-            if isinstance(st, Stmt):
-                out.update(names_of(st.head))
-                visit(st.body)
-                for head, body in st.tail:
-                    out.update(names_of(head))
-                    visit(body)
-            else:
-                out.update(names_of(st))
-
-    visit(block)
+            continue
+        out.update(n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     return out
-
-
-def _name_for(acc, top: Val) -> str:
-    stem = top.text.rstrip("0123456789")
-    verb = {"count": "count", "total": "sum", "total_signed": "net", "total_mod": "checksum", "product": "product_of",
-            "xor": "xor_of", "mask": "mask_of", "mask_and": "common_bits", "collect": "collect",
-            "collect_front": "reverse", "collect_sorted": "sorted", "collect_reversed": "reversed", "extend": "flatten",
-            "build": "build", "join": "join", "join_repr": "quote", "tally": "tally", "index": "index",
-            "group": "group", "best": "max", "worst": "min", "best_none": "best", "longest": "longest",
-            "seen": "unique", "seen_many": "letters_in", "odd_seen": "odd", "dedupe": "dedupe", "first": "first",
-            "index_of": "find", "any": "has", "partition": "split", "common": "common", "choose": "pick", "chunks": "chunk", "chunks_set": "segments_of", "recent": "last_of",
-            "letters": "letters_in", "common_op": "common", "mean": "mean_of"}.get(acc.kind, "remaining")
-    return f"{verb}_{stem}"
-
-
-def _annotation(acc, secondary, value_grain: str | None = None, result_grain: str | None = None) -> str:
-    """The return annotation: from the accumulator's kind and the grain of the values it was given, or the
-    grain of what the return statement makes of the accumulator (``return set(kept)``)."""
-    from execverify_data.synth.generator import _annotation as by_grain
-
-    if result_grain is not None:
-        base = by_grain(result_grain)
-        return f"tuple[{base}, int]" if secondary is not None else base
-
-    # a total started at 0.0 (made for amounts) stays a float whatever it is given
-    number = "float" if value_grain == "amount" or f"{acc.name} = 0.0" in acc.init else "int"
-    # a best that starts as None stays None when nothing is better; it holds the values it is given
-    best_none = ("str" if value_grain in accs.TEXT_GRAINS else number) + " | None"
-    base = {"count": "int", "total": number, "total_signed": number, "total_mod": "int", "product": "int", "xor": "int",
-            "mask": "int", "mask_and": "int", "mean": "float", "chunks": "list[list]", "chunks_set": "int",
-            "letters": "list[str]", "common_op": "list[str]", "build": "str", "join": "str", "join_repr": "str",
-            "tally": "dict", "index": "dict", "group": "dict", "best": number, "worst": number, "best_none": best_none,
-            "longest": "str", "any": "bool",
-            "partition": {"[": "list", "(": "tuple"}.get(acc.returns[0]) if "*" in acc.returns else "tuple[list, list]"}.get(acc.kind)
-    if base is None:
-        if acc.early:
-            base = by_grain(value_grain or acc.gives)
-        elif acc.returns.startswith(("len(", "sum(")):
-            base = "int"
-        else:
-            base = "list"
-    return f"tuple[{base}, int]" if secondary is not None else base

@@ -6,7 +6,10 @@ that meet them, so the two can never disagree on what "nested depth 2" or "a ``f
 
 * :func:`call_depth`: how deeply calls nest as *arguments* of calls (``f(g(x))`` is 1; method
   chains such as ``s.strip().split()`` are receivers, not arguments, and do not count);
-* :func:`deepest_call`: the call of greatest depth in a tree;
+* :func:`deepest_call`: the call of greatest depth in a tree; :func:`nested_depth`, the same of a
+  text (the generator measures what it writes before it is a program);
+* :func:`builtin_chain`: builtins called on a builtin's result (``sorted(set(x))`` is 2), which the
+  generator keeps short;
 * :class:`Chains`: control-flow statements nested in a given order (``for`` > ``if``...), each
   inside the previous one's controlled blocks, ``if-elif`` being an ``if`` whose ``else`` is one
   ``if`` written with the ``elif`` keyword.
@@ -24,10 +27,12 @@ that meet them, so the two can never disagree on what "nested depth 2" or "a ``f
 from __future__ import annotations
 
 import ast
+import builtins
+from functools import lru_cache
 
 from execverify_data.astwalk import walk
 
-__all__ = ["Chains", "call_depth", "deepest_call"]
+__all__ = ["Chains", "builtin_chain", "call_depth", "deepest_call", "nested_depth"]
 
 
 def call_depth(node: ast.Call) -> int:
@@ -52,6 +57,44 @@ def deepest_call(tree: ast.AST, nodes: list[ast.AST] | None = None) -> tuple[int
             if depth > best:
                 best, where = depth, node
     return best, where
+
+
+@lru_cache(maxsize=65536)
+def nested_depth(text: str) -> int:
+    """The nested-call depth of an expression or of statements (0 when the text does not parse).
+
+    >>> nested_depth("total += len(word.strip())"), nested_depth("len(set(")
+    (1, 0)
+    """
+    if text.count("(") < 2:  # a call passed to a call takes two parentheses: most texts have fewer, and parse for nothing
+        return 0
+    for mode in ("eval", "exec"):
+        try:
+            return deepest_call(ast.parse(text, mode=mode))[0]
+        except SyntaxError:
+            continue
+    return 0
+
+
+@lru_cache(maxsize=65536)
+def builtin_chain(text: str) -> int:
+    """The longest chain of builtin function calls, each the first argument of the one around it, in ``text``
+    (counted from the outermost call).
+
+    >>> builtin_chain("sorted(set(x))"), builtin_chain("len(word.strip())"), builtin_chain("len(")
+    (2, 1, 0)
+    """
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return 0
+
+    def chain(n) -> int:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and hasattr(builtins, n.func.id):
+            return 1 + max((chain(a) for a in n.args[:1]), default=0)
+        return 0
+
+    return max((chain(n) for n in walk(node)), default=0)
 
 
 class Chains:

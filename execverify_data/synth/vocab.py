@@ -30,7 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Form", "GRAINS", "SLOTS", "Slot", "element_grain", "forms", "grain_type"]
+__all__ = ["Form", "GRAINS", "SLOTS", "Slot", "annotation", "element_grain", "empty_value", "forms", "grain_type",
+           "param_type"]
 
 
 #: grain -> type text (catalog type language). A grain is what a value is, beyond its type.
@@ -94,6 +95,53 @@ def element_grain(grain: str) -> str | None:
     return _ELEMENTS.get(grain)
 
 
+#: the type of the parameter grains that only a literal slot makes (``{k}`` -> ``limit: int``)
+_SLOT_PARAM_TYPES = {"limit": "int", "fragment": "str", "char": "str", "sepchar": "str", "key": "str"}
+
+
+def param_type(grain: str) -> str:
+    """The type text of an entry-point parameter of ``grain`` (a grain, or the grain of a literal slot).
+
+    >>> param_type("limit"), param_type("words")
+    ('int', 'list[str]')
+    """
+    return _SLOT_PARAM_TYPES.get(grain) or grain_type(grain)
+
+
+#: annotations of the grains of results that no parameter has (what forms give: pairs, groups...)
+_ANNOTATIONS = {"pairs": "list[tuple]", "groups": "dict[str, list]", "iter": "list", "keys": "list", "items": "list",
+                "triple": "str", "btriple": "bytes", "pairnum": "int", "blobs": "list[bytes]", "bool": "bool",
+                "index": "int", "byte": "int", "elem": "int", "none": "None"}
+
+
+def annotation(grain: str) -> str:
+    """The annotation of a value of ``grain`` ("object" for a grain of no known type).
+
+    >>> annotation("pairs"), annotation("word"), annotation("marker")
+    ('list[tuple]', 'str', 'object')
+    """
+    if grain in _ANNOTATIONS:
+        return _ANNOTATIONS[grain]
+    try:
+        return param_type(grain)
+    except KeyError:
+        return "object"
+
+
+_EMPTY = {"count": "0", "num": "0", "index": "-1", "byte": "0", "number": "0", "amount": "0.0", "word": "''",
+          "char": "''", "text": "''", "line": "''", "numstr": "''", "digits": "''", "blob": "b''", "flag": "False",
+          "words": "[]", "nums": "[]", "numstrs": "[]", "blobs": "[]"}
+
+
+def empty_value(grain: str) -> str:
+    """The literal a value of ``grain`` takes when there is nothing to give (``x if guard else 0``).
+
+    >>> empty_value("index"), empty_value("word"), empty_value("table")
+    ('-1', "''", 'None')
+    """
+    return _EMPTY.get(grain, "None")
+
+
 @dataclass(frozen=True)
 class Slot:
     """A literal in a template: its Python type, the values people write there, and, when it can
@@ -152,6 +200,33 @@ class Form:
     @property
     def slots(self) -> tuple[str, ...]:
         return _slots(self.text, self.guard)
+
+    def write(self, x: str, y: str = "", **slots) -> tuple[str, str]:
+        """The use's text on the subject ``x`` (and ``y``) with its ``slots`` filled, and its guard ("" when none)."""
+        return self.text.format(x=x, y=y, **slots), self.guard.format(x=x, y=y, **slots) if self.guard else ""
+
+    def gives_on(self, grain: str) -> str:
+        """The grain of what the form gives on a subject of ``grain`` (``gives`` resolved: ``"same"``,
+        ``"listof"``, ``"elem"``... say it relative to the subject)."""
+        g = self.gives
+        if g == "same":
+            return grain
+        if g in _OF:
+            table, default = _OF[g]
+            return table.get(grain, default)
+        if g == "elem":
+            return element_grain(grain) or "num"
+        return g
+
+
+#: the grain of a collection of the items of a grain, by the ``gives`` that asks for one: (table, otherwise)
+_OF = {
+    "listof": ({"ids": "nums", "tags": "words", "fids": "nums", "ftags": "words", "tnums": "nums", "twords": "words"},
+               "words"),
+    "tupleof": ({"nums": "tnums", "words": "twords"}, "twords"),
+    "setof": ({"nums": "ids", "words": "tags", "numstrs": "tags"}, "tags"),
+    "fsetof": ({"nums": "fids", "words": "ftags"}, "ftags"),
+}
 
 
 @lru_cache(maxsize=None)
