@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.inputs import Hints, draw_inputs, iter_inputs
+from execverify_data.instrument import OVER_BUDGET
 from execverify_data.synth.checker import check
 from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.synth.generator import Program
@@ -325,16 +326,17 @@ def _prescreen(program: Program, candidates: Iterable[tuple], config: FilterConf
 
     def feed(batch) -> str | None:
         for args, run in results(batch):
-            if best_effort and (run.status == "step_budget" or (run.status == "ok" and not run.askable)):
+            over = run.status in OVER_BUDGET
+            if best_effort and (over or (run.status is Status.OK and not run.askable)):
                 if counts is not None:
-                    name = "input_step_budget" if run.status == "step_budget" else "input_unaskable"
+                    name = "input_step_budget" if over else "input_unaskable"
                     counts[name] = counts.get(name, 0) + 1
                 continue
-            if run.status == "step_budget":
+            if over:
                 return "step_budget"
-            if run.status == "raised" and counts is not None:
+            if run.status is Status.EXCEPTION and counts is not None:
                 counts["input_raised"] = counts.get("input_raised", 0) + 1
-            if run.status == "ok" and not run.askable:
+            if run.status is Status.OK and not run.askable:
                 return "unaskable_output"
             runs.append(run)
             tried.append(args)
@@ -430,7 +432,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     kept_inputs = [format_arguments(args) for args, _ in picked]
     kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
     for trace, (_, text) in zip(kept, picked):
-        if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+        if trace.status in OVER_BUDGET:
             return None, "step_budget"
         if trace.status is not Status.OK or trace.output.text != text:
             return None, "nondeterministic"

@@ -1,0 +1,142 @@
+"""Running trusted code with its decisions recorded, under a budget.
+
+A program's tree is instrumented in place: :func:`wrap_tests` puts a recorder call (:func:`probe`,
+``name(id, test)``) around the tests of its decisions, and probes can go before statements. A
+:class:`Budget` then runs a call of it in this process under a step budget (the statements its
+probes count, or the line events of the instrumented code) and a wall-clock alarm, and says how the
+call ended with the tracer's :class:`~execverify_data.trace.Status`. The coverage probe that chooses
+synthesized inputs (:mod:`execverify_data.synth.coverage`) and the naturalness measures
+(:mod:`execverify_data.naturalness`) both run programs this way.
+
+>>> import ast
+>>> tree = ast.parse("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
+>>> outcomes = []
+>>> wrap_tests(tree, lambda test, node, kind: probe("seen", len(outcomes), test))
+>>> space = {"seen": lambda i, value: outcomes.append(bool(value)) or value}
+>>> exec(compile(tree, "<doc>", "exec"), space)
+>>> budget = Budget(100)
+>>> budget.run(lambda: space["f"](2), timeout=1.0, lines_of="<doc>"), outcomes, budget.steps, sorted(budget.ran)
+((<Status.OK: 'ok'>, 0), [True, True, False], 6, [2, 3, 4])
+>>> Budget(100).run(lambda: space["f"](10**9), timeout=1.0, lines_of="<doc>")
+(<Status.STEP_LIMIT: 'step_limit'>, None)
+"""
+
+from __future__ import annotations
+
+import ast
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from execverify_data.astwalk import children
+from execverify_data.trace import Status
+
+__all__ = ["OVER_BUDGET", "Budget", "probe", "wrap_tests"]
+
+#: The ends of a run stopped by its budget: steps, time, or (in the trusted runner) memory or recursion.
+OVER_BUDGET = frozenset({Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED})
+
+
+class _OverBudget(BaseException):
+    """Raised into a run at its step budget (a BaseException: programs' ``except Exception`` miss it)."""
+
+
+class _Timeout(BaseException):
+    """Raised into a run by the wall-clock alarm."""
+
+
+def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
+    raise _Timeout
+
+
+def probe(name: str, index: int, node: ast.AST, *, wrap: bool = True) -> ast.Call:
+    """The call ``name(index, node)`` (``name(index)`` without ``wrap``: a probe put before the statement
+    ``node``), every new node at ``node``'s location (what ``ast.fix_missing_locations`` would give it)."""
+    where = {"lineno": node.lineno, "col_offset": node.col_offset,
+             "end_lineno": node.end_lineno, "end_col_offset": node.end_col_offset}
+    args = [ast.Constant(index, **where), node] if wrap else [ast.Constant(index, **where)]
+    return ast.Call(ast.Name(name, ast.Load(), **where), args, [], **where)
+
+
+_DECISIONS = {ast.If: "if", ast.While: "while", ast.IfExp: "ifexp"}
+
+
+def wrap_tests(root: ast.AST, wrap: Callable[[ast.expr, ast.AST, str], ast.expr]) -> None:
+    """Put ``wrap(test, node, kind)`` in the place of every test under ``root``: the test of each ``if``,
+    ``while`` and conditional expression (kinds ``if``, ``while``, ``ifexp``; ``node`` is the statement or
+    expression), each ``if`` of a comprehension (``comprehension``) and each operand of ``and``/``or`` but
+    the last, whose truth decides whether the next one runs (``boolop``). ``wrap`` returns the test itself
+    to leave it alone. Post-order: the tests nested in a node's fields (in ``_fields`` order, as an
+    ``ast.NodeTransformer`` visits them) come before its own."""
+    for child in children(root):
+        wrap_tests(child, wrap)
+    kind = _DECISIONS.get(type(root))
+    if kind is not None:
+        root.test = wrap(root.test, root, kind)
+    elif type(root) is ast.comprehension:
+        root.ifs = [wrap(t, root, "comprehension") for t in root.ifs]
+    elif type(root) is ast.BoolOp:
+        root.values[:-1] = [wrap(v, root, "boolop") for v in root.values[:-1]]
+
+
+class Budget:
+    """The steps of one run (``steps``) and where they were (``ran``), stopping the run past ``max_steps``.
+
+    A step is a call of :meth:`step` (a statement probe, with the statement's id) or, when :meth:`run` is
+    given ``lines_of``, a line event of code compiled under that file name (with the line's number).
+    """
+
+    __slots__ = ("steps", "max_steps", "ran")
+
+    def __init__(self, max_steps: int) -> None:
+        self.steps, self.max_steps, self.ran = 0, max_steps, set()
+
+    def step(self, where: int) -> None:
+        self.ran.add(where)
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise _OverBudget
+
+    def _lines(self, filename: str):
+        ran = self.ran
+
+        def on_line(frame, event, arg):
+            if event == "line":
+                self.steps += 1
+                ran.add(frame.f_lineno)
+                if self.steps > self.max_steps:
+                    raise _OverBudget
+            return on_line
+
+        return lambda frame, event, arg: on_line if frame.f_code.co_filename == filename else None
+
+    def run(self, call: Callable[[], Any], *, timeout: float, lines_of: str | None = None) -> tuple[Status, Any]:
+        """``(Status.OK, call())``, or ``(status, None)`` when the call did not return: ``EXCEPTION`` (it
+        raised, or exited), ``STEP_LIMIT`` (past the budget) or ``TIMEOUT`` (past ``timeout`` seconds; the
+        alarm works in the main thread only). Trusted code only: it runs in this process."""
+        alarm = threading.current_thread() is threading.main_thread()
+        if alarm:
+            previous = signal.signal(signal.SIGALRM, _on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        if lines_of is not None:
+            previous_trace = sys.gettrace()
+            sys.settrace(self._lines(lines_of))
+        try:
+            try:
+                return Status.OK, call()
+            finally:
+                if lines_of is not None:
+                    sys.settrace(previous_trace)
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except _OverBudget:
+            return Status.STEP_LIMIT, None
+        except _Timeout:  # a late alarm, between the call's end and the disarm, lands here too
+            return Status.TIMEOUT, None
+        except (Exception, SystemExit):  # noqa: BLE001 - the code's own failure
+            return Status.EXCEPTION, None
+        finally:
+            if alarm:
+                signal.signal(signal.SIGALRM, previous)
