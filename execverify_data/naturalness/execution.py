@@ -1,0 +1,321 @@
+"""Execution measures: a program run on inputs with probes (:mod:`execverify_data.instrument`) that record every
+test's outcome, every statement that ran and the type of every formatted value."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import signal
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from execverify_data.astwalk import walk
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.naturalness.patterns import _parsed, _read_names, _value_sites
+from execverify_data.trace import trusted_arguments
+from execverify_data.values import format_arguments, parse_arguments
+
+__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "dead_statements", "never_evaluated_tests", "observe",
+           "one_sided_tests"]
+
+#: The tests the execution measures count by default: ``if``, ``elif``, ``while`` and conditional
+#: expressions. :func:`observe` also records ``"boolop"`` tests (each operand of ``and``/``or`` but the
+#: last: its truth decides whether the next one runs), counted when ``kinds`` names them.
+#: Comprehension filters are not recorded.
+TEST_KINDS = ("if", "elif", "while", "ifexp")
+
+
+class Share(NamedTuple):
+    """``hits`` of ``total`` (``percent`` is ``None`` when ``total`` is 0)."""
+
+    hits: int
+    total: int
+
+    @property
+    def percent(self) -> float | None:
+        return 100.0 * self.hits / self.total if self.total else None
+
+
+class Site(NamedTuple):
+    """A place in a program: ``index`` in :func:`execverify_data.astwalk.walk` order of the module,
+    its ``line``, and its ``kind`` (a test kind of :data:`TEST_KINDS` or ``'boolop'``, a statement's
+    class name, or ``'repr'``/``'fstring'`` for a formatted value)."""
+
+    index: int
+    line: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the probes saw over the runs of one program that completed.
+
+    Args:
+        tests (`dict[Site, frozenset[bool]]`): every test of the functions the entry point reaches,
+            with the outcomes it took (an empty set: never evaluated).
+        statements (`dict[Site, bool]`): every statement of those functions (docstrings left out),
+            and whether it ran.
+        values (`dict[Site, frozenset[str]]`): every ``repr(x)`` and f-string field, with the type
+            names of the values it formatted.
+        inputs (`tuple[str, ...]`): the inputs whose runs completed (the ones observed).
+        failed (`int`): runs that raised or went past the budget (not observed).
+    """
+
+    tests: dict
+    statements: dict
+    values: dict
+    inputs: tuple = ()
+    failed: int = 0
+
+
+class _OverBudget(BaseException):
+    """Raised into a run at its statement budget (a BaseException: programs' ``except Exception`` miss it)."""
+
+
+class _Timeout(BaseException):
+    """Raised into a run by the wall-clock alarm."""
+
+
+def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
+    raise _Timeout
+
+
+class _Probe:
+    """The functions the instrumented program calls, collecting what one run does."""
+
+    __slots__ = ("tests", "statements", "values", "steps", "limit", "text")
+
+    def __init__(self, limit: int):
+        self.text: str | None = None  # the literal text of arguments given as expressions (trusted inputs)
+        self.tests: set[tuple[int, bool]] = set()
+        self.statements: set[int] = set()
+        self.values: set[tuple[int, str]] = set()
+        self.steps, self.limit = 0, limit
+
+    def test(self, index: int, value) -> bool:
+        outcome = True if value else False
+        self.tests.add((index, outcome))
+        return outcome
+
+    def statement(self, index: int) -> None:
+        self.statements.add(index)
+        self.steps += 1
+        if self.steps > self.limit:
+            raise _OverBudget
+
+    def operand(self, index: int, value):
+        self.tests.add((index, True if value else False))
+        return value
+
+    def value(self, index: int, value):
+        self.values.add((index, type(value).__name__))
+        return value
+
+
+def _reached(tree: ast.Module, entry_point: str) -> list[ast.AST]:
+    """The module-level functions the entry point reaches by name (itself first), transitively."""
+    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if entry_point not in functions:
+        raise ProgramError(f"the program defines no function named {entry_point!r} at module level; "
+                           f"pass one of {sorted(functions)}")
+    order, todo = [], [entry_point]
+    while todo:
+        name = todo.pop(0)
+        if name in order:
+            continue
+        order.append(name)
+        todo.extend(sorted(_read_names([functions[name]]) & functions.keys() - set(order)))
+    return [functions[name] for name in order]
+
+
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
+
+
+_STATEMENT_LISTS = ("body", "orelse", "finalbody")
+
+
+class _Program:
+    """One program, instrumented once (a fresh parse of its source) and run on any number of inputs."""
+
+    def __init__(self, source: str, entry_point: str, *, max_steps: int, timeout: float):
+        _, _, bound, _ = _parsed(source)  # validates the source
+        tree = ast.parse(source)
+        nodes = walk(tree)
+        order = {id(n): i for i, n in enumerate(nodes)}
+        self.entry_point, self.max_steps, self.timeout = entry_point, max_steps, timeout
+        self.tests: list[Site] = []
+        self.statements: list[Site] = []
+        self.values: list[Site] = []
+        inside = [n for f in _reached(tree, entry_point) for n in walk(f)]
+        elifs = {id(n.orelse[0]) for n in inside if isinstance(n, ast.If) and len(n.orelse) == 1
+                 and isinstance(n.orelse[0], ast.If) and n.orelse[0].col_offset == n.col_offset}
+        for node, kind, expr in _value_sites(inside, bound):
+            site = Site(order[id(node)], node.lineno, kind)
+            self.values.append(site)
+            wrapped = ast.copy_location(_call("__nat_v__", ast.Constant(site.index), expr), expr)
+            if kind == "repr":
+                node.args[0] = wrapped
+            else:
+                node.value = wrapped
+        for node in inside:
+            if isinstance(node, ast.BoolOp):  # each operand but the last decides whether the next one runs
+                for position, operand in enumerate(node.values[:-1]):
+                    site = Site(order[id(operand)], operand.lineno, "boolop")
+                    self.tests.append(site)
+                    node.values[position] = ast.copy_location(
+                        _call("__nat_o__", ast.Constant(site.index), operand), operand)
+            elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                kind = ("elif" if id(node) in elifs else "if") if isinstance(node, ast.If) else (
+                    "while" if isinstance(node, ast.While) else "ifexp")
+                site = Site(order[id(node)], node.lineno, kind)
+                self.tests.append(site)
+                node.test = ast.copy_location(_call("__nat_t__", ast.Constant(site.index), node.test), node.test)
+        for node in inside:
+            for field in _STATEMENT_LISTS:
+                body = getattr(node, field, None)
+                if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt):
+                    continue
+                probed = []
+                for position, statement in enumerate(body):
+                    if (position == 0 and field == "body" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                            and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                            and isinstance(statement.value.value, str)):
+                        probed.append(statement)  # a docstring: not a statement that runs
+                        continue
+                    site = Site(order[id(statement)], statement.lineno, type(statement).__name__)
+                    self.statements.append(site)
+                    probe = ast.Expr(_call("__nat_s__", ast.Constant(site.index)))
+                    probed += [ast.copy_location(probe, statement), statement]
+                setattr(node, field, probed)
+        # handlers (ExceptHandler) and match cases have bodies of their own: they are nodes of ``inside`` too
+        self.code = compile(ast.fix_missing_locations(tree), "<naturalness>", "exec", dont_inherit=True)
+
+    def run(self, text: str, *, trusted: bool = False) -> _Probe | str:
+        """Run the entry point on the argument text: the probe when the call returned, else why not
+        (``"raised"``, or ``"budget"`` past the statement budget or the time limit).
+
+        With ``trusted``, an argument text that is not a list of literals (a few CRUXEval inputs, such as
+        ``"''.join(['A'] * 20)"``) is evaluated in the program's namespace, as the tracer's
+        ``trusted_call`` does; the probe's ``text`` is then the arguments' literal text, when they have one.
+        """
+        try:
+            args, kwargs = parse_arguments(text)
+        except AnswerError as exc:
+            if not trusted:
+                raise ProgramError(f"the input {text[:80]!r} is not a literal argument list ({exc}); "
+                                   "for trusted benchmark data pass trusted_inputs=True") from None
+            args = kwargs = None
+        probe = _Probe(self.max_steps)
+        namespace = {"__name__": "__main__", "__builtins__": builtins, "__nat_t__": probe.test,
+                     "__nat_s__": probe.statement, "__nat_v__": probe.value, "__nat_o__": probe.operand}
+        alarm = threading.current_thread() is threading.main_thread()
+        if alarm:
+            previous = signal.signal(signal.SIGALRM, _on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(self.code, namespace)  # trusted: our synthesized programs and benchmark data, with probes
+                    if args is None:
+                        _, args, kwargs = trusted_arguments(f"{self.entry_point}({text})", namespace)
+                        with contextlib.suppress(Exception):
+                            probe.text = format_arguments(args, kwargs)
+                    namespace[self.entry_point](*args, **kwargs)
+            finally:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except (_OverBudget, _Timeout):  # a late alarm, between the call's end and the disarm, lands here too
+            return "budget"
+        except (Exception, SystemExit):  # noqa: BLE001 - a run that raised is not observed
+            return "raised"
+        finally:
+            if alarm:
+                signal.signal(signal.SIGALRM, previous)
+        return probe
+
+    def observation(self, runs: list[tuple[str, _Probe | str]]) -> Observation:
+        """What the completed runs of ``runs`` (``(input, probe or failure)`` pairs) did, merged."""
+        done = [(text, probe) for text, probe in runs if isinstance(probe, _Probe)]
+        outcomes: dict[int, set[bool]] = {}
+        kinds: dict[int, set[str]] = {}
+        ran: set[int] = set()
+        for _, probe in done:
+            for index, outcome in probe.tests:
+                outcomes.setdefault(index, set()).add(outcome)
+            for index, kind in probe.values:
+                kinds.setdefault(index, set()).add(kind)
+            ran |= probe.statements
+        return Observation(
+            tests={s: frozenset(outcomes.get(s.index, ())) for s in self.tests},
+            statements={s: s.index in ran for s in self.statements},
+            values={s: frozenset(kinds.get(s.index, ())) for s in self.values},
+            inputs=tuple(text for text, _ in done),
+            failed=len(runs) - len(done),
+        )
+
+
+def _check_budget(max_steps: int, timeout: float) -> None:
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+
+
+def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: int = 20_000,
+            timeout: float = 2.0, trusted_inputs: bool = False) -> Observation:
+    """Run ``entry_point(*args)`` for each argument text of ``inputs`` (CRUXEval ``input`` format, such as
+    ``"[1, 2], 'a'"``) with probes, and return what the runs that completed did.
+
+    The probed functions are the entry point and the module-level functions it reaches by name.
+    A run stops (and is counted in ``failed``, not observed) when it raises, executes more than
+    ``max_steps`` statements or runs past ``timeout`` seconds (the alarm works in the main thread only).
+    ``trusted_inputs`` lets argument texts be expressions, evaluated in the program's namespace
+    (trusted benchmark data only).
+
+    >>> obs = observe("def f(n):\\n    return 'big' if n > 9 else 'small'\\n", "f", ["3", "12", "'x'"])
+    >>> [(s.kind, sorted(o)) for s, o in obs.tests.items()], obs.failed
+    ([('ifexp', [False, True])], 1)
+    """
+    _check_budget(max_steps, timeout)
+    if isinstance(inputs, str):
+        raise InvalidArgument("inputs must be a sequence of argument texts such as [\"[1, 2], 'a'\"], not one str")
+    program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
+    return program.observation([(text, program.run(text, trusted=trusted_inputs)) for text in inputs])
+
+
+def one_sided_tests(observation: Observation, kinds: Sequence[str] = TEST_KINDS) -> Share:
+    """Tests (of ``kinds``) that did not take both outcomes over the observed runs, of all tests; a test
+    never evaluated counts as one-sided too.
+
+    >>> obs = observe("def f(n):\\n    if n > 0:\\n        return 1\\n    return 2\\n", "f", ["1", "2"])
+    >>> one_sided_tests(obs).percent
+    100.0
+    """
+    tests = [o for s, o in observation.tests.items() if s.kind in kinds]
+    return Share(sum(1 for o in tests if len(o) < 2), len(tests))
+
+
+def never_evaluated_tests(observation: Observation, kinds: Sequence[str] = TEST_KINDS) -> Share:
+    """Tests (of ``kinds``) that no observed run evaluated, of all tests.
+
+    >>> source = "def f(n):\\n    if n > 0:\\n        return 1\\n    while n < -5:\\n        n += 1\\n    return n\\n"
+    >>> never_evaluated_tests(observe(source, "f", ["1"]))
+    Share(hits=1, total=2)
+    """
+    tests = [o for s, o in observation.tests.items() if s.kind in kinds]
+    return Share(sum(1 for o in tests if not o), len(tests))
+
+
+def dead_statements(observation: Observation) -> Share:
+    """Statements that no observed run executed, of all statements of the probed functions (every
+    statement counts, compound ones too; docstrings do not).
+
+    >>> dead_statements(observe("def f(n):\\n    if n > 0:\\n        return 1\\n    return 2\\n", "f", ["1"]))
+    Share(hits=1, total=3)
+    """
+    return Share(sum(1 for ran in observation.statements.values() if not ran), len(observation.statements))
