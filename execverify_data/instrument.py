@@ -1,6 +1,6 @@
 """Running trusted code with its decisions recorded, under a budget.
 
-A program's tree is instrumented in place: :func:`wrap_tests` puts a recorder call (:func:`probe`,
+A program's tree is instrumented in place: :func:`wrap_tests` puts a recorder call (:func:`probe_call`,
 ``name(id, test)``) around the tests of its decisions, and probes can go before statements. A
 :class:`Budget` then runs a call of it in this process under a step budget (the statements its
 probes count, or the line events of the instrumented code) and a wall-clock alarm, and says how the
@@ -11,7 +11,7 @@ synthesized inputs (:mod:`execverify_data.synth.coverage`) and the naturalness m
 >>> import ast
 >>> tree = ast.parse("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
 >>> outcomes = []
->>> wrap_tests(tree, lambda test, node, kind: probe("seen", len(outcomes), test))
+>>> wrap_tests(tree, lambda test, node, kind: probe_call("seen", len(outcomes), test))
 >>> space = {"seen": lambda i, value: outcomes.append(bool(value)) or value}
 >>> exec(compile(tree, "<doc>", "exec"), space)
 >>> budget = Budget(100)
@@ -33,7 +33,7 @@ from typing import Any
 from execverify_data.astwalk import children
 from execverify_data.trace import Status
 
-__all__ = ["OVER_BUDGET", "Budget", "probe", "wrap_tests"]
+__all__ = ["OVER_BUDGET", "Budget", "probe_call", "wrap_tests"]
 
 #: The ends of a run stopped by its budget: steps, time, or (in the trusted runner) memory or recursion.
 OVER_BUDGET = frozenset({Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED})
@@ -51,7 +51,7 @@ def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
     raise _Timeout
 
 
-def probe(name: str, index: int, node: ast.AST, *, wrap: bool = True) -> ast.Call:
+def probe_call(name: str, index: int, node: ast.AST, *, wrap: bool = True) -> ast.Call:
     """The call ``name(index, node)`` (``name(index)`` without ``wrap``: a probe put before the statement
     ``node``), every new node at ``node``'s location (what ``ast.fix_missing_locations`` would give it)."""
     where = {"lineno": node.lineno, "col_offset": node.col_offset,

@@ -7,7 +7,9 @@ import random
 from collections.abc import Iterator, Sequence
 
 from execverify_data.errors import InvalidArgument
+from execverify_data.instrument import OVER_BUDGET
 from execverify_data.naturalness.execution import _check_budget, _Probe, _Program
+from execverify_data.trace import Status
 from execverify_data.values import format_arguments, parse_arguments
 
 __all__ = ["edited_inputs", "small_edits", "type_text_of"]
@@ -115,11 +117,11 @@ def _edited_runs(program: _Program, first: str, types, seed: int, k: int, tries:
     kept, stalls = [], 0
     for text in small_edits(first, types, seed=seed, tries=tries):
         probe = program.run(text)
-        if isinstance(probe, _Probe):
+        if probe.status is Status.OK:
             kept.append((text, probe))
             if len(kept) >= k:
                 break
-        elif probe == "budget":
+        elif probe.status in OVER_BUDGET:
             stalls += 1
             if stalls >= _MAX_STALLS:
                 break

@@ -7,16 +7,15 @@ import ast
 import builtins
 import contextlib
 import io
-import signal
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.instrument import Budget, probe_call, wrap_tests
 from execverify_data.naturalness.patterns import _parsed, _read_names, _value_sites
-from execverify_data.trace import trusted_arguments
+from execverify_data.trace import Status, trusted_arguments
 from execverify_data.values import format_arguments, parse_arguments
 
 __all__ = ["TEST_KINDS", "Observation", "Share", "Site", "dead_statements", "never_evaluated_tests", "observe",
@@ -72,43 +71,21 @@ class Observation:
     failed: int = 0
 
 
-class _OverBudget(BaseException):
-    """Raised into a run at its statement budget (a BaseException: programs' ``except Exception`` miss it)."""
+class _Probe(Budget):
+    """What one run does: the tests' outcomes, the statements that ran (``ran``, the budget's steps), the type
+    names of the formatted values, and how the run ended (``status``)."""
 
+    __slots__ = ("status", "tests", "text", "values")
 
-class _Timeout(BaseException):
-    """Raised into a run by the wall-clock alarm."""
-
-
-def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
-    raise _Timeout
-
-
-class _Probe:
-    """The functions the instrumented program calls, collecting what one run does."""
-
-    __slots__ = ("tests", "statements", "values", "steps", "limit", "text")
-
-    def __init__(self, limit: int):
+    def __init__(self, max_steps: int):
+        super().__init__(max_steps)
         self.text: str | None = None  # the literal text of arguments given as expressions (trusted inputs)
         self.tests: set[tuple[int, bool]] = set()
-        self.statements: set[int] = set()
         self.values: set[tuple[int, str]] = set()
-        self.steps, self.limit = 0, limit
+        self.status = Status.OK
 
-    def test(self, index: int, value) -> bool:
-        outcome = True if value else False
-        self.tests.add((index, outcome))
-        return outcome
-
-    def statement(self, index: int) -> None:
-        self.statements.add(index)
-        self.steps += 1
-        if self.steps > self.limit:
-            raise _OverBudget
-
-    def operand(self, index: int, value):
-        self.tests.add((index, True if value else False))
+    def test(self, index: int, value):
+        self.tests.add((index, bool(value)))
         return value
 
     def value(self, index: int, value):
@@ -132,10 +109,6 @@ def _reached(tree: ast.Module, entry_point: str) -> list[ast.AST]:
     return [functions[name] for name in order]
 
 
-def _call(name: str, *args: ast.expr) -> ast.Call:
-    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
-
-
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
 
 
@@ -151,30 +124,29 @@ class _Program:
         self.tests: list[Site] = []
         self.statements: list[Site] = []
         self.values: list[Site] = []
-        inside = [n for f in _reached(tree, entry_point) for n in walk(f)]
+        reached = _reached(tree, entry_point)
+        inside = [n for f in reached for n in walk(f)]
         elifs = {id(n.orelse[0]) for n in inside if isinstance(n, ast.If) and len(n.orelse) == 1
                  and isinstance(n.orelse[0], ast.If) and n.orelse[0].col_offset == n.col_offset}
         for node, kind, expr in _value_sites(inside, bound):
             site = Site(order[id(node)], node.lineno, kind)
             self.values.append(site)
-            wrapped = ast.copy_location(_call("__nat_v__", ast.Constant(site.index), expr), expr)
             if kind == "repr":
-                node.args[0] = wrapped
+                node.args[0] = probe_call("__nat_v__", site.index, expr)
             else:
-                node.value = wrapped
-        for node in inside:
-            if isinstance(node, ast.BoolOp):  # each operand but the last decides whether the next one runs
-                for position, operand in enumerate(node.values[:-1]):
-                    site = Site(order[id(operand)], operand.lineno, "boolop")
-                    self.tests.append(site)
-                    node.values[position] = ast.copy_location(
-                        _call("__nat_o__", ast.Constant(site.index), operand), operand)
-            elif isinstance(node, (ast.If, ast.While, ast.IfExp)):
-                kind = ("elif" if id(node) in elifs else "if") if isinstance(node, ast.If) else (
-                    "while" if isinstance(node, ast.While) else "ifexp")
-                site = Site(order[id(node)], node.lineno, kind)
-                self.tests.append(site)
-                node.test = ast.copy_location(_call("__nat_t__", ast.Constant(site.index), node.test), node.test)
+                node.value = probe_call("__nat_v__", site.index, expr)
+
+        def test(expr: ast.expr, node: ast.AST, kind: str) -> ast.expr:
+            if kind == "comprehension":
+                return expr
+            where = expr if kind == "boolop" else node
+            site = Site(order[id(where)], where.lineno, "elif" if id(node) in elifs else kind)
+            self.tests.append(site)
+            return probe_call("__nat_t__", site.index, expr)
+
+        for function in reached:
+            wrap_tests(function, test)
+        self.tests.sort()  # walk order
         for node in inside:
             for field in _STATEMENT_LISTS:
                 body = getattr(node, field, None)
@@ -189,15 +161,15 @@ class _Program:
                         continue
                     site = Site(order[id(statement)], statement.lineno, type(statement).__name__)
                     self.statements.append(site)
-                    probe = ast.Expr(_call("__nat_s__", ast.Constant(site.index)))
-                    probed += [ast.copy_location(probe, statement), statement]
+                    probed += [ast.copy_location(ast.Expr(probe_call("__nat_s__", site.index, statement, wrap=False)), statement),
+                               statement]
                 setattr(node, field, probed)
         # handlers (ExceptHandler) and match cases have bodies of their own: they are nodes of ``inside`` too
-        self.code = compile(ast.fix_missing_locations(tree), "<naturalness>", "exec", dont_inherit=True)
+        self.code = compile(tree, "<naturalness>", "exec", dont_inherit=True)
 
-    def run(self, text: str, *, trusted: bool = False) -> _Probe | str:
-        """Run the entry point on the argument text: the probe when the call returned, else why not
-        (``"raised"``, or ``"budget"`` past the statement budget or the time limit).
+    def run(self, text: str, *, trusted: bool = False) -> _Probe:
+        """Run the entry point on the argument text: the probe, whose ``status`` says how the call ended
+        (:meth:`execverify_data.instrument.Budget.run`: past the statement budget is ``STEP_LIMIT``).
 
         With ``trusted``, an argument text that is not a list of literals (a few CRUXEval inputs, such as
         ``"''.join(['A'] * 20)"``) is evaluated in the program's namespace, as the tracer's
@@ -212,35 +184,24 @@ class _Program:
             args = kwargs = None
         probe = _Probe(self.max_steps)
         namespace = {"__name__": "__main__", "__builtins__": builtins, "__nat_t__": probe.test,
-                     "__nat_s__": probe.statement, "__nat_v__": probe.value, "__nat_o__": probe.operand}
-        alarm = threading.current_thread() is threading.main_thread()
-        if alarm:
-            previous = signal.signal(signal.SIGALRM, _on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.timeout)
-        try:
-            try:
-                with contextlib.redirect_stdout(io.StringIO()):
-                    exec(self.code, namespace)  # trusted: our synthesized programs and benchmark data, with probes
-                    if args is None:
-                        _, args, kwargs = trusted_arguments(f"{self.entry_point}({text})", namespace)
-                        with contextlib.suppress(Exception):
-                            probe.text = format_arguments(args, kwargs)
-                    namespace[self.entry_point](*args, **kwargs)
-            finally:
-                if alarm:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-        except (_OverBudget, _Timeout):  # a late alarm, between the call's end and the disarm, lands here too
-            return "budget"
-        except (Exception, SystemExit):  # noqa: BLE001 - a run that raised is not observed
-            return "raised"
-        finally:
-            if alarm:
-                signal.signal(signal.SIGALRM, previous)
+                     "__nat_s__": probe.step, "__nat_v__": probe.value}
+
+        def call():
+            nonlocal args, kwargs
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(self.code, namespace)  # trusted: our synthesized programs and benchmark data, with probes
+                if args is None:
+                    _, args, kwargs = trusted_arguments(f"{self.entry_point}({text})", namespace)
+                    with contextlib.suppress(Exception):
+                        probe.text = format_arguments(args, kwargs)
+                namespace[self.entry_point](*args, **kwargs)
+
+        probe.status, _ = probe.run(call, timeout=self.timeout)
         return probe
 
-    def observation(self, runs: list[tuple[str, _Probe | str]]) -> Observation:
-        """What the completed runs of ``runs`` (``(input, probe or failure)`` pairs) did, merged."""
-        done = [(text, probe) for text, probe in runs if isinstance(probe, _Probe)]
+    def observation(self, runs: list[tuple[str, _Probe]]) -> Observation:
+        """What the completed runs of ``runs`` (``(input, probe)`` pairs) did, merged."""
+        done = [(text, probe) for text, probe in runs if probe.status is Status.OK]
         outcomes: dict[int, set[bool]] = {}
         kinds: dict[int, set[str]] = {}
         ran: set[int] = set()
@@ -249,7 +210,7 @@ class _Program:
                 outcomes.setdefault(index, set()).add(outcome)
             for index, kind in probe.values:
                 kinds.setdefault(index, set()).add(kind)
-            ran |= probe.statements
+            ran |= probe.ran
         return Observation(
             tests={s: frozenset(outcomes.get(s.index, ())) for s in self.tests},
             statements={s: s.index in ran for s in self.statements},

@@ -11,13 +11,13 @@ from execverify_data.naturalness import patterns
 from execverify_data.naturalness.edits import _edited_runs
 from execverify_data.naturalness.execution import (
     _check_budget,
-    _Probe,
     _Program,
     dead_statements,
     never_evaluated_tests,
     one_sided_tests,
 )
 from execverify_data.naturalness.lint import lint_counts
+from execverify_data.trace import Status
 
 __all__ = ["measure_programs", "program_figures"]
 
@@ -43,7 +43,7 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
     program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
     own_runs = [(text, program.run(text, trusted=trusted_inputs)) for text in inputs]
     own = program.observation(own_runs)
-    completed = [(text, probe) for text, probe in own_runs if isinstance(probe, _Probe)]
+    completed = [(text, probe) for text, probe in own_runs if probe.status is Status.OK]
     edit_runs = completed[:1]
     if completed:
         first, probe = completed[0]

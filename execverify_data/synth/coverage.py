@@ -36,7 +36,7 @@ import ast
 from dataclasses import dataclass
 
 from execverify_data.astwalk import walk
-from execverify_data.instrument import OVER_BUDGET, Budget, probe, wrap_tests
+from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.trace import Status
 from execverify_data.values import encode, format_arguments, self_equal
@@ -57,7 +57,7 @@ def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
         if kind == "boolop":
             return test
         tests[len(tests)] = (test.lineno if kind == "comprehension" else node.lineno, kind)
-        return probe(RECORD, len(tests) - 1, test)
+        return probe_call(RECORD, len(tests) - 1, test)
 
     wrap_tests(tree, record)
     return tests
@@ -76,7 +76,7 @@ def _wrap_values(tree: ast.AST) -> None:
     def wrap(call: ast.Call) -> ast.expr:
         nonlocal count
         count += 1
-        return probe(VALUE, count - 1, call)
+        return probe_call(VALUE, count - 1, call)
 
     def wanted(child: ast.AST, parent: ast.AST) -> bool:
         return type(child) is ast.Call and not isinstance(parent, ast.Expr) and _reads_a_variable(child)
