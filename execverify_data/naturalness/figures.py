@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Sequence
 
 from execverify_data.errors import AnswerError, InvalidArgument
@@ -60,17 +59,18 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
     return out
 
 
-def _program_job(job: tuple[dict, int]) -> dict:  # pragma: no cover - runs in worker processes
-    program, seed = job
-    figures = program_figures(program["source"], program["entry_point"], program["inputs"], types=program.get("types"),
-                              seed=seed, trusted_inputs=program.get("trusted", False))
-    if program.get("spec") is not None:
-        from execverify_data.synth.checker import check
-        from execverify_data.synth.spec import ConstraintSpec
+def _program_jobs(programs: list[dict], seed: int) -> list[dict]:  # pragma: no cover - runs in worker processes
+    out = []
+    for program in programs:
+        out.append(program_figures(program["source"], program["entry_point"], program["inputs"], seed=seed,
+                                   types=program.get("types"), trusted_inputs=program.get("trusted", False)))
+        if program.get("spec") is not None:
+            from execverify_data.synth.checker import check
+            from execverify_data.synth.spec import ConstraintSpec
 
-        figures["checker_ok"] = check(program["source"], ConstraintSpec.from_dict(program["spec"]),
-                                      entry=program["entry_point"]).ok
-    return figures
+            out[-1]["checker_ok"] = check(program["source"], ConstraintSpec.from_dict(program["spec"]),
+                                          entry=program["entry_point"]).ok
+    return out
 
 
 def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 0, memory_mb: int = 2048,
@@ -84,27 +84,17 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
     ``memory_mb`` (the pipeline's worker set-up), so set orders inside programs, and the figures, do
     not depend on the number of workers; pylint uses ``workers`` processes too.
     """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     from execverify_data.pipeline import _init_worker
+    from execverify_data.workpool import spawn_pool
 
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
     programs = list(programs)
     if not programs:
         return []
-    saved = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = "0"
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_init_worker, initargs=(memory_mb,)) as pool:
-            figures = list(pool.map(_program_job, [(p, seed) for p in programs], chunksize=32))
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONHASHSEED", None)
-        else:
-            os.environ["PYTHONHASHSEED"] = saved
+    with spawn_pool(workers, initializer=_init_worker, initargs=(memory_mb,)) as submit:
+        chunks = [submit(_program_jobs, programs[i:i + 32], seed) for i in range(0, len(programs), 32)]
+        figures = [f for chunk in chunks for f in chunk.result()]
     if lint:
         for row, counts in zip(figures, lint_counts([p["source"] for p in programs], jobs=workers)):
             row.update(counts)
