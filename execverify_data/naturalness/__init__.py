@@ -34,7 +34,7 @@ Share(hits=0, total=1)
 
 from __future__ import annotations
 
-from execverify_data.naturalness.edits import edited_inputs, small_edits, type_text_of
+from execverify_data.naturalness.edits import edited_inputs, small_edits
 from execverify_data.naturalness.execution import (
     TEST_KINDS,
     Observation,
@@ -69,14 +69,13 @@ from execverify_data.naturalness.table import (
     MEASURES,
     aggregate,
     benchmark_programs,
-    candidate_inputs,
 )
 
 __all__ = [
     "CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "LINT_RULES", "MEASURES", "TEST_KINDS", "Observation", "Share", "Site",
-    "aggregate", "benchmark_programs", "candidate_inputs", "container_reprs", "countdown_loops", "dead_statements",
+    "aggregate", "benchmark_programs", "container_reprs", "countdown_loops", "dead_statements",
     "dict_literal_membership", "distinct_calls", "edited_inputs", "finishing_wrappers", "lint_counts",
     "literal_subscripts", "loops_ignoring_variable", "measure_programs", "nested_builtins", "never_evaluated_tests",
     "observe", "one_sided_tests", "program_figures", "round_trips", "self_nested_tests", "self_receiver_calls",
-    "shadowed_builtins", "small_edits", "type_text_of", "underscore_names",
+    "shadowed_builtins", "small_edits", "underscore_names",
 ]

@@ -12,44 +12,7 @@ from execverify_data.naturalness.execution import _check_budget, _Probe, _Progra
 from execverify_data.trace import Status
 from execverify_data.values import format_arguments, parse_arguments
 
-__all__ = ["edited_inputs", "small_edits", "type_text_of"]
-
-def type_text_of(value: object) -> str | None:
-    """The catalog type text of a literal value, for :func:`execverify_data.inputs.mutate`: element types
-    are the union of the elements' (in order of first appearance); an empty container gets ``int``
-    elements (``str`` keys and ``int`` values for a dict). ``None`` for a value of another kind.
-
-    >>> type_text_of([1, 'a', 2]), type_text_of((1, 'a')), type_text_of({'k': [1.5]}), type_text_of([])
-    ('list[int | str]', 'tuple[int, str]', 'dict[str, list[float]]', 'list[int]')
-    """
-    kind = type(value)
-    if kind in (bool, int, float, str, bytes):
-        return kind.__name__
-    if value is None:
-        return "None"
-
-    def union(items, empty: str) -> str | None:
-        texts: list[str] = []
-        for item in items:
-            text = type_text_of(item)
-            if text is None:
-                return None
-            if text not in texts:
-                texts.append(text)
-        return " | ".join(texts) if texts else empty
-
-    if kind in (list, set, frozenset):
-        element = union(value, "int")
-        return None if element is None else f"{kind.__name__}[{element}]"
-    if kind is tuple:
-        if not value:
-            return "tuple[int, ...]"
-        parts = [type_text_of(v) for v in value]
-        return None if None in parts else f"tuple[{', '.join(parts)}]"
-    if kind is dict:
-        keys, values = union(value.keys(), "str"), union(value.values(), "int")
-        return None if keys is None or values is None else f"dict[{keys}, {values}]"
-    return None
+__all__ = ["edited_inputs", "small_edits"]
 
 
 def _edit_seed(seed: int, first: str) -> int:
@@ -61,18 +24,18 @@ def small_edits(first: str, types: Sequence[str] | None = None, *, seed: int = 0
     from each other.
 
     A small same-type edit is one :func:`execverify_data.inputs.mutate` of one positional argument,
-    chosen uniformly among those whose type is known (``types``, else :func:`type_text_of` of the value):
-    an int moves by 1 or 2 (clamped to the inputs' range, -3..12) or, one time in five, is drawn again
-    from that range; a float moves by 0.5 or 1; a bool flips; a string or bytes value gets one character
-    changed, inserted or deleted, or two swapped; a list or tuple gets one element mutated, inserted or
-    deleted, or two swapped; a set one element replaced or added; a dict one key or value changed or an
-    item added. The random choices come from ``seed`` and ``first`` only.
+    chosen uniformly among those whose type is known (``types``, else :func:`~execverify_data.inputs.type_text_of`
+    of the value): an int moves by 1 or 2 (clamped to the inputs' range, -3..12) or, one time in five, is
+    drawn again from that range; a float moves by 0.5 or 1; a bool flips; a string or bytes value gets one
+    character changed, inserted or deleted, or two swapped; a list or tuple gets one element mutated,
+    inserted or deleted, or two swapped; a set one element replaced or added; a dict one key or value changed
+    or an item added. The random choices come from ``seed`` and ``first`` only.
 
     >>> edits = list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3))
     >>> len(edits), edits == list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3)), "[1, 2, 3], 'ab'" in edits
     (3, True, False)
     """
-    from execverify_data.inputs import mutate
+    from execverify_data.inputs import mutate, type_text_of
 
     args, kwargs = parse_arguments(first)
     if types is None:

@@ -3,15 +3,12 @@ programs measured beside ours."""
 
 from __future__ import annotations
 
-import ast
 import statistics as _statistics
 from collections.abc import Sequence
 
-from execverify_data.astwalk import walk
-from execverify_data.errors import AnswerError, ProgramError
-from execverify_data.values import format_arguments, parse_arguments
+from execverify_data.values import literal_calls
 
-__all__ = ["CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "MEASURES", "aggregate", "benchmark_programs", "candidate_inputs"]
+__all__ = ["CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "MEASURES", "aggregate", "benchmark_programs"]
 
 #: Every measure of the naturalness table, in its order: ``(key, label, how the per-program figures add up)``,
 #: where ``pooled`` is the sum of hits over the sum of totals, in %; ``mean_share`` the mean over programs of
@@ -91,40 +88,13 @@ CRUXEVAL, HUMANEVAL = "CRUXEval", "HumanEval"
 def benchmark_programs(humaneval_inputs: int, limit: int | None = None) -> list[dict]:
     """Jobs for :func:`measure_programs`: CRUXEval's 800 shipped programs, each with its one input, and
     HumanEval's 164 solutions, each with the arguments of its first ``humaneval_inputs`` literal
-    ``candidate(...)`` test calls (:func:`candidate_inputs`, read by AST, never run); the first ``limit``
-    of each when given. Each job has ``group`` (:data:`CRUXEVAL` or :data:`HUMANEVAL`)."""
+    ``candidate(...)`` test calls (:func:`execverify_data.values.literal_calls`, read by AST, never run);
+    the first ``limit`` of each when given. Each job has ``group`` (:data:`CRUXEVAL` or :data:`HUMANEVAL`)."""
     from execverify_data.data import cruxeval_records, humaneval_records
 
     jobs = [{"group": CRUXEVAL, "level": None, "source": r["code"], "entry_point": "f", "inputs": [r["input"]],
              "types": None, "trusted": True} for r in cruxeval_records()[:limit]]
     jobs += [{"group": HUMANEVAL, "level": None, "source": r["prompt"] + r["canonical_solution"],
-              "entry_point": r["entry_point"], "inputs": candidate_inputs(r["test"])[:humaneval_inputs],
+              "entry_point": r["entry_point"], "inputs": literal_calls(r["test"])[:humaneval_inputs],
               "types": None, "trusted": True} for r in humaneval_records()[:limit]]
     return jobs
-
-
-def candidate_inputs(test: str, name: str = "candidate") -> list[str]:
-    """The argument texts of the ``candidate(...)`` calls in a HumanEval-style test source, in source
-    order, read from its AST without running it; calls whose arguments are not all literals
-    (:func:`execverify_data.values.parse_arguments` refuses them) are left out, repeats too.
-
-    >>> candidate_inputs("def check(candidate):\\n    assert candidate([1, 2], -3) == 0\\n    assert candidate(x) == 1\\n")
-    ['[1, 2], -3']
-    """
-    try:
-        tree = ast.parse(test)
-    except SyntaxError as exc:
-        raise ProgramError(f"the test does not parse: {exc.msg} (line {exc.lineno})") from None
-    calls = sorted((n for n in walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name),
-                   key=lambda n: (n.lineno, n.col_offset))
-    out: list[str] = []
-    for call in calls:
-        parts = [ast.unparse(a) for a in call.args] + [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords if k.arg]
-        try:
-            args, kwargs = parse_arguments(", ".join(parts))
-        except (AnswerError, ValueError, RecursionError):  # an expression, not a literal
-            continue
-        text = format_arguments(args, kwargs)
-        if text not in out:
-            out.append(text)
-    return out
