@@ -97,14 +97,6 @@ def _wrap_values(tree: ast.AST) -> None:
     visit(tree)
 
 
-def value_key(value) -> str | None:
-    """What tells two values of a call apart: the type's name and the ``repr``; None for an object whose
-    ``repr`` is only its address (an iterator: ``map(...)``, ``enumerate(...)``), which is not judged."""
-    if type(value).__repr__ is object.__repr__:
-        return None
-    return f"{type(value).__name__}:{value!r}"
-
-
 def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset[int]]:
     """``(code object, {decision id: (line, kind)}, statement lines)`` of a program.
 
@@ -123,7 +115,7 @@ def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset
 class Run:
     """One probed call: ``status`` (:class:`~execverify_data.trace.Status`), the output's canonical text
     (``OK`` only), the decisions' outcomes ``{(id, bool)}``, the lines executed, the line events counted,
-    the values of the used calls ``{(id, value_key)}`` (at most two per call) and the calls evaluated
+    the values of the used calls ``{(id, type:repr)}`` (at most two per call) and the calls evaluated
     twice or more with one value."""
 
     status: Status
@@ -136,57 +128,11 @@ class Run:
     repeated: frozenset = frozenset()
 
 
-class Probe:
-    """The entry point of ``code``, instrumented, ready to run on inputs (trusted code only)."""
-
-    def __init__(self, code: str, entry: str):
-        compiled, self.tests, self.statements = instrument(code)
-        self._outcomes: set = set()
-        outcomes = self._outcomes
-        self._values: dict[int, list] = {}  # call id -> [first key, second key or None, evaluated twice]
-        values = self._values
-
-        def record(i: int, value):
-            outcomes.add((i, bool(value)))
-            return value
-
-        def record_value(i: int, value):
-            seen = values.get(i)
-            if seen is None:
-                key = value_key(value)
-                if key is not None:
-                    values[i] = [key, None, False]
-            elif seen[1] is None:
-                key = value_key(value)
-                if key != seen[0]:
-                    seen[1] = key
-                seen[2] = True
-            return value
-
-        namespace: dict = {"__name__": "__synth__", RECORD: record, VALUE: record_value}
-        exec(compiled, namespace)  # trusted: our own synthesized program, instrumented
-        self.fn = namespace[entry]
-
-    def run(self, args: tuple, *, max_steps: int = 5000, timeout: float = 2.0) -> Run:
-        self._outcomes.clear()
-        self._values.clear()
-        budget = Budget(max_steps)  # the line events of the program, and the lines they were on
-        status, result = budget.run(lambda: self.fn(*args), timeout=timeout, lines_of=FILENAME)
-        if status is not Status.OK:
-            return Run(status, None, False, frozenset(), frozenset(), budget.steps)
-        value = encode(result)
-        askable = value.askable and self_equal(value.text)
-        return Run(status, value.text, askable, frozenset(self._outcomes), frozenset(budget.ran), budget.steps,
-                   *_value_sets(self._values.items()))
-
-
-def _value_sets(items) -> tuple[frozenset, frozenset]:
-    """``(values, repeated)`` of a :class:`Run` from ``(id, [first key, second key, evaluated twice])``."""
-    values = frozenset((i, key) for i, keys in items for key in keys[:2] if key is not None)
-    return values, frozenset(i for i, keys in items if keys[2])
-
-
-_PRELUDE = """
+#: The recorders the instrumented program calls (one text: run in this process by :class:`Probe`, written after
+#: the program by :class:`TracedProbe`): each decision's outcomes, and per used call its first two values as
+#: ``type:repr`` (not an object whose ``repr`` is only its address: an iterator is not judged) and whether it
+#: was evaluated twice.
+_RECORDERS = """
 
 _probe_seen_ = []
 
@@ -196,7 +142,7 @@ def _probe_record_(i, value):
     return value
 
 
-_probe_values_ = {{}}
+_probe_values_ = {}
 
 
 def _probe_value_(i, value):
@@ -205,12 +151,46 @@ def _probe_value_(i, value):
         if type(value).__repr__ is not object.__repr__:
             _probe_values_[i] = [type(value).__name__ + ':' + repr(value), None, False]
     elif seen[1] is None:
-        key = type(value).__name__ + ':' + repr(value)
+        key = None if type(value).__repr__ is object.__repr__ else type(value).__name__ + ':' + repr(value)
         if key != seen[0]:
             seen[1] = key
         seen[2] = True
     return value
+"""
+_RECORDERS_CODE = compile(_RECORDERS, "<synth-probe-recorders>", "exec")
 
+
+class Probe:
+    """The entry point of ``code``, instrumented, ready to run on inputs (trusted code only)."""
+
+    def __init__(self, code: str, entry: str):
+        compiled, self.tests, self.statements = instrument(code)
+        self._namespace: dict = {"__name__": "__synth__"}
+        exec(_RECORDERS_CODE, self._namespace)  # trusted: our own text
+        exec(compiled, self._namespace)  # trusted: our own synthesized program, instrumented
+        self.fn = self._namespace[entry]
+
+    def run(self, args: tuple, *, max_steps: int = 5000, timeout: float = 2.0) -> Run:
+        outcomes, values = self._namespace["_probe_seen_"], self._namespace["_probe_values_"]
+        outcomes.clear()
+        values.clear()
+        budget = Budget(max_steps)  # the line events of the program, and the lines they were on
+        status, result = budget.run(lambda: self.fn(*args), timeout=timeout, lines_of=FILENAME)
+        if status is not Status.OK:
+            return Run(status, None, False, frozenset(), frozenset(), budget.steps)
+        value = encode(result)
+        askable = value.askable and self_equal(value.text)
+        return Run(status, value.text, askable, frozenset(outcomes), frozenset(budget.ran), budget.steps,
+                   *_value_sets(values.items()))
+
+
+def _value_sets(items) -> tuple[frozenset, frozenset]:
+    """``(values, repeated)`` of a :class:`Run` from ``(id, [first key, second key, evaluated twice])``."""
+    values = frozenset((i, key) for i, keys in items for key in keys[:2] if key is not None)
+    return values, frozenset(i for i, keys in items if keys[2])
+
+
+_ENTRY = """
 
 def _probe_entry_(*args):
     _probe_seen_.clear()
@@ -232,7 +212,7 @@ class TracedProbe:
         text = ast.unparse(tree)
         self.statements = _statement_lines(ast.parse(text))
         self.program_lines = text.count("\n") + 1
-        self.source = text + _PRELUDE.format(entry=entry)
+        self.source = text + _RECORDERS + _ENTRY.format(entry=entry)
         self.tracer = tracer
 
     def run_many(self, batch: list[tuple], *, max_steps: int, timeout: float) -> list[Run]:
