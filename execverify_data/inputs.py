@@ -348,24 +348,22 @@ def type_text_of(value: object, *, widen: bool = False) -> str | None:
     ('list[float]', 'tuple[int, ...]', None)
     """
     kind = type(value)
-    if kind in (bool, int, float, str, bytes):
-        return kind.__name__
-    if value is None:
-        return "None"
+    if kind in (bool, int, float, str, bytes) or value is None:
+        return "None" if value is None else kind.__name__
     if kind in (list, set, frozenset):
         element = _union(value, widen, "int")
-        return None if element is None else f"{kind.__name__}[{element}]"
-    if kind is tuple:
-        parts = [type_text_of(v, widen=widen) for v in value]
-        if None in parts or (widen and not parts):
-            return None
-        if not parts or (widen and len(parts) > 3 and len(set(parts)) == 1):
-            return f"tuple[{parts[0] if parts else 'int'}, ...]"
-        return f"tuple[{', '.join(parts)}]"
+        return element and f"{kind.__name__}[{element}]"
     if kind is dict:
         keys, values = _union(value.keys(), widen, "str"), _union(value.values(), widen, "int")
-        return None if keys is None or values is None else f"dict[{keys}, {values}]"
-    return None
+        return keys and values and f"dict[{keys}, {values}]"
+    if kind is not tuple:
+        return None
+    parts = [type_text_of(v, widen=widen) for v in value]
+    if None in parts or (widen and not parts):
+        return None
+    if not parts or (widen and len(parts) > 3 and len(set(parts)) == 1):
+        return f"tuple[{parts[0] if parts else 'int'}, ...]"
+    return f"tuple[{', '.join(parts)}]"
 
 
 def common_type(values, *, widen: bool = False) -> str | None:
@@ -390,7 +388,6 @@ def _union(values, widen: bool, empty: str | None) -> str | None:
     if widen and len(texts) > 1 and set(texts) <= {"int", "float", "bool"}:
         return "float" if "float" in texts else "int"
     return " | ".join(texts) if texts else (None if widen else empty)
-
 
 
 def mutate(value: object, type_text: str, rng: random.Random) -> object:

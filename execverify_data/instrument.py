@@ -1,12 +1,10 @@
 """Running trusted code with its decisions recorded, under a budget.
 
-A program's tree is instrumented in place: :func:`wrap_tests` puts a recorder call (:func:`probe_call`,
-``name(id, test)``) around the tests of its decisions, and probes can go before statements. A
-:class:`Budget` then runs a call of it in this process under a step budget (the statements its
-probes count, or the line events of the instrumented code) and a wall-clock alarm, and says how the
-call ended with the tracer's :class:`~execverify_data.trace.Status`. The coverage probe that chooses
-synthesized inputs (:mod:`execverify_data.synth.coverage`) and the naturalness measures
-(:mod:`execverify_data.naturalness`) both run programs this way.
+:func:`wrap_tests` puts a recorder call (:func:`probe_call`) around the tests of a tree's decisions; a
+:class:`Budget` runs a call of the compiled code in this process under a step budget (statement probes, or
+the line events of the code) and a wall-clock alarm, and says how it ended with the tracer's
+:class:`~execverify_data.trace.Status`. The coverage probe of synthesis (:mod:`execverify_data.synth.coverage`)
+and the naturalness measures (:mod:`execverify_data.naturalness`) run programs this way.
 
 >>> import ast
 >>> tree = ast.parse("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
@@ -100,14 +98,11 @@ class Budget:
             raise _OverBudget
 
     def _lines(self, filename: str):
-        ran = self.ran
+        step = self.step
 
         def on_line(frame, event, arg):
             if event == "line":
-                self.steps += 1
-                ran.add(frame.f_lineno)
-                if self.steps > self.max_steps:
-                    raise _OverBudget
+                step(frame.f_lineno)
             return on_line
 
         return lambda frame, event, arg: on_line if frame.f_code.co_filename == filename else None

@@ -18,9 +18,9 @@ Three families, each a function importable by tests (``docs/synthesis.md``, sect
 * **Linter rates**: :func:`lint_counts` runs ruff (SIM300, SIM102, SIM114, C413) and pylint
   (R5601) as subprocesses over files in a temporary folder.
 
-One module per family (``execution``, ``edits``, ``patterns``, ``lint``), then ``figures``
-(:func:`program_figures` of one program, :func:`measure_programs` of many in spawned workers) and
-``table`` (:data:`MEASURES`, :func:`aggregate`, :func:`benchmark_programs`). The programs are
+One module per family (``execution``, with the edits, ``patterns``, ``lint``), then ``figures``
+(:func:`program_figures` of one program, :func:`measure_programs` of many in spawned workers, the table
+they add up to: :data:`MEASURES`, :func:`aggregate`, :func:`benchmark_programs`). The programs are
 trusted (our own synthesized programs, benchmark data): :func:`observe` runs them in this process,
 with a statement budget and a wall-clock alarm (:mod:`execverify_data.instrument`).
 
@@ -34,42 +34,17 @@ Share(hits=0, total=1)
 
 from __future__ import annotations
 
-from execverify_data.naturalness.edits import edited_inputs, small_edits
-from execverify_data.naturalness.execution import (
-    TEST_KINDS,
-    Observation,
-    Share,
-    Site,
-    dead_statements,
-    never_evaluated_tests,
-    observe,
-    one_sided_tests,
-)
-from execverify_data.naturalness.figures import measure_programs, program_figures
+from execverify_data.naturalness.execution import (TEST_KINDS, Observation, Share, Site, dead_statements,
+                                                   edited_inputs, never_evaluated_tests, observe, one_sided_tests,
+                                                   small_edits)
+from execverify_data.naturalness.figures import (CRUXEVAL, EXECUTION_INPUTS, HUMANEVAL, MEASURES, aggregate,
+                                                 benchmark_programs, measure_programs, program_figures)
 from execverify_data.naturalness.lint import LINT_RULES, lint_counts
-from execverify_data.naturalness.patterns import (
-    container_reprs,
-    countdown_loops,
-    dict_literal_membership,
-    distinct_calls,
-    finishing_wrappers,
-    literal_subscripts,
-    loops_ignoring_variable,
-    nested_builtins,
-    round_trips,
-    self_nested_tests,
-    self_receiver_calls,
-    shadowed_builtins,
-    underscore_names,
-)
-from execverify_data.naturalness.table import (
-    CRUXEVAL,
-    EXECUTION_INPUTS,
-    HUMANEVAL,
-    MEASURES,
-    aggregate,
-    benchmark_programs,
-)
+from execverify_data.naturalness.patterns import (container_reprs, countdown_loops, dict_literal_membership,
+                                                  distinct_calls, finishing_wrappers, literal_subscripts,
+                                                  loops_ignoring_variable, nested_builtins, round_trips,
+                                                  self_nested_tests, self_receiver_calls, shadowed_builtins,
+                                                  underscore_names)
 
 __all__ = [
     "CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "LINT_RULES", "MEASURES", "TEST_KINDS", "Observation", "Share", "Site",

@@ -1,25 +1,28 @@
 """Execution measures: a program run on inputs with probes (:mod:`execverify_data.instrument`) that record every
-test's outcome, every statement that ran and the type of every formatted value."""
+test's outcome, every statement that ran and the type of every formatted value; on its own inputs, and on small
+same-type edits of its first."""
 
 from __future__ import annotations
 
 import ast
 import builtins
 import contextlib
+import hashlib
 import io
-from collections.abc import Sequence
+import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
-from execverify_data.instrument import Budget, probe_call, wrap_tests
+from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.naturalness.patterns import _parsed, _read_names, _value_sites
 from execverify_data.trace import Status, trusted_arguments
 from execverify_data.values import format_arguments, parse_arguments
 
-__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "dead_statements", "never_evaluated_tests", "observe",
-           "one_sided_tests"]
+__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "dead_statements", "edited_inputs", "never_evaluated_tests",
+           "observe", "one_sided_tests", "small_edits"]
 
 #: The tests the execution measures count by default: ``if``, ``elif``, ``while`` and conditional
 #: expressions. :func:`observe` also records ``"boolop"`` tests (each operand of ``and``/``or`` but the
@@ -116,6 +119,10 @@ class _Program:
     """One program, instrumented once (a fresh parse of its source) and run on any number of inputs."""
 
     def __init__(self, source: str, entry_point: str, *, max_steps: int, timeout: float):
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
         _, _, bound, _ = _parsed(source)  # validates the source
         tree = ast.parse(source)
         nodes = walk(tree)
@@ -161,8 +168,8 @@ class _Program:
                         continue
                     site = Site(order[id(statement)], statement.lineno, type(statement).__name__)
                     self.statements.append(site)
-                    probed += [ast.copy_location(ast.Expr(probe_call("__nat_s__", site.index, statement, wrap=False)), statement),
-                               statement]
+                    probe = ast.Expr(probe_call("__nat_s__", site.index, statement, wrap=False))
+                    probed += [ast.copy_location(probe, statement), statement]
                 setattr(node, field, probed)
         # handlers (ExceptHandler) and match cases have bodies of their own: they are nodes of ``inside`` too
         self.code = compile(tree, "<naturalness>", "exec", dont_inherit=True)
@@ -220,13 +227,6 @@ class _Program:
         )
 
 
-def _check_budget(max_steps: int, timeout: float) -> None:
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
-
-
 def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: int = 20_000,
             timeout: float = 2.0, trusted_inputs: bool = False) -> Observation:
     """Run ``entry_point(*args)`` for each argument text of ``inputs`` (CRUXEval ``input`` format, such as
@@ -242,7 +242,6 @@ def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: 
     >>> [(s.kind, sorted(o)) for s, o in obs.tests.items()], obs.failed
     ([('ifexp', [False, True])], 1)
     """
-    _check_budget(max_steps, timeout)
     if isinstance(inputs, str):
         raise InvalidArgument("inputs must be a sequence of argument texts such as [\"[1, 2], 'a'\"], not one str")
     program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
@@ -280,3 +279,85 @@ def dead_statements(observation: Observation) -> Share:
     Share(hits=1, total=3)
     """
     return Share(sum(1 for ran in observation.statements.values() if not ran), len(observation.statements))
+
+
+# ---------------------------------------------------------------------- small same-type edits
+
+
+def _edit_seed(seed: int, first: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"naturalness-edit\0{seed}\0{first}".encode()).digest()[:8], "big")
+
+
+def small_edits(first: str, types: Sequence[str] | None = None, *, seed: int = 0, tries: int = 20) -> Iterator[str]:
+    """Up to ``tries`` candidate small same-type edits of the argument text ``first``, distinct from it and
+    from each other.
+
+    A small same-type edit is one :func:`execverify_data.inputs.mutate` of one positional argument,
+    chosen uniformly among those whose type is known (``types``, else :func:`~execverify_data.inputs.type_text_of`
+    of the value): an int moves by 1 or 2 (clamped to the inputs' range, -3..12) or, one time in five, is
+    drawn again from that range; a float moves by 0.5 or 1; a bool flips; a string or bytes value gets one
+    character changed, inserted or deleted, or two swapped; a list or tuple gets one element mutated,
+    inserted or deleted, or two swapped; a set one element replaced or added; a dict one key or value changed
+    or an item added. The random choices come from ``seed`` and ``first`` only.
+
+    >>> edits = list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3))
+    >>> len(edits), edits == list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3)), "[1, 2, 3], 'ab'" in edits
+    (3, True, False)
+    """
+    from execverify_data.inputs import mutate, type_text_of
+
+    args, kwargs = parse_arguments(first)
+    if types is None:
+        types = [type_text_of(a) for a in args]
+    elif len(types) != len(args):
+        raise InvalidArgument(f"{len(types)} types given for the {len(args)} arguments of {first[:80]!r}")
+    editable = [i for i, t in enumerate(types) if t is not None]
+    rng = random.Random(_edit_seed(seed, first))
+    seen = {format_arguments(args, kwargs)}
+    for _ in range(tries if editable else 0):
+        i = rng.choice(editable)
+        fresh, _ = parse_arguments(first)
+        try:
+            fresh = list(fresh)
+            fresh[i] = mutate(fresh[i], types[i], rng)
+            text = format_arguments(fresh, kwargs)
+        except Exception:  # noqa: BLE001 - a value the type language cannot edit: no candidate
+            continue
+        if text not in seen:
+            seen.add(text)
+            yield text
+
+
+def edited_inputs(source: str, entry_point: str, first: str, *, types: Sequence[str] | None = None, seed: int = 0,
+                  k: int = 2, tries: int = 20, max_steps: int = 20_000, timeout: float = 2.0) -> list[str]:
+    """The first ``k`` candidates of :func:`small_edits` on which the program completes (does not raise,
+    stays within ``max_steps`` statements and ``timeout`` seconds); fewer if ``tries`` candidates
+    give fewer, or once two candidates have run past the budget (a program that loops on edits costs
+    two budgets, not ``tries``). "First input plus two small same-type edits" is ``[first] + edited_inputs(...)``.
+
+    >>> list(small_edits("2", seed=2))[:3]  # n = 4 divides by zero: that edit is passed over
+    ['0', '4', '3']
+    >>> edited_inputs("def f(n):\\n    return 10 // (n - 4)\\n", "f", "2", seed=2)
+    ['0', '3']
+    """
+    program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
+    return [text for text, _ in _edited_runs(program, first, types, seed, k, tries)]
+
+
+def _edited_runs(program: _Program, first: str, types, seed: int, k: int, tries: int) -> list[tuple[str, _Probe]]:
+    kept, stalls = [], 0
+    for text in small_edits(first, types, seed=seed, tries=tries):
+        probe = program.run(text)
+        if probe.status is Status.OK:
+            kept.append((text, probe))
+            if len(kept) >= k:
+                break
+        elif probe.status in OVER_BUDGET:
+            stalls += 1
+            if stalls >= _MAX_STALLS:
+                break
+    return kept
+
+
+#: Candidate edits past the budget (statements or time) after which a program gets no more candidates.
+_MAX_STALLS = 2

@@ -1,24 +1,22 @@
-"""The per-program figures of the naturalness measures, and their measuring in spawned workers."""
+"""The per-program figures of the naturalness measures, their measuring in spawned workers, and the table they
+add up to, beside the benchmark programs measured the same way."""
 
 from __future__ import annotations
 
 import contextlib
+import statistics as _statistics
 from collections.abc import Sequence
 
 from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.naturalness import patterns
-from execverify_data.naturalness.edits import _edited_runs
-from execverify_data.naturalness.execution import (
-    _check_budget,
-    _Program,
-    dead_statements,
-    never_evaluated_tests,
-    one_sided_tests,
-)
+from execverify_data.naturalness.execution import (_edited_runs, _Program, dead_statements, never_evaluated_tests,
+                                                   one_sided_tests)
 from execverify_data.naturalness.lint import lint_counts
 from execverify_data.trace import Status
+from execverify_data.values import literal_calls
 
-__all__ = ["measure_programs", "program_figures"]
+__all__ = ["CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "MEASURES", "aggregate", "benchmark_programs",
+           "measure_programs", "program_figures"]
 
 #: The AST pattern counts of :func:`program_figures`, each a function of :mod:`~execverify_data.naturalness.patterns`.
 _DETECTORS = {name: getattr(patterns, name) for name in (
@@ -37,7 +35,6 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
     >>> figures["own_one_sided"], figures["finishing_wrappers"]
     ([0, 1], 0)
     """
-    _check_budget(max_steps, timeout)
     out: dict = {name: detector(source) for name, detector in _DETECTORS.items()}
     program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
     own_runs = [(text, program.run(text, trusted=trusted_inputs)) for text in inputs]
@@ -99,3 +96,92 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
         for row, counts in zip(figures, lint_counts([p["source"] for p in programs], jobs=workers)):
             row.update(counts)
     return figures
+
+
+#: Every measure of the naturalness table, in its order: ``(key, label, how the per-program figures add up)``,
+#: where ``pooled`` is the sum of hits over the sum of totals, in %; ``mean_share`` the mean over programs of
+#: hits / total, in %; ``per100`` a count per 100 programs; ``programs`` the % of programs with at least one;
+#: ``mean`` the mean per program. The linter rows (:data:`LINT_RULES`) need :func:`lint_counts`.
+MEASURES = (
+    ("own_one_sided", "if-tests taking one branch on all of the row's own inputs (%)", "pooled"),
+    ("edits_one_sided", "same, on the first input plus two small same-type edits (%)", "pooled"),
+    ("edits_never_evaluated", "conditions never evaluated under those edits (%)", "pooled"),
+    ("edits_dead_statements", "dead statement share under those edits (%, mean over programs)", "mean_share"),
+    ("finishing_wrappers", "finishing wrappers `return f(g(...))`", "per100"),
+    ("nested_builtins", "three builtins nested in one expression", "per100"),
+    ("round_trips", "conversion round trips (`str(int(bool(x)))`, `list(reversed(sorted(...)))`)", "per100"),
+    ("loops_ignoring_variable", "loops whose body never reads the loop variable", "per100"),
+    ("countdown_loops", "`i = len(x)` / `while i > 0: i -= 1` (% of programs)", "programs"),
+    ("self_nested_tests", "the same test nested in itself (`if ok:` inside `if ok:`)", "per100"),
+    ("literal_subscripts", "a literal container subscripted or sliced by a variable", "per100"),
+    ("dict_literal_membership", "membership in a dict literal", "per100"),
+    ("container_reprs", "`repr()` or an f-string of a container used as a value", "per100"),
+    ("self_receiver_calls", "a method called with its own receiver", "per100"),
+    ("distinct_calls", "distinct builtins and methods per program", "mean"),
+    ("SIM300", "ruff SIM300 yoda condition", "per100"),
+    ("SIM102", "ruff SIM102 collapsible if", "per100"),
+    ("SIM114", "ruff SIM114 if arms with the same body", "per100"),
+    ("C413", "ruff C413 list()/reversed() around sorted()", "per100"),
+    ("R5601", "pylint R5601 confusing consecutive elif", "per100"),
+    ("shadowed_builtins", "names shadowing a builtin", "per100"),
+    ("underscore_names", "names such as `_integer` (one underscore, then a letter)", "per100"),
+)
+#: The execution measures and the per-program count of completed runs each one needs.
+EXECUTION_INPUTS = {"own_one_sided": "own_inputs", "edits_one_sided": "edit_inputs", "edits_never_evaluated": "edit_inputs",
+                    "edits_dead_statements": "edit_inputs"}
+
+
+def aggregate(rows: list[dict], keys: Sequence[str] | None = None) -> dict:
+    """Each measure of :data:`MEASURES` (or only those named in ``keys``) over ``rows``, the per-program
+    figures of :func:`program_figures` (with :func:`lint_counts` merged in for the linter rows), with the
+    counts behind it.
+
+    >>> row = program_figures("def f(n):\\n    return 'big' if n > 9 else 'small'\\n", "f", ["3", "12"])
+    >>> table = aggregate([row], keys=["own_one_sided", "distinct_calls"])
+    >>> table["programs"], table["own_one_sided"], table["own_one_sided_counts"], table["distinct_calls"]
+    (1, 0.0, [0, 1], 0.0)
+    """
+    out: dict = {"programs": len(rows)}
+    for key, _, how in MEASURES:
+        if keys is not None and key not in keys:
+            continue
+        if key in EXECUTION_INPUTS:
+            # execution measures: programs with a completed run (for the own inputs: two, or nothing varies)
+            need = 2 if key == "own_one_sided" else 1
+            measured = [r[key] for r in rows if r[EXECUTION_INPUTS[key]] >= need]
+            if how == "pooled":
+                hits, total = sum(h for h, _ in measured), sum(t for _, t in measured)
+                out[key] = round(100 * hits / total, 2) if total else None
+                out[key + "_counts"] = [hits, total]
+            else:
+                shares = [h / t for h, t in measured if t]
+                out[key] = round(100 * _statistics.fmean(shares), 2) if shares else None
+                out[key + "_counts"] = [len(shares)]
+        elif not rows:
+            out[key] = None
+        elif how == "per100":
+            out[key] = round(100 * sum(r[key] for r in rows) / len(rows), 2)
+        elif how == "programs":
+            out[key] = round(100 * sum(1 for r in rows if r[key]) / len(rows), 2)
+        else:
+            out[key] = round(_statistics.fmean(r[key] for r in rows), 2)
+    return out
+
+
+#: The group names of :func:`benchmark_programs`.
+CRUXEVAL, HUMANEVAL = "CRUXEval", "HumanEval"
+
+
+def benchmark_programs(humaneval_inputs: int, limit: int | None = None) -> list[dict]:
+    """Jobs for :func:`measure_programs`: CRUXEval's 800 shipped programs, each with its one input, and
+    HumanEval's 164 solutions, each with the arguments of its first ``humaneval_inputs`` literal
+    ``candidate(...)`` test calls (:func:`execverify_data.values.literal_calls`, read by AST, never run);
+    the first ``limit`` of each when given. Each job has ``group`` (:data:`CRUXEVAL` or :data:`HUMANEVAL`)."""
+    from execverify_data.data import cruxeval_records, humaneval_records
+
+    jobs = [{"group": CRUXEVAL, "level": None, "source": r["code"], "entry_point": "f", "inputs": [r["input"]],
+             "types": None, "trusted": True} for r in cruxeval_records()[:limit]]
+    jobs += [{"group": HUMANEVAL, "level": None, "source": r["prompt"] + r["canonical_solution"],
+              "entry_point": r["entry_point"], "inputs": literal_calls(r["test"])[:humaneval_inputs],
+              "types": None, "trusted": True} for r in humaneval_records()[:limit]]
+    return jobs
