@@ -351,10 +351,11 @@ def type_text_of(value: object, *, widen: bool = False) -> str | None:
     if kind in (bool, int, float, str, bytes) or value is None:
         return "None" if value is None else kind.__name__
     if kind in (list, set, frozenset):
-        element = _union(value, widen, "int")
+        element = common_type(value, widen=widen) if value or widen else "int"
         return element and f"{kind.__name__}[{element}]"
     if kind is dict:
-        keys, values = _union(value.keys(), widen, "str"), _union(value.values(), widen, "int")
+        keys = common_type(value, widen=widen) if value or widen else "str"
+        values = common_type(value.values(), widen=widen) if value or widen else "int"
         return keys and values and f"dict[{keys}, {values}]"
     if kind is not tuple:
         return None
@@ -374,10 +375,6 @@ def common_type(values, *, widen: bool = False) -> str | None:
     >>> common_type([1, 'a', True]), common_type([1, 2.5, True], widen=True), common_type([[], [3]], widen=True)
     ('int | str | bool', 'float', 'list[int]')
     """
-    return _union(values, widen, None)
-
-
-def _union(values, widen: bool, empty: str | None) -> str | None:
     texts: list[str] = []
     for value in values:
         text = type_text_of(value, widen=widen)
@@ -387,7 +384,7 @@ def _union(values, widen: bool, empty: str | None) -> str | None:
             texts.append(text)
     if widen and len(texts) > 1 and set(texts) <= {"int", "float", "bool"}:
         return "float" if "float" in texts else "int"
-    return " | ".join(texts) if texts else (None if widen else empty)
+    return " | ".join(texts) or None
 
 
 def mutate(value: object, type_text: str, rng: random.Random) -> object:

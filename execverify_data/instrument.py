@@ -37,16 +37,13 @@ __all__ = ["OVER_BUDGET", "Budget", "probe_call", "wrap_tests"]
 OVER_BUDGET = frozenset({Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED})
 
 
-class _OverBudget(BaseException):
-    """Raised into a run at its step budget (a BaseException: programs' ``except Exception`` miss it)."""
-
-
-class _Timeout(BaseException):
-    """Raised into a run by the wall-clock alarm."""
+class _Stop(BaseException):
+    """Raised into a run at its step budget or by the alarm, with the status the run ends with (a BaseException:
+    programs' ``except Exception`` miss it)."""
 
 
 def _on_alarm(signum, frame):  # pragma: no cover - timing dependent
-    raise _Timeout
+    raise _Stop(Status.TIMEOUT)
 
 
 def probe_call(name: str, index: int, node: ast.AST, *, wrap: bool = True) -> ast.Call:
@@ -62,12 +59,11 @@ _DECISIONS = {ast.If: "if", ast.While: "while", ast.IfExp: "ifexp"}
 
 
 def wrap_tests(root: ast.AST, wrap: Callable[[ast.expr, ast.AST, str], ast.expr]) -> None:
-    """Put ``wrap(test, node, kind)`` in the place of every test under ``root``: the test of each ``if``,
-    ``while`` and conditional expression (kinds ``if``, ``while``, ``ifexp``; ``node`` is the statement or
-    expression), each ``if`` of a comprehension (``comprehension``) and each operand of ``and``/``or`` but
-    the last, whose truth decides whether the next one runs (``boolop``). ``wrap`` returns the test itself
-    to leave it alone. Post-order: the tests nested in a node's fields (in ``_fields`` order, as an
-    ``ast.NodeTransformer`` visits them) come before its own."""
+    """Put ``wrap(test, node, kind)`` in the place of every test under ``root``: of each ``if``, ``while`` and
+    conditional expression ``node`` (kinds ``if``, ``while``, ``ifexp``), each ``if`` of a comprehension
+    (``comprehension``), each operand of ``and``/``or`` but the last (``boolop``: its truth decides whether the
+    next one runs); ``wrap`` returns the test to leave it alone. Post-order: the tests nested in a node's fields
+    (in ``_fields`` order, as an ``ast.NodeTransformer`` visits them) come before its own."""
     for child in children(root):
         wrap_tests(child, wrap)
     kind = _DECISIONS.get(type(root))
@@ -80,11 +76,8 @@ def wrap_tests(root: ast.AST, wrap: Callable[[ast.expr, ast.AST, str], ast.expr]
 
 
 class Budget:
-    """The steps of one run (``steps``) and where they were (``ran``), stopping the run past ``max_steps``.
-
-    A step is a call of :meth:`step` (a statement probe, with the statement's id) or, when :meth:`run` is
-    given ``lines_of``, a line event of code compiled under that file name (with the line's number).
-    """
+    """The steps of one run (``steps``) and where they were (``ran``), stopping it past ``max_steps``: a step
+    is a call of :meth:`step` (a statement probe) or, with ``lines_of``, a line event of that file's code."""
 
     __slots__ = ("steps", "max_steps", "ran")
 
@@ -95,29 +88,25 @@ class Budget:
         self.ran.add(where)
         self.steps += 1
         if self.steps > self.max_steps:
-            raise _OverBudget
-
-    def _lines(self, filename: str):
-        step = self.step
-
-        def on_line(frame, event, arg):
-            if event == "line":
-                step(frame.f_lineno)
-            return on_line
-
-        return lambda frame, event, arg: on_line if frame.f_code.co_filename == filename else None
+            raise _Stop(Status.STEP_LIMIT)
 
     def run(self, call: Callable[[], Any], *, timeout: float, lines_of: str | None = None) -> tuple[Status, Any]:
         """``(Status.OK, call())``, or ``(status, None)`` when the call did not return: ``EXCEPTION`` (it
-        raised, or exited), ``STEP_LIMIT`` (past the budget) or ``TIMEOUT`` (past ``timeout`` seconds; the
-        alarm works in the main thread only). Trusted code only: it runs in this process."""
+        raised, or exited), ``STEP_LIMIT`` or ``TIMEOUT`` (the alarm, in the main thread only). Trusted code
+        only: it runs in this process."""
         alarm = threading.current_thread() is threading.main_thread()
         if alarm:
             previous = signal.signal(signal.SIGALRM, _on_alarm)
             signal.setitimer(signal.ITIMER_REAL, timeout)
         if lines_of is not None:
-            previous_trace = sys.gettrace()
-            sys.settrace(self._lines(lines_of))
+            step, previous_trace = self.step, sys.gettrace()
+
+            def on_line(frame, event, arg):
+                if event == "line":
+                    step(frame.f_lineno)
+                return on_line
+
+            sys.settrace(lambda frame, event, arg: on_line if frame.f_code.co_filename == lines_of else None)
         try:
             try:
                 return Status.OK, call()
@@ -126,10 +115,8 @@ class Budget:
                     sys.settrace(previous_trace)
                 if alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
-        except _OverBudget:
-            return Status.STEP_LIMIT, None
-        except _Timeout:  # a late alarm, between the call's end and the disarm, lands here too
-            return Status.TIMEOUT, None
+        except _Stop as stop:  # a late alarm, between the call's end and the disarm, lands here too
+            return stop.args[0], None
         except (Exception, SystemExit):  # noqa: BLE001 - the code's own failure
             return Status.EXCEPTION, None
         finally:
