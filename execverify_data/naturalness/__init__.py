@@ -18,7 +18,7 @@ Three families, each a function importable by tests (``docs/synthesis.md``, sect
 * **Linter rates**: :func:`lint_counts` runs ruff (SIM300, SIM102, SIM114, C413) and pylint
   (R5601) as subprocesses over files in a temporary folder.
 
-One module per family (``execution``, with the edits, ``patterns``, ``lint``), then ``figures``
+One module per family (``execution``, with the small edits; ``patterns``; ``lint``), then ``figures``
 (:func:`program_figures` of one program, :func:`measure_programs` of many in spawned workers, the table
 they add up to: :data:`MEASURES`, :func:`aggregate`, :func:`benchmark_programs`). The programs are
 trusted (our own synthesized programs, benchmark data): :func:`observe` runs them in this process,
