@@ -1,16 +1,12 @@
-"""Running trusted code with its decisions recorded, under a budget.
-
-:func:`wrap_tests` puts a recorder call (:func:`probe_call`) around the tests of a tree's decisions; a
-:class:`Budget` runs a call of the compiled code in this process under a step budget (statement probes, or
-the line events of the code) and a wall-clock alarm, and says how it ended with the tracer's
-:class:`~execverify_data.trace.Status`. The coverage probe of synthesis (:mod:`execverify_data.synth.coverage`)
-and the naturalness measures (:mod:`execverify_data.naturalness`) run programs this way.
+"""Running trusted code with its decisions recorded, under a budget: :func:`wrap_tests` puts recorder calls
+(:func:`probe_call`) around the tests of a tree's decisions, a :class:`Budget` runs the compiled code in this process
+under a step budget (statement probes, or line events) and an alarm, and ends with a
+:class:`~execverify_data.trace.Status`. The coverage probe of synthesis and the naturalness measures run this way.
 
 >>> import ast
 >>> tree = ast.parse("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
->>> outcomes = []
+>>> outcomes, space = [], {"seen": lambda i, value: outcomes.append(bool(value)) or value}
 >>> wrap_tests(tree, lambda test, node, kind: probe_call("seen", len(outcomes), test))
->>> space = {"seen": lambda i, value: outcomes.append(bool(value)) or value}
 >>> exec(compile(tree, "<doc>", "exec"), space)
 >>> budget = Budget(100)
 >>> budget.run(lambda: space["f"](2), timeout=1.0, lines_of="<doc>"), outcomes, budget.steps, sorted(budget.ran)
@@ -26,7 +22,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from execverify_data.astwalk import children
 from execverify_data.trace import Status
@@ -90,7 +85,7 @@ class Budget:
         if self.steps > self.max_steps:
             raise _Stop(Status.STEP_LIMIT)
 
-    def run(self, call: Callable[[], Any], *, timeout: float, lines_of: str | None = None) -> tuple[Status, Any]:
+    def run(self, call: Callable[[], object], *, timeout: float, lines_of: str | None = None) -> tuple[Status, object]:
         """``(Status.OK, call())``, or ``(status, None)`` when the call did not return: ``EXCEPTION`` (it
         raised, or exited), ``STEP_LIMIT`` or ``TIMEOUT`` (the alarm, in the main thread only). Trusted code
         only: it runs in this process."""

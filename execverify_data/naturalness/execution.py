@@ -82,10 +82,8 @@ class _Probe(Budget):
 
     def __init__(self, max_steps: int):
         super().__init__(max_steps)
+        self.tests, self.values, self.status = set(), set(), Status.OK  # {(index, outcome)}, {(index, type name)}
         self.text: str | None = None  # the literal text of arguments given as expressions (trusted inputs)
-        self.tests: set[tuple[int, bool]] = set()
-        self.values: set[tuple[int, str]] = set()
-        self.status = Status.OK
 
     def test(self, index: int, value):
         self.tests.add((index, bool(value)))
