@@ -4,7 +4,8 @@ The input is a JSONL file of ``{"code", "entry_point"}`` objects, each with opti
 (``"inputs"``: CRUXEval-style argument texts such as ``"[1, 2], 3"``, e.g. taken from a
 benchmark's tests) and an optional ``"id"`` (or ``"task_id"``), or a folder of ``.py`` files (every
 top-level ``def`` with positional parameters only, no decorator, is a candidate), or the shipped
-HumanEval (:func:`humaneval_functions`: seed calls read from each problem's ``check`` function).
+HumanEval (:func:`humaneval_functions`: seed calls read from each problem's ``check`` function by
+:func:`execverify_data.values.literal_calls`).
 
 Each function goes through these steps; the first that fails names the reason it is skipped
 (:data:`REASONS`, counted in ``summary.json``):
@@ -23,7 +24,7 @@ Each function goes through these steps; the first that fails names the reason it
    type-preserving mutations of them (as evalplus does for HumanEval) and fresh draws from the
    types, from the row's seed (:func:`execverify_data.seeds.row_seed`). The candidates run
    instrumented, each in a fork of the trusted runner (the ``synthesize --tracer trusted`` path,
-   :func:`execverify_data.synth.filters._prescreen` with ``best_effort``), and the inputs kept are
+   :func:`execverify_data.synth.filters.prescreen` with ``best_effort``), and the inputs kept are
    chosen, as the generator chooses them, to take every decision both ways where the inputs allow
    (:func:`execverify_data.synth.coverage.choose`); an input that raises, runs past the step budget
    or returns a value without a literal is discarded. ``too_few_inputs`` when fewer than ``k`` remain.
@@ -43,8 +44,6 @@ provenance fields set (``source``, ``source_id``,
 shards by the shard engine (:mod:`execverify_data.shards`: atomic, resumable), so ``execverify build-release --programs OUT``
 builds every config from them.
 
->>> seed_calls_from_tests("def check(candidate):\\n    assert candidate([1, 2], 3) == 4\\n    assert candidate(x) == 1\\n")
-['[1, 2], 3']
 >>> settle_types("def f(xs: List[int], s):\\n    return s.upper() * len(xs)\\n", "f", [])
 (('list[int]', 'str'), None)
 >>> settle_types("def f(x):\\n    return x\\n", "f", [])
@@ -62,7 +61,7 @@ import platform
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -72,7 +71,7 @@ from execverify_data.pipeline import RecordRun
 from execverify_data.records import ProgramRecord
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
-           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "seed_calls_from_tests", "settle_types",
+           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "settle_types",
            "world_uses"]
 
 #: The ``generator_version`` of from-code records.
@@ -102,36 +101,13 @@ class Function:
 # ---------------------------------------------------------------------------- reading the input
 
 
-def seed_calls_from_tests(test_code: str, candidate: str = "candidate") -> list[str]:
-    """The argument texts of every ``candidate(...)`` call with literal arguments in ``test_code``
-    (HumanEval's ``check``), in order, without repeats; calls with computed arguments are left out."""
-    from execverify_data.values import parse_call
-
-    try:
-        tree = ast.parse(test_code)
-    except SyntaxError:
-        return []
-    out: dict[str, None] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == candidate and not node.keywords:
-            parts = [ast.get_source_segment(test_code, a) for a in node.args]
-            if any(p is None for p in parts):
-                continue
-            text = ", ".join(parts)
-            try:
-                parse_call(f"f({text})")
-            except Exception:  # noqa: BLE001 - not a literal call (a variable, an expression)
-                continue
-            out.setdefault(text)
-    return sorted(out, key=list(out).index)
-
-
 def humaneval_functions() -> list[Function]:
     """The shipped HumanEval (164 problems): prompt + canonical solution, seed calls from its tests."""
     from execverify_data.data import humaneval_records
+    from execverify_data.values import literal_calls
 
     return [Function(code=p["prompt"] + p["canonical_solution"], entry_point=p["entry_point"],
-                     inputs=tuple(seed_calls_from_tests(p["test"])), source="humaneval", source_id=p["task_id"])
+                     inputs=tuple(literal_calls(p["test"], keywords=False)), source="humaneval", source_id=p["task_id"])
             for p in humaneval_records()]
 
 
@@ -308,52 +284,6 @@ def _annotation(node: ast.expr | None) -> str | None:
     return None
 
 
-def _join(types: Iterable[str | None]) -> str | None:
-    """One type for values of these types (unknowns, None here, ignored): ``int`` with ``float`` is
-    ``float``, ``bool`` with ``int`` is ``int``, anything else a union."""
-    seen = sorted({t for t in types if t is not None})
-    if not seen:
-        return None
-    if set(seen) <= {"int", "float", "bool"} and len(seen) > 1:
-        return "float" if "float" in seen else "int"
-    return " | ".join(seen)
-
-
-def _value_type(value) -> str | None:
-    """The type-language text of a literal value (None when an empty container hides its elements)."""
-    if isinstance(value, bool):
-        return "bool"
-    for cls, name in ((int, "int"), (float, "float"), (str, "str"), (bytes, "bytes")):
-        if type(value) is cls:
-            return name
-    if value is None:
-        return "None"
-    if type(value) in (list, set, frozenset):
-        inner = _join(_value_type(v) for v in value)
-        return f"{type(value).__name__}[{inner}]" if inner else None
-    if type(value) is tuple:
-        parts = [_value_type(v) for v in value]
-        if not parts or not all(parts):
-            return None
-        return f"tuple[{parts[0]}, ...]" if len(set(parts)) == 1 and len(parts) > 3 else f"tuple[{', '.join(parts)}]"
-    if type(value) is dict:
-        k, v = _join(_value_type(x) for x in value), _join(_value_type(x) for x in value.values())
-        return f"dict[{k}, {v}]" if k and v else None
-    return None
-
-
-def _drawable(text: str | None) -> bool:
-    from execverify_data.inputs import _parse
-
-    if text is None:
-        return False
-    try:
-        _parse(text)
-    except InvalidArgument:
-        return False
-    return True
-
-
 def _from_use(tree: ast.Module, fn: ast.FunctionDef, name: str) -> str | None:
     """What the catalog says a parameter is from the methods the body calls on it: ``str`` or ``bytes``
     when every such call has candidates on that type (``str`` where both fit: bytes mirror most string
@@ -385,17 +315,18 @@ def settle_types(code: str, entry: str, seed_args: list[tuple]) -> tuple[tuple[s
     annotation (if the sampler draws it and every seed conforms), else the seed values' types, else the
     body's method calls on the parameter (:func:`_from_use`)."""
     from execverify_data.catalog.typelang import conforms
+    from execverify_data.inputs import common_type, drawable
 
     tree = ast.parse(code)
     fn = _entry(tree, entry)
     out = []
     for i, a in enumerate(fn.args.args):
         values = [args[i] for args in seed_args if i < len(args)]
-        seeded = _join(_value_type(v) for v in values)
+        seeded = common_type(values, widen=True)
         declared = _annotation(a.annotation)
-        if _drawable(declared) and all(conforms(v, declared) for v in values):
+        if drawable(declared) and all(conforms(v, declared) for v in values):
             out.append(declared)
-        elif _drawable(seeded):
+        elif drawable(seeded):
             out.append(seeded)
         elif (used := _from_use(tree, fn, a.arg)) is not None:
             out.append(used)
@@ -508,9 +439,10 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     from execverify_data.catalog.usage import entries_used
     from execverify_data.inputs import Hints, draw_inputs
     from execverify_data.sandbox.untrusted import Status as SandboxStatus
-    from execverify_data.synth.filters import FilterConfig, _prescreen, normalized_hash
+    from execverify_data.synth.filters import FilterConfig, prescreen, normalized_hash
     from execverify_data.synth.generator import Program
     from execverify_data.trace import Status
+    from execverify_data.instrument import OVER_BUDGET
     from execverify_data.seeds import row_seed
     from execverify_data.values import format_arguments, parse_call
 
@@ -554,7 +486,7 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     counts: dict = {"attempts": 1}
     report: dict = {}
     fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout, max_events=config.max_steps)
-    picked = _prescreen(program, candidates, fconfig, counts, tracer=tracer, best_effort=True, k_max=config.k_max, report=report)
+    picked = prescreen(program, candidates, fconfig, counts, tracer=tracer, best_effort=True, k_max=config.k_max, report=report)
     if isinstance(picked, str):
         counts[picked] = 1
         counts["why"] = f"{picked} after {len(candidates)} candidate inputs"
@@ -566,7 +498,7 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     calls = [f"{fn.entry_point}({text})" for text in inputs]
     traces = tracer.trace_many(fn.code, calls)
     for trace, (_, text) in zip(traces, picked):
-        if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+        if trace.status in OVER_BUDGET:
             return None, {**counts, "step_budget": 1, "why": f"traced call ended {trace.status.value}"}
         if trace.status is not Status.OK or trace.output.text != text:
             return None, {**counts, "nondeterministic": 1, "why": "a second run in the trusted runner gave another result"}

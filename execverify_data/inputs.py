@@ -42,7 +42,8 @@ from execverify_data.values import format_arguments
 if TYPE_CHECKING:
     import ast
 
-__all__ = ["DOMAINS", "INT_RANGE", "PREDICATE_STYLES", "Hints", "draw", "strategy", "mutate", "draw_inputs", "iter_inputs"]
+__all__ = ["DOMAINS", "INT_RANGE", "PREDICATE_STYLES", "Hints", "common_type", "draw", "draw_inputs", "drawable", "iter_inputs", "mutate",
+           "strategy", "type_text_of"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -59,6 +60,18 @@ def _parse(type_text: str | Type) -> Type:
     t = typelang.parse(type_text) if isinstance(type_text, str) else type_text
     _validate(t, type_text)
     return t
+
+
+def drawable(type_text: str | None) -> bool:
+    """Whether the sampler draws values of ``type_text`` (a type-language text).
+
+    >>> drawable("list[int]"), drawable("Foo"), drawable(None)
+    (True, False, False)
+    """
+    try:
+        return type_text is not None and bool(_parse(type_text))
+    except InvalidArgument:
+        return False
 
 
 def _validate(t: Type, text) -> None:
@@ -332,6 +345,58 @@ def _strategy(t: Type, lo: int, hi: int, top: bool):
 
 
 # ------------------------------------------------------------------ mutation
+
+
+def type_text_of(value: object, *, widen: bool = False) -> str | None:
+    """The type text of a literal value, None for a value of another kind. A container's element types are
+    joined as :func:`common_type` joins them. Without ``widen`` (this one value's type, for :func:`mutate`), an
+    empty container has ``int`` elements (``str`` keys for a dict); with ``widen`` (a parameter's type settled
+    from seed values), it tells nothing (None), and a tuple of four or more elements of one type is
+    ``tuple[T, ...]``.
+
+    >>> type_text_of([1, 'a', 2]), type_text_of((1, 'a')), type_text_of({'k': [1.5]}), type_text_of([])
+    ('list[int | str]', 'tuple[int, str]', 'dict[str, list[float]]', 'list[int]')
+    >>> type_text_of([1, 2.5, []], widen=True), type_text_of((1, 2, 3, 4), widen=True), type_text_of([], widen=True)
+    ('list[float]', 'tuple[int, ...]', None)
+    """
+    kind = type(value)
+    if kind in (bool, int, float, str, bytes) or value is None:
+        return "None" if value is None else kind.__name__
+    if kind in (list, set, frozenset):
+        element = common_type(value, widen=widen) if value or widen else "int"
+        return element and f"{kind.__name__}[{element}]"
+    if kind is dict:
+        keys = common_type(value, widen=widen) if value or widen else "str"
+        values = common_type(value.values(), widen=widen) if value or widen else "int"
+        return keys and values and f"dict[{keys}, {values}]"
+    if kind is not tuple:
+        return None
+    parts = [type_text_of(v, widen=widen) for v in value]
+    if None in parts or (widen and not parts):
+        return None
+    if not parts or (widen and len(parts) > 3 and len(set(parts)) == 1):
+        return f"tuple[{parts[0] if parts else 'int'}, ...]"
+    return f"tuple[{', '.join(parts)}]"
+
+
+def common_type(values, *, widen: bool = False) -> str | None:
+    """One type text for all of ``values``: the union of their :func:`type_text_of`, in order of first
+    appearance (None for no values, or, without ``widen``, when one has no type text). With ``widen``, values
+    without a type text are left out, ``int`` with ``float`` is ``float`` and ``bool`` with ``int`` is ``int``.
+
+    >>> common_type([1, 'a', True]), common_type([1, 2.5, True], widen=True), common_type([[], [3]], widen=True)
+    ('int | str | bool', 'float', 'list[int]')
+    """
+    texts: list[str] = []
+    for value in values:
+        text = type_text_of(value, widen=widen)
+        if text is None and not widen:
+            return None
+        if text is not None and text not in texts:
+            texts.append(text)
+    if widen and len(texts) > 1 and set(texts) <= {"int", "float", "bool"}:
+        return "float" if "float" in texts else "int"
+    return " | ".join(texts) or None
 
 
 def mutate(value: object, type_text: str, rng: random.Random) -> object:

@@ -52,6 +52,7 @@ __all__ = [
     "Trace",
     "compile_program",
     "trace_call",
+    "trusted_arguments",
 ]
 
 #: Default budget of line events per trace.
@@ -261,7 +262,7 @@ def _pack(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
     return args, kwargs
 
 
-def _trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
+def trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
     """Evaluate the arguments of ``call`` in the program's namespace (trusted data only)."""
     try:
         node = ast.parse(call.strip(), _CALL_FILENAME, mode="eval").body
@@ -600,7 +601,7 @@ def trace_call(
         try:
             exec(code, namespace)  # trusted: the program under trace (trusted code; untrusted code uses sandbox.untrusted)
             if trusted_call:
-                name, args, kwargs = _trusted_arguments(call, namespace)
+                name, args, kwargs = trusted_arguments(call, namespace)
             function = namespace.get(name)
             if not callable(function):
                 raise ProgramError(f"the program defines no function named {name!r} to call")

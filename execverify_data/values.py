@@ -77,7 +77,7 @@ from collections import Counter, OrderedDict, defaultdict, deque
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from execverify_data.errors import AnswerError, InvalidArgument
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
 
 __all__ = [
     "CanonicalValue",
@@ -91,6 +91,7 @@ __all__ = [
     "equal",
     "format_arguments",
     "format_call",
+    "literal_calls",
     "parse",
     "parse_arguments",
     "parse_call",
@@ -941,6 +942,33 @@ def format_call(name: str, args: tuple | list, kwargs: dict[str, Any] | None = N
     if not name.isidentifier():
         raise InvalidArgument(f"function name {name!r} is not an identifier")
     return f"{name}({format_arguments(args, kwargs)})"
+
+
+def literal_calls(source: str, name: str = "candidate", *, keywords: bool = True) -> list[str]:
+    """The argument texts (:func:`format_arguments`) of the calls of ``name`` in ``source`` whose arguments
+    are all literals, such as HumanEval's ``candidate(...)`` tests, read from its AST without running it,
+    in source order, without repeats; without ``keywords``, calls with keyword arguments are left out too.
+
+    >>> test = "def check(candidate):\\n    assert candidate([1,2], -3) == 0\\n    assert candidate(x) == 1\\n    assert candidate(1, k='a')\\n"
+    >>> literal_calls(test), literal_calls(test, keywords=False)
+    (['[1, 2], -3', "1, k='a'"], ['[1, 2], -3'])
+
+    Raises:
+        ProgramError: ``source`` does not parse.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ProgramError(f"the source does not parse: {exc.msg} (line {exc.lineno})") from None
+    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == name and (keywords or not n.keywords)), key=lambda n: (n.lineno, n.col_offset))
+    texts: dict[str, None] = {}
+    for call in calls:
+        try:
+            texts.setdefault(format_arguments(*parse_call(ast.unparse(call))[1:]))
+        except (AnswerError, InvalidArgument):  # not a literal call (a variable, an expression)
+            continue
+    return list(texts)
 
 
 def _literal_text(value: Any) -> str:

@@ -17,9 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from execverify_data.cli import main
-from execverify_data.fromcode import (FromCodeError, Function, humaneval_functions, load_folder, load_jsonl,
-                                      seed_calls_from_tests, settle_types)
-from execverify_data.values import parse_call
+from execverify_data.fromcode import FromCodeError, Function, humaneval_functions, load_folder, load_jsonl, settle_types
+from execverify_data.values import literal_calls, parse_call
 
 FOLDER = Path(__file__).parent / "fixtures" / "fromcode"
 N_HUMANEVAL = 12
@@ -62,7 +61,7 @@ def folder_run(tmp_path_factory) -> Path:
 def test_seed_calls_are_the_literal_calls_of_the_tests():
     test = ("def check(candidate):\n    assert candidate([1, 2], 3) == [1]\n    assert candidate([], 0) == []\n"
             "    assert candidate([1, 2], 3) == [1]\n    for x in range(3):\n        assert candidate([x], x)\n")
-    assert seed_calls_from_tests(test) == ["[1, 2], 3", "[], 0"]
+    assert literal_calls(test, keywords=False) == ["[1, 2], 3", "[], 0"]
     he = humaneval_functions()
     assert len(he) == 164 and sum(bool(f.inputs) for f in he) >= 160
     for f in he[:20]:  # each seed is a literal call of the problem's arity

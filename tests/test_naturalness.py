@@ -15,7 +15,8 @@ import pytest
 from execverify_data import naturalness as nat
 from execverify_data.catalog import typelang
 from execverify_data.errors import InvalidArgument, ProgramError
-from execverify_data.values import parse_arguments
+from execverify_data.inputs import type_text_of
+from execverify_data.values import literal_calls, parse_arguments
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -234,7 +235,7 @@ def test_a_program_that_prints_or_changes_its_arguments_is_measured_on_fresh_cop
 ])
 def test_small_edits_change_one_argument_and_keep_its_type(first, types):
     args, _ = parse_arguments(first)
-    expected = types or [nat.type_text_of(a) for a in args]
+    expected = types or [type_text_of(a) for a in args]
     edits = list(nat.small_edits(first, types, seed=4))
     assert edits == list(nat.small_edits(first, types, seed=4))  # seeded
     assert edits != list(nat.small_edits(first, types, seed=5))
@@ -258,17 +259,17 @@ def test_edits_stop_after_two_candidates_past_the_budget():
 
 
 def test_type_text_of():
-    assert nat.type_text_of(3) == "int" and nat.type_text_of(True) == "bool" and nat.type_text_of(None) == "None"
-    assert nat.type_text_of({"a": {1, 2}}) == "dict[str, set[int]]"
-    assert nat.type_text_of({}) == "dict[str, int]"
-    assert nat.type_text_of([1, [2]]) == "list[int | list[int]]"
-    assert nat.type_text_of(lambda: 0) is None and nat.type_text_of([lambda: 0]) is None
+    assert type_text_of(3) == "int" and type_text_of(True) == "bool" and type_text_of(None) == "None"
+    assert type_text_of({"a": {1, 2}}) == "dict[str, set[int]]"
+    assert type_text_of({}) == "dict[str, int]"
+    assert type_text_of([1, [2]]) == "list[int | list[int]]"
+    assert type_text_of(lambda: 0) is None and type_text_of([lambda: 0]) is None
 
 
-def test_candidate_inputs_reads_humaneval_tests_without_running_them():
+def test_literal_calls_read_humaneval_tests_without_running_them():
     test = ("def check(candidate):\n    assert candidate([1, 2], 3) == 1\n    assert candidate(x) == 2\n"
             "    assert candidate([1, 2], 3) == 1\n    assert candidate(-1, k='a')\n    raise SystemExit\n")
-    assert nat.candidate_inputs(test) == ["[1, 2], 3", "-1, k='a'"]
+    assert literal_calls(test) == ["[1, 2], 3", "-1, k='a'"]
 
 
 def test_program_figures_of_the_issue_row():

@@ -407,7 +407,7 @@ def test_the_probe_compiles_what_a_node_transformer_would(rows):
     """``coverage.instrument`` wraps used calls and decisions in hand walks; the code object, decision ids and
     lines are those of the plain way (``ast.NodeTransformer`` passes in post-order, then
     ``ast.fix_missing_locations``)."""
-    from execverify_data.synth.coverage import _RECORD, _VALUE, FILENAME, instrument
+    from execverify_data.synth.coverage import FILENAME, RECORD, VALUE, instrument
 
     class Wrap(ast.NodeTransformer):
         def __init__(self):
@@ -415,7 +415,7 @@ def test_the_probe_compiles_what_a_node_transformer_would(rows):
 
         def record(self, test, line, kind):
             self.tests[len(self.tests)] = (line, kind)
-            return ast.copy_location(ast.Call(ast.Name(_RECORD, ast.Load()), [ast.Constant(len(self.tests) - 1), test], []),
+            return ast.copy_location(ast.Call(ast.Name(RECORD, ast.Load()), [ast.Constant(len(self.tests) - 1), test], []),
                                      test)
 
         def generic_then(self, node, kind):
@@ -442,7 +442,7 @@ def test_the_probe_compiles_what_a_node_transformer_would(rows):
               "            return 2 if xs[0] > 3 else 4\n    return 0\n")
     for code in [nested] + [r["code"] for r in rows]:
         wrap = Wrap()
-        tree = ast.fix_missing_locations(wrap.visit(_WrapUsedCalls(_VALUE).visit(ast.parse(code))))
+        tree = ast.fix_missing_locations(wrap.visit(_WrapUsedCalls(VALUE).visit(ast.parse(code))))
         compiled, tests, _ = instrument(code)
         assert tests == wrap.tests
         assert compiled == compile(tree, FILENAME, "exec", dont_inherit=True), code  # bytecode, constants, line table

@@ -38,6 +38,7 @@ from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.questions import extract
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, Kind, Question
 from execverify_data.questions.templates import VERIFICATION_FORMAT
+from execverify_data.trace import Status
 from execverify_data.values import CanonicalValue, format_call, parse_call, same
 
 __all__ = ["OiExecutor", "ScoreResult", "Scorer", "Verification", "load_verification"]
@@ -212,8 +213,7 @@ class OiExecutor:
             if len(self._cache) + len(keys) > self.cache_size:
                 self._cache.clear()
             for key, trace in zip(keys, traces):
-                status = getattr(trace, "status", None)
-                output = trace.output if status is not None and status.value == "ok" else None
+                output = trace.output if getattr(trace, "status", None) is Status.OK else None
                 self._cache[key] = output
                 for i in todo[key]:
                     results[i] = output

@@ -44,7 +44,7 @@ _SESSION_HELPERS = (
     "from multiprocessing.forkserver import main",
     "from execverify_data.sandbox.trusted import _worker_main",
     "from execverify_data.synth.retrace import _main",  # the second interpreter (a warm process)
-    "from multiprocessing.spawn import spawn_main",  # a spawn pool of our own (workpool.spawn_pool)
+    "from multiprocessing.spawn import spawn_main",  # a spawn pool of our own (shards.spawn_pool)
 )
 
 

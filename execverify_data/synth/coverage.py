@@ -4,7 +4,8 @@ A row's step questions are only worth asking when the code's decisions depend on
 inputs. :func:`instrument` compiles a program with every decision wrapped in a recorder: the test
 of each ``if``/``elif``, ``while``, conditional expression and comprehension ``if``. A
 :class:`Probe` runs the entry point on an input (untraced: only line events are counted, for the
-step budget and for which statements ran) and returns a :class:`Run`: the outcome of every
+step budget and for which statements ran, by :class:`execverify_data.instrument.Budget`) and
+returns a :class:`Run`: the outcome of every
 decision it met, the lines it executed, the output. :func:`choose` then picks a set of inputs
 (at least ``k``, at most ``k_max``) on which
 
@@ -32,58 +33,33 @@ choice.
 from __future__ import annotations
 
 import ast
-import signal
-import sys
 from dataclasses import dataclass
 
-from execverify_data.astwalk import children, walk
+from execverify_data.astwalk import walk
+from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.synth.code import BUILTIN_NAMES
-from execverify_data.values import format_arguments
+from execverify_data.trace import Status
+from execverify_data.values import encode, format_arguments, self_equal
 
 __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
 
 FILENAME = "<synth-probe>"
-_RECORD = "_probe_record_"
-_VALUE = "_probe_value_"
-
-
-class _StepLimit(BaseException):
-    """Raised into a probed call at its step budget (a BaseException: ``except Exception`` misses it)."""
-
-
-class _Timeout(BaseException):
-    pass
-
-
-_DECISIONS = {ast.If: "if", ast.While: "while", ast.IfExp: "ifexp"}
+RECORD = "_probe_record_"
+VALUE = "_probe_value_"
 
 
 def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
-    """Wrap the test of every decision under ``tree`` in a call of the recorder; ``{id: (line, kind)}``.
-
-    Ids are given in post-order (a decision nested in another's body or test first), each node's
-    fields in ``_fields`` order: the order in which an ``ast.NodeTransformer`` would visit them. The
-    new nodes take the location of the test they wrap (what ``ast.fix_missing_locations`` would give
-    them), without a second walk of the tree."""
+    """Wrap the test of every decision under ``tree`` (not ``and``/``or`` operands) in a call of the recorder;
+    ``{id: (line, kind)}``, ids in the post-order of :func:`~execverify_data.instrument.wrap_tests`."""
     tests: dict[int, tuple[int, str]] = {}
 
-    def record(test: ast.expr, line: int, kind: str) -> ast.expr:
-        i = len(tests)
-        tests[i] = (line, kind)
-        where = {"lineno": test.lineno, "col_offset": test.col_offset,
-                 "end_lineno": test.end_lineno, "end_col_offset": test.end_col_offset}
-        return ast.Call(ast.Name(_RECORD, ast.Load(), **where), [ast.Constant(i, **where), test], [], **where)
+    def record(test: ast.expr, node: ast.AST, kind: str) -> ast.expr:
+        if kind == "boolop":
+            return test
+        tests[len(tests)] = (test.lineno if kind == "comprehension" else node.lineno, kind)
+        return probe_call(RECORD, len(tests) - 1, test)
 
-    def visit(node: ast.AST) -> None:
-        for child in children(node):
-            visit(child)
-        kind = _DECISIONS.get(type(node))
-        if kind is not None:
-            node.test = record(node.test, node.lineno, kind)
-        elif type(node) is ast.comprehension:
-            node.ifs = [record(t, t.lineno, "comprehension") for t in node.ifs]
-
-    visit(tree)
+    wrap_tests(tree, record)
     return tests
 
 
@@ -99,10 +75,8 @@ def _wrap_values(tree: ast.AST) -> None:
 
     def wrap(call: ast.Call) -> ast.expr:
         nonlocal count
-        where = {"lineno": call.lineno, "col_offset": call.col_offset,
-                 "end_lineno": call.end_lineno, "end_col_offset": call.end_col_offset}
         count += 1
-        return ast.Call(ast.Name(_VALUE, ast.Load(), **where), [ast.Constant(count - 1, **where), call], [], **where)
+        return probe_call(VALUE, count - 1, call)
 
     def wanted(child: ast.AST, parent: ast.AST) -> bool:
         return type(child) is ast.Call and not isinstance(parent, ast.Expr) and _reads_a_variable(child)
@@ -123,14 +97,6 @@ def _wrap_values(tree: ast.AST) -> None:
     visit(tree)
 
 
-def value_key(value) -> str | None:
-    """What tells two values of a call apart: the type's name and the ``repr``; None for an object whose
-    ``repr`` is only its address (an iterator: ``map(...)``, ``enumerate(...)``), which is not judged."""
-    if type(value).__repr__ is object.__repr__:
-        return None
-    return f"{type(value).__name__}:{value!r}"
-
-
 def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset[int]]:
     """``(code object, {decision id: (line, kind)}, statement lines)`` of a program.
 
@@ -147,12 +113,12 @@ def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset
 
 @dataclass(frozen=True)
 class Run:
-    """One probed call: ``status`` (``ok``, ``raised``, ``step_budget``), the output's canonical text
-    (``ok`` only), the decisions' outcomes ``{(id, bool)}``, the lines executed, the line events counted,
-    the values of the used calls ``{(id, value_key)}`` (at most two per call) and the calls evaluated
+    """One probed call: ``status`` (:class:`~execverify_data.trace.Status`), the output's canonical text
+    (``OK`` only), the decisions' outcomes ``{(id, bool)}``, the lines executed, the line events counted,
+    the values of the used calls ``{(id, type:repr)}`` (at most two per call) and the calls evaluated
     twice or more with one value."""
 
-    status: str
+    status: Status
     output: str | None
     askable: bool
     outcomes: frozenset
@@ -162,86 +128,11 @@ class Run:
     repeated: frozenset = frozenset()
 
 
-class Probe:
-    """The entry point of ``code``, instrumented, ready to run on inputs (trusted code only)."""
-
-    def __init__(self, code: str, entry: str):
-        compiled, self.tests, self.statements = instrument(code)
-        self._outcomes: set = set()
-        outcomes = self._outcomes
-        self._values: dict[int, list] = {}  # call id -> [first key, second key or None, evaluated twice]
-        values = self._values
-
-        def record(i: int, value):
-            outcomes.add((i, bool(value)))
-            return value
-
-        def record_value(i: int, value):
-            seen = values.get(i)
-            if seen is None:
-                key = value_key(value)
-                if key is not None:
-                    values[i] = [key, None, False]
-            elif seen[1] is None:
-                key = value_key(value)
-                if key != seen[0]:
-                    seen[1] = key
-                seen[2] = True
-            return value
-
-        namespace: dict = {"__name__": "__synth__", _RECORD: record, _VALUE: record_value}
-        exec(compiled, namespace)  # trusted: our own synthesized program, instrumented
-        self.fn = namespace[entry]
-
-    def run(self, args: tuple, *, max_steps: int = 5000, timeout: float = 2.0) -> Run:
-        from execverify_data.values import encode, self_equal
-
-        lines: set[int] = set()
-        steps = [0]
-
-        def on_line(frame, event, arg):
-            if event == "line":
-                steps[0] += 1
-                lines.add(frame.f_lineno)
-                if steps[0] > max_steps:
-                    raise _StepLimit
-            return on_line
-
-        def on_call(frame, event, arg):
-            return on_line if frame.f_code.co_filename == FILENAME else None
-
-        def on_alarm(signum, frame):  # pragma: no cover - timing dependent
-            raise _Timeout
-
-        self._outcomes.clear()
-        self._values.clear()
-        previous_trace = sys.gettrace()
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-        sys.settrace(on_call)
-        try:
-            result = self.fn(*args)
-        except (_StepLimit, _Timeout):
-            return Run("step_budget", None, False, frozenset(), frozenset(), steps[0])
-        except Exception:  # noqa: BLE001 - this input makes the program raise
-            return Run("raised", None, False, frozenset(), frozenset(), steps[0])
-        finally:
-            sys.settrace(previous_trace)
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-        value = encode(result)
-        askable = value.askable and self_equal(value.text)
-        return Run("ok", value.text, askable, frozenset(self._outcomes), frozenset(lines), steps[0],
-                   *_value_sets(self._values.items()))
-
-
-def _value_sets(items) -> tuple[frozenset, frozenset]:
-    """``(values, repeated)`` of a :class:`Run` from ``(id, [first key, second key, evaluated twice])``."""
-    values = frozenset((i, key) for i, keys in items for key in keys[:2] if key is not None)
-    return values, frozenset(i for i, keys in items if keys[2])
-
-
-_PRELUDE = """
+#: The recorders the instrumented program calls (one text: run in this process by :class:`Probe`, written after
+#: the program by :class:`TracedProbe`): each decision's outcomes, and per used call its first two values as
+#: ``type:repr`` (not an object whose ``repr`` is only its address: an iterator is not judged) and whether it
+#: was evaluated twice.
+_RECORDERS = """
 
 _probe_seen_ = []
 
@@ -251,7 +142,7 @@ def _probe_record_(i, value):
     return value
 
 
-_probe_values_ = {{}}
+_probe_values_ = {}
 
 
 def _probe_value_(i, value):
@@ -260,12 +151,46 @@ def _probe_value_(i, value):
         if type(value).__repr__ is not object.__repr__:
             _probe_values_[i] = [type(value).__name__ + ':' + repr(value), None, False]
     elif seen[1] is None:
-        key = type(value).__name__ + ':' + repr(value)
+        key = None if type(value).__repr__ is object.__repr__ else type(value).__name__ + ':' + repr(value)
         if key != seen[0]:
             seen[1] = key
         seen[2] = True
     return value
+"""
+_RECORDERS_CODE = compile(_RECORDERS, "<synth-probe-recorders>", "exec")
 
+
+class Probe:
+    """The entry point of ``code``, instrumented, ready to run on inputs (trusted code only)."""
+
+    def __init__(self, code: str, entry: str):
+        compiled, self.tests, self.statements = instrument(code)
+        self._namespace: dict = {"__name__": "__synth__"}
+        exec(_RECORDERS_CODE, self._namespace)  # trusted: our own text
+        exec(compiled, self._namespace)  # trusted: our own synthesized program, instrumented
+        self.fn = self._namespace[entry]
+
+    def run(self, args: tuple, *, max_steps: int = 5000, timeout: float = 2.0) -> Run:
+        outcomes, values = self._namespace["_probe_seen_"], self._namespace["_probe_values_"]
+        outcomes.clear()
+        values.clear()
+        budget = Budget(max_steps)  # the line events of the program, and the lines they were on
+        status, result = budget.run(lambda: self.fn(*args), timeout=timeout, lines_of=FILENAME)
+        if status is not Status.OK:
+            return Run(status, None, False, frozenset(), frozenset(), budget.steps)
+        value = encode(result)
+        askable = value.askable and self_equal(value.text)
+        return Run(status, value.text, askable, frozenset(outcomes), frozenset(budget.ran), budget.steps,
+                   *_value_sets(values.items()))
+
+
+def _value_sets(items) -> tuple[frozenset, frozenset]:
+    """``(values, repeated)`` of a :class:`Run` from ``(id, [first key, second key, evaluated twice])``."""
+    values = frozenset((i, key) for i, keys in items for key in keys[:2] if key is not None)
+    return values, frozenset(i for i, keys in items if keys[2])
+
+
+_ENTRY = """
 
 def _probe_entry_(*args):
     _probe_seen_.clear()
@@ -287,30 +212,25 @@ class TracedProbe:
         text = ast.unparse(tree)
         self.statements = _statement_lines(ast.parse(text))
         self.program_lines = text.count("\n") + 1
-        self.source = text + _PRELUDE.format(entry=entry)
+        self.source = text + _RECORDERS + _ENTRY.format(entry=entry)
         self.tracer = tracer
 
     def run_many(self, batch: list[tuple], *, max_steps: int, timeout: float) -> list[Run]:
-        from execverify_data.trace import Status
-        from execverify_data.values import encode, parse, self_equal
+        from execverify_data.values import parse
 
         calls = [f"_probe_entry_({format_arguments(args)})" for args in batch]
         runs = []
         for trace in self.tracer.trace_many(self.source, calls):
             steps = sum(1 for e in trace.events if e.line <= self.program_lines)
-            if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED) or steps > max_steps:
-                runs.append(Run("step_budget", None, False, frozenset(), frozenset(), steps))
+            status = Status.STEP_LIMIT if steps > max_steps and trace.status not in OVER_BUDGET else trace.status
+            parsed = parse(trace.output.text) if status is Status.OK and trace.output.askable else None
+            if parsed is None:  # stopped, raised, or a result without a literal
+                runs.append(Run(status, None, False, frozenset(), frozenset(), steps))
                 continue
-            if trace.status is not Status.OK:
-                runs.append(Run("raised", None, False, frozenset(), frozenset(), steps))
-                continue
-            result, outcomes, values = parse(trace.output.text) if trace.output.askable else (None, None, None)
-            if outcomes is None:
-                runs.append(Run("ok", None, False, frozenset(), frozenset(), steps))
-                continue
+            result, outcomes, values = parsed
             value = encode(result)
             lines = frozenset(e.line for e in trace.events if e.line <= self.program_lines)
-            runs.append(Run("ok", value.text, value.askable and self_equal(value.text),
+            runs.append(Run(status, value.text, value.askable and self_equal(value.text),
                             frozenset((i, b) for i, b in outcomes), lines, steps, *_value_sets(values)))
         return runs
 
@@ -341,7 +261,7 @@ def constant_values(runs) -> list[int]:
     keys: dict[int, set] = {}
     evaluated: dict[int, int] = {}
     for run in runs:
-        if run.status != "ok":
+        if run.status is not Status.OK:
             continue
         for i, key in run.values:
             keys.setdefault(i, set()).add(key)
@@ -364,7 +284,7 @@ class Cover:
         self.runs: list[Run] = []
 
     def add(self, run: Run) -> None:
-        if run.status == "ok":
+        if run.status is Status.OK:
             self.usable += 1
             self.covered |= _covers(run)
             self.outputs.add(run.output)
@@ -403,7 +323,7 @@ def _why(left, outputs, runs) -> str | None:
 def missing(runs: list[Run], probe, *, values: bool = False) -> str | None:
     """Why ``runs`` (the usable ones) cannot cover the goals, or None when they can (with ``values``, the
     used calls' two values among the goals)."""
-    usable = [r for r in runs if r.status == "ok"]
+    usable = [r for r in runs if r.status is Status.OK]
     covered = frozenset().union(*(_covers(r) for r in usable)) if usable else frozenset()
     return _why(goals(probe) - covered, {r.output for r in usable}, usable if values else ())
 
@@ -420,7 +340,7 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_eff
     that gives another value is added, the first in order).
     """
     k_max = k_max if k_max is not None else k + 3
-    usable = [i for i, r in enumerate(runs) if r.status == "ok"]
+    usable = [i for i, r in enumerate(runs) if r.status is Status.OK]
     if best_effort:
         if not usable:
             return "too_few_inputs"
@@ -485,5 +405,5 @@ def branch_coverage(runs: list[Run], probe) -> float | None:
     wanted = {(i, b) for i in probe.tests for b in (True, False)}
     if not wanted:
         return None
-    reached = set().union(*(r.outcomes for r in runs if r.status == "ok")) if runs else set()
+    reached = set().union(*(r.outcomes for r in runs if r.status is Status.OK)) if runs else set()
     return round(len(wanted & reached) / len(wanted), 4)

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.inputs import Hints, draw_inputs, iter_inputs
+from execverify_data.instrument import OVER_BUDGET
 from execverify_data.synth.checker import check
 from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.synth.generator import Program
@@ -64,7 +65,7 @@ from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
 from execverify_data.values import format_arguments, parse
 
-__all__ = ["REASONS", "FilterConfig", "Accepted", "TraceBackend", "evaluate", "normalized_hash", "returns_as_annotated",
+__all__ = ["REASONS", "FilterConfig", "Accepted", "TraceBackend", "evaluate", "normalized_hash", "prescreen", "returns_as_annotated",
            "unused_params", "worker_tracer"]
 
 #: Rejection reasons, in the order the filters run.
@@ -293,7 +294,7 @@ def _of_annotation(value, ann: ast.expr) -> bool | None:
     return False if False in verdicts else (None if None in verdicts else True)
 
 
-def _prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfig, counts: dict | None, more=None,
+def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfig, counts: dict | None, more=None,
                tracer=None, *, best_effort: bool = False, k_max: int | None = None, report: dict | None = None):
     """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
     until their runs cover every decision both ways and every statement with at least two outputs,
@@ -341,16 +342,17 @@ def _prescreen(program: Program, candidates: Iterable[tuple], config: FilterConf
 
     def feed(batch) -> str | None:
         for args, run in results(batch):
-            if best_effort and (run.status == "step_budget" or (run.status == "ok" and not run.askable)):
+            over = run.status in OVER_BUDGET
+            if best_effort and (over or (run.status is Status.OK and not run.askable)):
                 if counts is not None:
-                    name = "input_step_budget" if run.status == "step_budget" else "input_unaskable"
+                    name = "input_step_budget" if over else "input_unaskable"
                     counts[name] = counts.get(name, 0) + 1
                 continue
-            if run.status == "step_budget":
+            if over:
                 return "step_budget"
-            if run.status == "raised" and counts is not None:
+            if run.status is Status.EXCEPTION and counts is not None:
                 counts["input_raised"] = counts.get("input_raised", 0) + 1
-            if run.status == "ok" and not run.askable:
+            if run.status is Status.OK and not run.askable:
                 return "unaskable_output"
             runs.append(run)
             tried.append(args)
@@ -434,7 +436,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         report = check(program.code, spec, entry=program.entry_point)
         if not report.ok:
             return None, "checker"
-    picked = _prescreen(program, candidates, config, counts, more, tracer if trusted else None)
+    picked = prescreen(program, candidates, config, counts, more, tracer if trusted else None)
     if isinstance(picked, str):
         return None, picked
     if not trusted:
@@ -446,7 +448,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     kept_inputs = [format_arguments(args) for args, _ in picked]
     kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
     for trace, (_, text) in zip(kept, picked):
-        if trace.status in (Status.STEP_LIMIT, Status.TIMEOUT, Status.CRASHED):
+        if trace.status in OVER_BUDGET:
             return None, "step_budget"
         if trace.status is not Status.OK or trace.output.text != text:
             return None, "nondeterministic"
