@@ -22,10 +22,17 @@ from functools import lru_cache
 
 from execverify_data import catalog
 from execverify_data.catalog.entry import Entry, Signature
-from execverify_data.catalog.typelang import Type, substitute, type_vars
-from execverify_data.synth.ir import T
+from execverify_data.catalog.typelang import Type, parse, substitute, type_vars
 
 __all__ = ["VALUE_TYPES", "ELEMENTS", "Instance", "instances", "accepts", "bind", "is_value_type", "element_type"]
+
+
+
+@lru_cache(maxsize=None)
+def T(text: str) -> Type:
+    """A type text parsed once (cached)."""
+    return parse(text)
+
 
 #: Element types type variables are bound to.
 ELEMENTS = ("int", "str")
