@@ -27,19 +27,18 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendError, Prompt, check_generate_args, prompt_seeds
+from execverify_data.models.base import BackendBase, BackendError, Prompt, prompt_seeds
 
 __all__ = ["OpenAICompatibleGenerator"]
 
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
-class OpenAICompatibleGenerator:
+class OpenAICompatibleGenerator(BackendBase):
     """Generate through an OpenAI-compatible server.
 
     Args:
@@ -167,21 +166,7 @@ class OpenAICompatibleGenerator:
             raise BackendError(f"asked {self.base_url} for n={n} completions, got {len(texts)}")
         return texts
 
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        *,
-        n: int = 1,
-        temperature: float = 1.0,
-        max_new_tokens: int = 256,
-        seed: int | Sequence[int] | None = None,
-        stop: Sequence[str] | None = None,
-        top_p: float = 1.0,
-    ) -> list[list[str]]:
-        """``n`` completions per prompt; see :class:`execverify_data.models.TextGenerator`."""
-        stop = check_generate_args(
-            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
-        )
+    def _sample(self, prompts, n, temperature, max_new_tokens, seed, stop, top_p) -> list[list[str]]:
         fields: dict[str, Any] = {"n": n, "temperature": temperature, "top_p": top_p, "max_tokens": max_new_tokens}
         if stop:
             fields["stop"] = stop
