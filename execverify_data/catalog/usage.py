@@ -35,7 +35,7 @@ import ast
 from dataclasses import dataclass
 
 from execverify_data.astwalk import children, walk
-from execverify_data.catalog import ENTRIES, TYPES
+from execverify_data.catalog import ENTRIES, TYPES, get
 from execverify_data.catalog.entry import Entry, Signature
 from execverify_data.catalog.typelang import parse as parse_type
 
@@ -45,48 +45,25 @@ _METHODS: dict[str, list[Entry]] = {}
 for _e in ENTRIES:
     if _e.kind == "method":
         _METHODS.setdefault(_e.name, []).append(_e)
-_BY_ID = {e.id: e for e in ENTRIES}
 _BUILTINS = {e.name: e for e in ENTRIES if e.kind == "function"}
-_OPS = {e.name: e for e in ENTRIES if e.kind == "operator"}
 
-_BINOP = {
-    ast.Add: "add",
-    ast.Sub: "sub",
-    ast.Mult: "mul",
-    ast.Div: "truediv",
-    ast.FloorDiv: "floordiv",
-    ast.Mod: "mod",
-    ast.Pow: "pow",
-    ast.LShift: "lshift",
-    ast.RShift: "rshift",
-    ast.BitOr: "bitor",
-    ast.BitAnd: "bitand",
-    ast.BitXor: "bitxor",
-}
-_AUG = {
-    ast.Add: "iadd",
-    ast.Sub: "isub",
-    ast.Mult: "imul",
-    ast.Div: "itruediv",
-    ast.FloorDiv: "ifloordiv",
-    ast.Mod: "imod",
-    ast.BitOr: "ior",
-    ast.BitAnd: "iand",
-    ast.BitXor: "ixor",
-}
-_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
-_COMPARE = {
-    ast.Eq: "eq",
-    ast.NotEq: "ne",
-    ast.Lt: "lt",
-    ast.LtE: "le",
-    ast.Gt: "gt",
-    ast.GtE: "ge",
-    ast.Is: "is",
-    ast.IsNot: "is_not",
-    ast.In: "in",
-    ast.NotIn: "not_in",
-}
+
+def _syntax_keys() -> dict[tuple[type, type], str]:
+    """(node class, operator class) -> operator key, read off the catalog's operator templates: ``"{a} + {b}"``
+    parses to a ``BinOp`` with ``Add``, so that is ``add`` (the first entry wins: ``a * b`` is ``mul``)."""
+    keys: dict[tuple[type, type], str] = {}
+    for e in ENTRIES:
+        if e.kind == "operator":
+            node = ast.parse(e.template.format(**{p.name: p.name for p in e.signatures[0].params})).body[0]
+            node = node.value if isinstance(node, ast.Expr) else node
+            for op in getattr(node, "ops", [getattr(node, "op", None)]):
+                if op is not None:
+                    keys.setdefault((type(node), type(op)), e.name)
+    return keys
+
+
+_SYNTAX = _syntax_keys()
+
 _SEQUENCES = frozenset({"str", "list", "tuple", "bytes"})
 _TYPING_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
 
@@ -266,7 +243,7 @@ class _Analyzer:
                 return None
             result: set[str] = set()
             for entry_id in use.ids:
-                for s in _BY_ID[entry_id].signatures:
+                for s in get(entry_id).signatures:
                     heads = _heads(s.returns)
                     if heads is None:
                         return None
@@ -296,7 +273,7 @@ class _Analyzer:
             return None
         lt, rt = _owners(left), _owners(right)
         heads: set[str] = set()
-        for s in _OPS[key].signatures:
+        for s in get("op." + key).signatures:
             a, b = (parse_type(p.type).name for p in s.params)
             if (a in lt or a.isupper() and len(a) == 1) and (b in rt or b.isupper() and len(b) == 1):
                 r = _heads(s.returns)
@@ -306,7 +283,7 @@ class _Analyzer:
         return frozenset(heads) or None
 
     def _binop_key(self, node: ast.BinOp, seen: frozenset = frozenset()) -> str | None:
-        key = _BINOP.get(type(node.op))
+        key = _SYNTAX.get((ast.BinOp, type(node.op)))
         if key == "mul":
             sides = [self.types(node.left, seen), self.types(node.right, seen)]
             if any(t is not None and t & _SEQUENCES for t in sides):
@@ -356,15 +333,14 @@ class _Analyzer:
         if isinstance(node, ast.BinOp):
             key = self._binop_key(node)
             return [key] if key else []
-        if isinstance(node, ast.AugAssign):
-            return [_AUG[type(node.op)]] if type(node.op) in _AUG else []
-        if isinstance(node, ast.UnaryOp):
-            literal = isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant)
-            return [] if literal else [_UNARY[type(node.op)]]  # -1 is a literal, not op.neg
-        if isinstance(node, ast.BoolOp):
-            return ["bool_and" if isinstance(node.op, ast.And) else "bool_or"]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if isinstance(node.operand, ast.Constant):
+                return []  # -1 is a literal, not op.neg
+        if isinstance(node, (ast.AugAssign, ast.UnaryOp, ast.BoolOp)):
+            key = _SYNTAX.get((type(node), type(node.op)))
+            return [key] if key else []
         if isinstance(node, ast.Compare):
-            return [_COMPARE[type(op)] for op in node.ops]
+            return [_SYNTAX[ast.Compare, type(op)] for op in node.ops]
         if isinstance(node, ast.IfExp):
             return ["ifexp"]
         if isinstance(node, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in node.values):
