@@ -40,39 +40,16 @@ __all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE", "
 
 #: Concrete type names and the Python class each one stands for.
 CONCRETE: dict[str, type] = {
-    "str": str,
-    "int": int,
-    "float": float,
-    "bool": bool,
-    "bytes": bytes,
+    **{t.__name__: t for t in (str, int, float, bool, bytes, range, type, list, set, frozenset, dict, tuple)},
+    **{type(view).__name__: type(view) for view in ({}.keys(), {}.values(), {}.items())},
     "None": type(None),
-    "range": range,
-    "type": type,
-    "list": list,
-    "set": set,
-    "frozenset": frozenset,
-    "dict": dict,
-    "tuple": tuple,
-    "dict_keys": type({}.keys()),
-    "dict_values": type({}.values()),
-    "dict_items": type({}.items()),
 }
 #: Abstract type names (accepted by parameters, never the type of a built value).
 ABSTRACT = frozenset({"Iterable", "Iterator", "Sequence", "Collection", "Callable"})
 _ARITY = {
-    "list": 1,
-    "set": 1,
-    "frozenset": 1,
-    "dict": 2,
-    "dict_keys": 1,
-    "dict_values": 1,
-    "dict_items": 2,
-    "Iterable": 1,
-    "Iterator": 1,
-    "Sequence": 1,
-    "Collection": 1,
-    "Callable": 2,
-    "Optional": 1,
+    **dict.fromkeys(("list", "set", "frozenset", "dict_keys", "dict_values", "Optional"), 1),
+    **dict.fromkeys(("Iterable", "Iterator", "Sequence", "Collection"), 1),
+    **dict.fromkeys(("dict", "dict_items", "Callable"), 2),
 }
 _SCALARS = frozenset({"str", "int", "float", "bool", "bytes", "None", "range", "type", "object"})
 _TOKEN = re.compile(r"\s*(\.\.\.|[A-Za-z_][A-Za-z_0-9]*|[\[\],|])")
