@@ -24,19 +24,27 @@ import shutil
 import statistics as stats_mod
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from string import Template
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from execverify_data.cards import template_path
+from execverify_data.difficulty import spearman
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
 from execverify_data.release.engine import ReleaseRun, done_markers, rows_file
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
+from execverify_data.release.plots import coverage_by_kind, write_plots
 from execverify_data.release.rows import CONFIGS
 from execverify_data.release.verify import VerificationError
+from execverify_data.release.versions import changelog_until, tag_for
 from execverify_data.seeds import split_draw
-from execverify_data.shards import ENGINES, claim_folder, write_atomic
+from execverify_data.shards import ENGINES, claim_folder, shard_file, write_atomic
 
 __all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
 
@@ -107,37 +115,6 @@ def _size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-class _Progress:
-    """Rich progress bars per stage (a no-op when ``show`` is false)."""
-
-    def __init__(self, show: bool):
-        self.show = show
-        self._p = None
-
-    def __enter__(self):
-        if self.show:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._p = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-            self._p.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self._p is not None:
-            self._p.__exit__(*exc)
-
-    def task(self, name: str, total: int, completed: int = 0):
-        return self._p.add_task(name, total=total, completed=completed) if self._p else None
-
-    def advance(self, task, n: int = 1):
-        if self._p is not None and task is not None:
-            self._p.advance(task, n)
-
-    def update(self, task, completed: int):
-        if self._p is not None and task is not None:
-            self._p.update(task, completed=completed)
-
-
 def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
                   work_dir: str | os.PathLike | None = None, repo_id: str = "execverify/execverify",
                   progress: bool = False, keep_work: bool = True, ray_address: str | None = None) -> dict:
@@ -164,10 +141,13 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     claim_folder(work, cfg.identity(), hint="use another --work-dir")
     if ray_address is not None and engine != "ray":
         raise InvalidArgument("ray_address is only for engine='ray'")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     t0 = time.perf_counter()
-    with _Progress(progress) as bars:
-        task = bars.task("examples", cfg.n)
-        run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, done))
+    columns = (TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, disable=not progress) as bars:
+        task = bars.add_task("examples", total=cfg.n)
+        run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, completed=done))
         run.run(workers, engine=engine, **({"address": ray_address} if engine == "ray" else {}))
         failures = [f for done in done_markers(work) for f in done["failures"]]
         if failures:
@@ -204,16 +184,11 @@ def _print_summary(manifest: dict, timing: dict, out: Path) -> None:
 
 
 def _read_rows(work: Path, n_shards: int, config: str):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     tables = [pq.read_table(rows_file(work, s, config)) for s in range(n_shards)]
     return pa.concat_tables(tables) if tables else pa.Table.from_pylist([], schema=schema_for(config))
 
 
 def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
-    import pyarrow.parquet as pq
-
     schema = table.schema.with_metadata({"huggingface": json.dumps({"info": {"features": features.to_dict()}}, sort_keys=True)})
     table = table.cast(schema)
     write_atomic(path, lambda p: pq.write_table(table, p, row_group_size=cfg.row_group_size, compression="zstd",
@@ -222,26 +197,20 @@ def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
 
 def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=None) -> dict:
     """Stage 2: cached shard rows -> the release folder; returns the manifest."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     out.mkdir(parents=True, exist_ok=True)
     done = done_markers(work)
     n_shards = len(done)
     counts: Counter = Counter()
     rejected: Counter = Counter()
-    synth_slots = synth_accepted = 0
     for d in done:
         counts.update(d["counts"])
         rejected.update(d["synth_rejected"])
-        synth_slots += d["synth_slots"]
-        synth_accepted += d["synth_accepted"]
     written: set[str] = set()
     rows: dict[str, dict[str, int]] = {}
     split_files: dict[str, dict[str, list[str]]] = {}
     infos: dict[str, Any] = {}
     contents: dict[str, dict[str, int]] = {}
-    task = bars.task("assemble", len(CONFIGS)) if bars else None
+    task = bars.add_task("assemble", total=len(CONFIGS)) if bars is not None else None
 
     def one_config(config: str):
         """Read, split and write one config (the configs are independent: two at a time, in threads, as
@@ -267,11 +236,9 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
             files_of[split] = files
             split_infos.append((split, part.nbytes, part.num_rows))
         info = (features, split_infos, sum(os.path.getsize(out / f) for fs in files_of.values() for f in fs))
-        if bars:
+        if bars is not None:
             bars.advance(task)
         return table if config == DEFAULT_CONFIG else None, split_rows, files_of, info, config_contents(config, table)
-
-    from concurrent.futures import ThreadPoolExecutor
 
     trace_table = None
     with ThreadPoolExecutor(2) as threads:
@@ -285,8 +252,6 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
             if f.relative_to(out).as_posix() not in written:
                 f.unlink()
     stats = statistics(cfg, trace_table, work, n_shards)
-    from execverify_data.release.plots import write_plots
-
     plots = write_plots(out, stats, write_atomic)
     examples = _example_pages(cfg, out)
     nat = naturalness_table(cfg, work, done, programs=contents[DEFAULT_CONFIG]["programs"])
@@ -315,7 +280,8 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
                             "benchmarks": [name for name in ("cruxeval", "humaneval", *[name for name, _ in cfg.local_benchmarks])
                                            if name not in cfg.decontam_allow],
                             **({"allowed": list(cfg.decontam_allow)} if cfg.decontam_allow else {})},
-        "synthesis": {"slots": synth_slots, "accepted": synth_accepted, "rejected": dict(sorted(rejected.items())),
+        "synthesis": {"slots": sum(d["synth_slots"] for d in done), "accepted": sum(d["synth_accepted"] for d in done),
+                      "rejected": dict(sorted(rejected.items())),
                       "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
         "naturalness": nat,
@@ -413,30 +379,20 @@ def _naturalness_rows(nat: dict) -> str:
 
 def statistics(cfg: ReleaseConfig, trace_table, work: Path, n_shards: int) -> dict:
     """Figures for the card and the plots, from the ``trace`` config (one row per traced input)."""
-    from execverify_data.difficulty import spearman
-
     data = trace_table.select(["program_id", "level", "difficulty", "bucket", "features", "code"]).to_pydict()
     lengths = [f["trace_length"] for f in data["features"]]
-    programs: dict[str, int] = {}
+    programs: Counter = Counter()
     used: set[str] = set()
-    import pyarrow.parquet as pq
-
-    from execverify_data.shards import shard_file
-
     kept = set(data["program_id"])
     for s in range(n_shards):
         t = pq.read_table(shard_file(work / "synth", s, "parquet"), columns=["id", "level", "catalog_ids"]).to_pydict()
         for pid, lv, ids in zip(t["id"], t["level"], t["catalog_ids"]):
             if pid in kept:
-                programs[str(lv)] = programs.get(str(lv), 0) + 1
+                programs[str(lv)] += 1
                 used.update(ids)
-    from execverify_data.release.plots import coverage_by_kind as _cov
-
-    by_kind = _cov(used)
-    med = {}
-    for lv in sorted(set(data["level"])):
-        tl = [x for x, level in zip(lengths, data["level"]) if level == lv]
-        med[str(lv)] = stats_mod.median(tl)
+    by_kind = coverage_by_kind(used)
+    med = {str(lv): stats_mod.median([x for x, level in zip(lengths, data["level"]) if level == lv])
+           for lv in sorted(set(data["level"]))}
     n = len(lengths)
     return {
         "programs_by_level": dict(sorted(programs.items())),
@@ -535,8 +491,6 @@ def _rho(value: float | None) -> str:
 
 def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_files: dict, plots: dict, repo_id: str) -> str:
     """``README.md``: YAML front matter (configs, dataset_info, license, tags...) and the rendered template."""
-    from execverify_data.release.versions import changelog_until, tag_for
-
     rows, contents = meta["rows"], meta["contents"]
 
     def sizes(c: str) -> str:
