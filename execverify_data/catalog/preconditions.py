@@ -50,13 +50,11 @@ def _found(x, y, start, end) -> bool:
     return y in x[start:end]
 
 
-def _sized(x: object) -> bool:
-    return hasattr(x, "__len__")
-
-
 #: name -> (check, description). Checks take the argument values in order.
 PREDICATES: dict[str, tuple[Callable[..., bool], str]] = {
-    "nonempty": (lambda x: _sized(x) and len(x) > 0, "has at least one element (iterators without len never qualify)"),
+    "nonempty": (
+        lambda x: hasattr(x, "__len__") and len(x) > 0, "has at least one element (iterators without len never qualify)"
+    ),
     "contains": (lambda x, y: y in x, "second argument is in the first (`y in x`)"),
     "found": (
         lambda x, y, start=None, end=None: _found(x, y, start, end),

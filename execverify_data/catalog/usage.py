@@ -311,23 +311,18 @@ class _Analyzer:
         recv = func.value
         if isinstance(recv, ast.Name) and recv.id in self.modules:
             return None
-        if isinstance(recv, ast.Name) and recv.id in TYPES and recv.id not in self.bound:
-            cls_owner = "int" if recv.id == "bool" else recv.id
-            ids = tuple(
-                e.id
-                for e in _METHODS[func.attr]
-                if e.receiver == cls_owner
-                and any(_fits(s, None if n_pos is None else n_pos - 1, keywords) for s in e.signatures)
-            )
-            return CallUse(node, ids, frozenset({recv.id}), "type-method")
-        recv_types = self.types(recv, seen)
+        if isinstance(recv, ast.Name) and recv.id in TYPES and recv.id not in self.bound:  # str.upper(s)
+            recv_types, how = frozenset({recv.id}), "type-method"
+            n_pos = None if n_pos is None else n_pos - 1  # the first argument is the receiver
+        else:
+            recv_types, how = self.types(recv, seen), "method"
         owners = _owners(recv_types) if recv_types is not None else None
         ids = tuple(
             e.id
             for e in _METHODS[func.attr]
             if (owners is None or e.receiver in owners) and any(_fits(s, n_pos, keywords) for s in e.signatures)
         )
-        return CallUse(node, ids, recv_types, "method")
+        return CallUse(node, ids, recv_types, how)
 
     def operator_ids(self, node: ast.AST) -> list[str]:
         if isinstance(node, ast.BinOp):

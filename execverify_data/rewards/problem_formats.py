@@ -46,11 +46,6 @@ def _lines(value: Any, what: str) -> str:
     raise InvalidArgument(f"{what} must be a string or a list of lines, got {type(value).__name__}")
 
 
-def _literal(value: Any) -> str:
-    """Python source for a JSON value (``repr`` of what ``json.loads`` built: lists, dicts, numbers...)."""
-    return repr(value)
-
-
 def _cases(ground_truth: Any, source: str) -> tuple[list[str], list[dict], str | None]:
     """``(tests, stdio_tests, entry_point)`` from an ``{"inputs", "outputs"[, "fn_name"]}`` record."""
     if isinstance(ground_truth, str):
@@ -75,11 +70,12 @@ def _cases(ground_truth: Any, source: str) -> tuple[list[str], list[dict], str |
     for k, (args, output) in enumerate(zip(inputs, outputs)):
         if not isinstance(args, list):
             raise InvalidArgument(f"input {k} of {source} must be the list of the call's arguments, got {args!r:.60}")
-        call = f"{fn_name}({', '.join(_literal(arg) for arg in args)})"
+        # the repr of what json.loads built (lists, dicts, numbers...) is its Python source
+        call = f"{fn_name}({', '.join(repr(arg) for arg in args)})"
         if isinstance(output, list) and len(output) == 1:
-            tests.append(f"assert {call} in ({_literal(output)}, {_literal(output[0])})")
+            tests.append(f"assert {call} in ({output!r}, {output[0]!r})")
         else:
-            tests.append(f"assert {call} == {_literal(output)}")
+            tests.append(f"assert {call} == {output!r}")
     return tests, [], fn_name
 
 
