@@ -1,21 +1,6 @@
-"""The small type language of catalog signatures.
+"""The small type language of catalog signatures (the grammar is in ``docs/catalog.md``, "Signature language").
 
-A type is written as a string and parsed into a :class:`Type` tree:
-
-* concrete types: ``str``, ``int``, ``float``, ``bool``, ``bytes``, ``None``,
-  ``range``, ``type``, ``object`` (anything);
-* containers: ``list[X]``, ``set[X]``, ``frozenset[X]``, ``dict[K, V]``,
-  ``tuple[X, ...]`` (any length) and ``tuple[A, B]`` (fixed length), the dict views
-  ``dict_keys[K]``, ``dict_values[V]``, ``dict_items[K, V]``;
-* abstract types, for parameters that accept several concrete types:
-  ``Iterable[X]``, ``Iterator[X]``, ``Sequence[X]`` (list, tuple, str, bytes, range),
-  ``Collection[X]`` (anything with ``len``), ``Callable[[A, B], R]``;
-* ``Optional[X]`` (same as ``X | None``) and unions ``A | B``;
-* type variables: one upper-case letter (``T``, ``U``, ``K``, ``V``), bound by
-  substitution (:func:`substitute`).
-
-``bool`` conforms to ``int`` (it is a subclass); ``int`` does not conform to
-``float``: signatures list ``int`` and ``float`` overloads separately.
+A type is written as a string and parsed into a :class:`Type` tree; :func:`conforms` checks a live value.
 
 >>> t = parse("dict[str, list[int]]")
 >>> t.name, str(t.args[1])

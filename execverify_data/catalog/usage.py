@@ -1,25 +1,8 @@
 """Which catalog entries a program uses, read from its AST alone (never run).
 
-This is a static approximation, documented here because coverage statistics rely on it:
-
-* **Operators** are read off the syntax exactly (``a[1:]`` is ``op.slice_from``,
-  ``x in y`` is ``op.in``, ``s += t`` is ``op.iadd``); ``a * n`` counts as
-  ``op.repeat`` when one side is known to be a sequence, else ``op.mul``.
-  Annotations (``list[int]``) are not subscriptions and are skipped; a signed
-  number literal (``-1``) is not ``op.neg``.
-* **Builtin functions** are calls by bare name (``sorted(x)``) when the name is not
-  bound anywhere in the module (a ``def len``, a parameter or variable ``len``).
-* **Methods** are calls ``recv.name(...)`` where ``recv`` is not an imported module.
-  The receiver's type is inferred when it can be: literals, displays and
-  comprehensions, f-strings, parameter annotations, variables whose every
-  assignment in the function has one inferred type, results of builtins, methods
-  and operators with a concrete catalogued return type. Candidates are the method
-  entries with that name on the inferred type (``bool`` uses ``int``'s methods), or on
-  any type when the receiver's type is unknown, kept only if the call's argument
-  count and keyword names fit. ``str.upper(s)`` (called on the type) counts as
-  ``str.upper``. So an unknown receiver can give several ids (``x.count(y)`` may be
-  ``str.count``, ``list.count``, ``tuple.count``, ``bytes.count``): an over-approximation.
-  Methods reached without a call (``f = s.split``) are not counted.
+A static approximation, which coverage statistics rely on; its rules are in ``docs/catalog.md`` ("Target
+used", "Catalog usage"). Operators are read off the syntax exactly; an unknown receiver's method call gives
+every method of that name whose arity fits (an over-approximation).
 
 >>> sorted(entries_used("def f(s: str):\\n    return sorted(s.split(','))[1:]"))
 ['builtin.sorted', 'op.slice_from', 'str.split']
@@ -405,5 +388,5 @@ def analyze(source: str | ast.Module) -> Usage:
 
 
 def entries_used(source: str | ast.Module) -> set[str]:
-    """The catalog ids ``source`` uses, statically approximated as described in this module."""
+    """The catalog ids ``source`` uses, statically approximated (see the module docs)."""
     return analyze(source).ids

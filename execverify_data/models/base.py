@@ -60,17 +60,9 @@ class BackendError(ExecVerifyError, RuntimeError):
 
 @runtime_checkable
 class TextGenerator(Protocol):
-    """Anything with this ``generate`` method is a backend.
+    """Anything with this ``generate`` method is a backend; the contract is in ``docs/models.md`` ("The interface").
 
-    ``generate(prompts, *, n, temperature, max_new_tokens, seed, stop, top_p)`` returns one
-    list of ``n`` completion strings per prompt, in prompt order. ``temperature=0``
-    means greedy decoding. ``stop`` strings end a completion and are not included
-    in it. The same ``seed`` with the same prompts gives the same completions where
-    the backend can promise it (local backends; a server only if it honours ``seed``).
-    ``seed`` may also be a list with one seed per prompt: prompt ``i`` is then sampled as
-    ``generate([prompts[i]], seed=seed[i])`` would sample it, so a batch of independent
-    requests (one per synthesis row, say) can be sent together and each stays reproducible
-    on its own (up to the backend's batched arithmetic).
+    ``generate`` returns one list of ``n`` completion strings per prompt, in prompt order.
     """
 
     def generate(

@@ -1,10 +1,6 @@
-"""``TransformersGenerator``: local sampling with a transformers causal LM (``transformers:PATH``).
+"""``TransformersGenerator``: local seeded sampling with a transformers causal LM (``transformers:PATH``).
 
-Sampling is a small batched decoding loop with a key/value cache, left padding and
-one seeded ``torch.Generator`` per completion row: row ``j`` of prompt ``i`` draws
-from ``derive_seed(seed, i, j)`` (from ``derive_seed(seed[i], 0, j)`` when ``seed`` is a
-list, one seed per prompt), so the same seed, prompts and ``batch_size`` give the
-same completions, whatever the global torch random state.
+The decoding loop and its seeds are described in ``docs/models.md``.
 
 >>> from execverify_data.models import TransformersGenerator
 >>> TransformersGenerator(42)
@@ -50,10 +46,7 @@ class TransformersGenerator(BackendBase):
         batch_size (`int`, defaults to 8): completion rows decoded together.
         model_kwargs (`dict`, optional): extra ``from_pretrained`` arguments.
 
-    Chat prompts (lists of messages) go through ``tokenizer.apply_chat_template`` with
-    ``add_generation_prompt=True``; plain strings are tokenized as they are. Decoding
-    stops at the tokenizer's / generation config's end-of-sequence ids, at ``stop``
-    strings, or after ``max_new_tokens``.
+    Chat prompts go through ``tokenizer.apply_chat_template`` (``add_generation_prompt=True``).
     """
 
     def __init__(

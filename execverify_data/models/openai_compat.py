@@ -1,14 +1,5 @@
-"""``OpenAICompatibleGenerator``: any OpenAI-compatible HTTP server (``openai:URL#MODEL``).
-
-Works with ``vllm serve``, SGLang, TGI's Messages API, llama.cpp's server and the
-OpenAI API itself. Plain prompts are POSTed to ``{base_url}/completions``, chat
-prompts to ``{base_url}/chat/completions``, one request per prompt with
-``n``, ``temperature``, ``top_p``, ``max_tokens``, ``seed`` and ``stop``; requests run
-concurrently. Uses only the standard library (``urllib.request``).
-
-Connection failures, timeouts, HTTP 429 and 5xx are retried with exponential
-backoff; other HTTP errors raise :class:`~execverify_data.models.BackendError` at
-once with the server's message.
+"""``OpenAICompatibleGenerator``: any OpenAI-compatible HTTP server (``openai:URL#MODEL``): ``vllm serve``,
+SGLang, TGI's Messages API, llama.cpp's server, the OpenAI API. Requests and retries: ``docs/models.md``.
 
 >>> from execverify_data.models import OpenAICompatibleGenerator
 >>> gen = OpenAICompatibleGenerator("http://127.0.0.1:8000/v1", model="my-model")

@@ -1,13 +1,4 @@
-"""``get_generator(spec)``: build a backend from a short string.
-
-=================================== ==============================================
-spec                                backend
-=================================== ==============================================
-``transformers:PATH_OR_HUB_ID``     :class:`TransformersGenerator`
-``vllm:PATH_OR_HUB_ID``             :class:`VLLMGenerator`
-``openai:URL[#MODEL]``              :class:`OpenAICompatibleGenerator` (``MODEL``
-                                    defaults to the server's first listed model)
-=================================== ==============================================
+"""``get_generator(spec)``: build a backend from a short string (the table of specs is in ``docs/models.md``).
 
 Keyword arguments go to the backend's constructor.
 

@@ -34,9 +34,7 @@ class VLLMGenerator(BackendBase):
         engine_kwargs: passed to ``vllm.LLM`` (``tensor_parallel_size``, ``gpu_memory_utilization``,
             ``max_model_len``, ``dtype``...).
 
-    Plain prompts go to ``LLM.generate``; chat prompts to ``LLM.chat`` (the model's chat
-    template). ``seed`` becomes the per-request ``SamplingParams.seed`` (a list gives each
-    prompt its own), so results are reproducible for a fixed engine configuration.
+    ``seed`` becomes each request's ``SamplingParams.seed``: reproducible for a fixed engine configuration.
     """
 
     def __init__(self, model: str | os.PathLike[str], **engine_kwargs: Any) -> None:
