@@ -15,6 +15,7 @@ every method of that name whose arity fits (an over-approximation).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from execverify_data.astwalk import children, walk
@@ -86,6 +87,16 @@ def _heads(type_text: str) -> Types:
     if any(m.is_var for m in members):
         return None
     return frozenset(m.name for m in members)
+
+
+def _union(types: Iterable[Types]) -> Types:
+    """The union of possible type heads, read in order up to the first unknown (None), which makes it unknown."""
+    heads: set[str] = set()
+    for t in types:
+        if t is None:
+            return None
+        heads |= t
+    return frozenset(heads)
 
 
 def _owners(types: frozenset[str]) -> set[str]:
@@ -224,28 +235,14 @@ class _Analyzer:
             use = self.call_use(node, seen)
             if use is None or not use.ids:
                 return None
-            result: set[str] = set()
-            for entry_id in use.ids:
-                for s in get(entry_id).signatures:
-                    heads = _heads(s.returns)
-                    if heads is None:
-                        return None
-                    result |= heads
-            return frozenset(result)
+            return _union(_heads(s.returns) for entry_id in use.ids for s in get(entry_id).signatures)
         if isinstance(node, ast.Name):
             fn = self.parent_fn.get(id(node))
             key = (id(fn), node.id)
             if fn is None or key in seen or key not in self.assigned:
                 return None
             if key not in self.memo:  # memoized: chains of variables stay linear
-                found: set[str] | None = set()
-                for value in self.assigned[key]:
-                    t = self.types(value, seen | {key})
-                    if t is None:
-                        found = None
-                        break
-                    found |= t
-                self.memo[key] = None if found is None else frozenset(found)
+                self.memo[key] = _union(self.types(value, seen | {key}) for value in self.assigned[key])
             return self.memo[key]
         return None
 
@@ -255,15 +252,12 @@ class _Analyzer:
         if key is None or left is None or right is None or len(left) != 1 or len(right) != 1:
             return None
         lt, rt = _owners(left), _owners(right)
-        heads: set[str] = set()
-        for s in get("op." + key).signatures:
+
+        def fits(s: Signature) -> bool:
             a, b = (parse_type(p.type).name for p in s.params)
-            if (a in lt or a.isupper() and len(a) == 1) and (b in rt or b.isupper() and len(b) == 1):
-                r = _heads(s.returns)
-                if r is None:
-                    return None
-                heads |= r
-        return frozenset(heads) or None
+            return (a in lt or a.isupper() and len(a) == 1) and (b in rt or b.isupper() and len(b) == 1)
+
+        return _union(_heads(s.returns) for s in get("op." + key).signatures if fits(s)) or None
 
     def _binop_key(self, node: ast.BinOp, seen: frozenset = frozenset()) -> str | None:
         key = _SYNTAX.get((ast.BinOp, type(node.op)))
