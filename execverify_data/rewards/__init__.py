@@ -33,7 +33,6 @@ ValueError: unknown reward 'nope'; valid names: format, io, oi, paper, paper_cod
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from execverify_data.rewards.execution import (
@@ -83,15 +82,15 @@ __all__ = [
     "whitebox_reward",
 ]
 
-#: reward name -> "module:class"; built by :func:`get_reward`.
-REWARDS: dict[str, str] = {
-    "whitebox": "execverify_data.rewards.execution:WhiteboxReward",
-    "io": "execverify_data.rewards.execution:IOReward",
-    "oi": "execverify_data.rewards.execution:OIReward",
-    "format": "execverify_data.rewards.execution:FormatReward",
-    "paper": "execverify_data.rewards.execution:PaperReward",
-    "unit_test": "execverify_data.rewards.unit_tests:UnitTestReward",
-    "paper_codegen": "execverify_data.rewards.codegen:PaperCodegenReward",
+#: reward name -> class; built by :func:`get_reward`.
+REWARDS: dict[str, type] = {
+    "whitebox": WhiteboxReward,
+    "io": IOReward,
+    "oi": OIReward,
+    "format": FormatReward,
+    "paper": PaperReward,
+    "unit_test": UnitTestReward,
+    "paper_codegen": PaperCodegenReward,
 }
 
 
@@ -99,5 +98,4 @@ def get_reward(name: str, **kwargs: Any):
     """Build the reward called ``name`` with ``kwargs``; ``ValueError`` lists the valid names."""
     if name not in REWARDS:
         raise ValueError(f"unknown reward {name!r}; valid names: {', '.join(sorted(REWARDS))}")
-    module, attribute = REWARDS[name].split(":")
-    return getattr(importlib.import_module(module), attribute)(**kwargs)
+    return REWARDS[name](**kwargs)
