@@ -1,18 +1,8 @@
 """The release builder: the whole pipeline into a folder laid out like a Hub dataset repository.
 
-Stages:
-
-1. **Shards** (:func:`~execverify_data.release.engine.process_shard`, one per seed range, on
-   the chosen engine): synthesize programs (inputs, traces, filters), decontaminate,
-   make and verify the rows of every config, compute difficulty features. Each shard's
-   outputs are cached in the work folder (``<out>.build`` by default), written atomically.
-2. **Assemble** (this process): read the cached rows in shard order, split by program
-   structure, write ``<config>/<split>-0000i-of-0000n.parquet`` (fixed row groups, no
-   timestamps), the plots, ``README.md`` (YAML front matter from ``datasets``' own
-   helpers) and ``MANIFEST.json`` (sha256 of every file).
-
-A killed build resumes from the finished shards; the same version and seed give the
-same bytes whatever the number of workers or the engine.
+Stage 1 runs the shards (:class:`~execverify_data.release.engine.ReleaseRun`, cached in ``<out>.build``, resumable);
+stage 2 (:func:`assemble`) writes the parquet files, plots, card and manifest. ``docs/release.md`` describes
+the folder, the card and why the same version and seed give the same bytes.
 """
 
 from __future__ import annotations
@@ -217,33 +207,29 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
         pyarrow reads, filters and compresses without the GIL)."""
         table = _read_rows(work, n_shards, config)
         features = _features(config)
-        splits = [split_of(h, cfg.test_permille, cfg.seed) for h in table.column("ast_hash").to_pylist()]
-        mask = pa.array([s == "test" for s in splits])
+        hashes = table.column("ast_hash").to_pylist()
+        mask = pa.array([split_of(h, cfg.test_permille, cfg.seed) == "test" for h in hashes])
         parts = {"train": table.filter(pc.invert(mask)), "test": table.filter(mask)}
-        split_rows, files_of, split_infos = {}, {}, []
+        files_of, split_infos = {}, []
         for split, part in parts.items():
             if part.num_rows == 0:  # (tiny builds) an empty split is left out: datasets cannot read a 0-row parquet file
                 continue
+            (out / config).mkdir(parents=True, exist_ok=True)
             n_files = max(1, -(-part.num_rows // cfg.rows_per_file))
-            files = []
-            for i in range(n_files):
-                rel = f"{config}/{split}-{i:05d}-of-{n_files:05d}.parquet"
-                chunk = part.slice(i * cfg.rows_per_file, cfg.rows_per_file)
-                (out / config).mkdir(parents=True, exist_ok=True)
-                _write_parquet(chunk, out / rel, cfg, features)
-                files.append(rel)
-            split_rows[split] = part.num_rows
-            files_of[split] = files
+            files_of[split] = [f"{config}/{split}-{i:05d}-of-{n_files:05d}.parquet" for i in range(n_files)]
+            for i, rel in enumerate(files_of[split]):
+                _write_parquet(part.slice(i * cfg.rows_per_file, cfg.rows_per_file), out / rel, cfg, features)
             split_infos.append((split, part.nbytes, part.num_rows))
         info = (features, split_infos, sum(os.path.getsize(out / f) for fs in files_of.values() for f in fs))
         if bars is not None:
             bars.advance(task)
-        return table if config == DEFAULT_CONFIG else None, split_rows, files_of, info, config_contents(config, table)
+        return table if config == DEFAULT_CONFIG else None, files_of, info, config_contents(config, table)
 
     trace_table = None
     with ThreadPoolExecutor(2) as threads:
-        for config, (table, split_rows, files_of, info, content) in zip(CONFIGS, threads.map(one_config, CONFIGS)):
-            rows[config], split_files[config], infos[config], contents[config] = split_rows, files_of, info, content
+        for config, (table, files_of, info, content) in zip(CONFIGS, threads.map(one_config, CONFIGS)):
+            split_files[config], infos[config], contents[config] = files_of, info, content
+            rows[config] = {split: n for split, _, n in info[1]}
             written.update(f for fs in files_of.values() for f in fs)
             trace_table = table if table is not None else trace_table
     # stale shards of an older layout
