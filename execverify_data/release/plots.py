@@ -1,8 +1,6 @@
-"""Deterministic PNG plots for the dataset card (matplotlib, Agg backend).
+"""Deterministic PNG plots for the dataset card (matplotlib, Agg backend; same data, same bytes).
 
-Byte-stable output: the Agg backend, a fixed figure size and DPI, the default
-font, ``metadata={"Software": None}`` (no version string in the PNG), and
-``svg.hashsalt`` fixed in case anyone renders SVG. Same data, same bytes.
+No version string in the PNG (``metadata={"Software": None}``), a fixed figure size, DPI and ``svg.hashsalt``.
 """
 
 from __future__ import annotations
