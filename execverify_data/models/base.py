@@ -28,7 +28,6 @@ from typing import Protocol, runtime_checkable
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 
 __all__ = [
-    "BackendBase",
     "BackendError",
     "BackendUnavailable",
     "Message",
@@ -62,7 +61,10 @@ class BackendError(ExecVerifyError, RuntimeError):
 class TextGenerator(Protocol):
     """Anything with this ``generate`` method is a backend; the contract is in ``docs/models.md`` ("The interface").
 
-    ``generate`` returns one list of ``n`` completion strings per prompt, in prompt order.
+    ``generate`` returns one list of ``n`` completion strings per prompt, in prompt order. The shipped backends
+    subclass this protocol and inherit its ``generate``: it checks the arguments (:func:`check_generate_args`)
+    and calls the backend's ``_sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)`` with them
+    (``stop`` as a list or None).
     """
 
     def generate(
@@ -75,7 +77,11 @@ class TextGenerator(Protocol):
         seed: int | Sequence[int] | None = None,
         stop: Sequence[str] | None = None,
         top_p: float = 1.0,
-    ) -> list[list[str]]: ...
+    ) -> list[list[str]]:
+        stop = check_generate_args(
+            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
+        )
+        return self._sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)  # type: ignore[attr-defined]
 
 
 def module_available(name: str) -> bool:
@@ -200,31 +206,3 @@ def truncate_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
     cuts = [i for i in (text.find(s) for s in stop) if i >= 0]
     return (text[: min(cuts)], True) if cuts else (text, False)
 
-
-class BackendBase:
-    """The shipped backends' ``generate``: check the arguments (:func:`check_generate_args`), then ``_sample``.
-
-    A subclass writes ``_sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)``, which
-    gets the checked arguments (``stop`` as a list or None) and returns what ``generate`` returns.
-    """
-
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        *,
-        n: int = 1,
-        temperature: float = 1.0,
-        max_new_tokens: int = 256,
-        seed: int | Sequence[int] | None = None,
-        stop: Sequence[str] | None = None,
-        top_p: float = 1.0,
-    ) -> list[list[str]]:
-        """``n`` completions per prompt; see :class:`execverify_data.models.TextGenerator`."""
-        stop = check_generate_args(
-            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
-        )
-        return self._sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)
-
-    def _sample(self, prompts: Sequence[Prompt], n: int, temperature: float, max_new_tokens: int,
-                seed: int | Sequence[int] | None, stop: list[str] | None, top_p: float) -> list[list[str]]:
-        raise NotImplementedError  # pragma: no cover - every backend defines it

@@ -19,9 +19,9 @@ from typing import Any
 
 from execverify_data.errors import InvalidArgument
 from execverify_data.models.base import (
-    BackendBase,
     BackendUnavailable,
     Prompt,
+    TextGenerator,
     is_transformers_available,
     truncate_at_stop,
 )
@@ -32,7 +32,7 @@ __all__ = ["TransformersGenerator"]
 INSTALL_HINT = "pip install torch==2.13.0 && pip install 'execverify-data[train]'"
 
 
-class TransformersGenerator(BackendBase):
+class TransformersGenerator(TextGenerator):
     """Generate with a local causal LM through transformers.
 
     Args:

@@ -22,14 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendBase, BackendError, Prompt, prompt_seeds
+from execverify_data.models.base import BackendError, Prompt, TextGenerator, prompt_seeds
 
 __all__ = ["OpenAICompatibleGenerator"]
 
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
-class OpenAICompatibleGenerator(BackendBase):
+class OpenAICompatibleGenerator(TextGenerator):
     """Generate through an OpenAI-compatible server.
 
     Args:

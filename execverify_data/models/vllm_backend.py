@@ -19,14 +19,14 @@ import os
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendBase, BackendUnavailable, is_vllm_available, prompt_seeds
+from execverify_data.models.base import BackendUnavailable, TextGenerator, is_vllm_available, prompt_seeds
 
 __all__ = ["VLLMGenerator"]
 
 INSTALL_HINT = "pip install 'execverify-data[vllm]'"
 
 
-class VLLMGenerator(BackendBase):
+class VLLMGenerator(TextGenerator):
     """Generate with an in-process vLLM engine.
 
     Args:
