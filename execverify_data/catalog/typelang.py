@@ -202,14 +202,10 @@ def conforms(value: object, t: Type | str) -> bool:
         return True
     if name == "|":
         return any(conforms(value, a) for a in args)
-    if name == "bool":
-        return isinstance(value, bool)
-    if name in ("str", "int", "float", "bytes", "None", "range", "type"):
+    if name in ("str", "int", "float", "bool", "bytes", "None", "range", "type"):
         return isinstance(value, CONCRETE[name])
     if name == "Callable":
         return callable(value)
-    if name == "Iterator":
-        return isinstance(value, collections.abc.Iterator)
     if name in ("list", "set", "frozenset", "dict_keys", "dict_values"):
         return type(value) is CONCRETE[name] and all(conforms(v, args[0]) for v in value)
     if name == "dict":
@@ -222,12 +218,9 @@ def conforms(value: object, t: Type | str) -> bool:
         if len(args) == 2 and args[1].name == "...":
             return all(conforms(v, args[0]) for v in value)
         return len(value) == len(args) and all(conforms(v, a) for v, a in zip(value, args))
-    if name in ("Iterable", "Sequence", "Collection"):
-        if name == "Sequence" and not isinstance(value, (list, tuple, str, bytes, range)):
-            return False
-        if name == "Collection" and not isinstance(value, collections.abc.Collection):
-            return False
-        if not isinstance(value, collections.abc.Iterable):
+    if name in ("Iterable", "Iterator", "Sequence", "Collection"):
+        kind = (list, tuple, str, bytes, range) if name == "Sequence" else getattr(collections.abc, name)
+        if not isinstance(value, kind):  # an iterator has no elements to check: it is never consumed
             return False
         elements = _elements(value)
         return elements is None or all(conforms(v, args[0]) for v in elements)
