@@ -116,7 +116,6 @@ def _fits(s: Signature, n_positional: int | None, keywords: set[str]) -> bool:
 
 class _Analyzer:
     def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
         self.modules: set[str] = set()
         self.bound: set[str] = set()
         self.skip: set[int] = set()

@@ -100,7 +100,7 @@ class ExecutionReward:
 
 
 class WhiteboxReward(ExecutionReward):
-    """Final-answer gate plus step accuracy (see the module docs for the formula).
+    """Final-answer gate plus step accuracy (the formula is in ``docs/questions.md``, "Rewards").
 
     Args:
         final_weight (`float`, optional, defaults to 1.0): weight of the final answer.
