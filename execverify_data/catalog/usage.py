@@ -49,6 +49,9 @@ def _syntax_keys() -> dict[tuple[type, type], str]:
 _SYNTAX = _syntax_keys()
 
 _SEQUENCES = frozenset({"str", "list", "tuple", "bytes"})
+#: Expressions whose type head their syntax tells: displays, comprehensions, f-strings, comparisons.
+_DISPLAYS = {ast.List: "list", ast.ListComp: "list", ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set",
+             ast.Dict: "dict", ast.DictComp: "dict", ast.JoinedStr: "str", ast.Compare: "bool"}
 _TYPING_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
 
 Types = frozenset[str] | None  # possible type heads; None = unknown
@@ -205,29 +208,17 @@ class _Analyzer:
         if isinstance(node, str):
             return None if node == "?" else frozenset({node})
         if isinstance(node, ast.Constant):
-            name = type(node.value).__name__
-            return frozenset({name})
-        if isinstance(node, ast.JoinedStr):
-            return frozenset({"str"})
-        for kinds, head in (
-            ((ast.List, ast.ListComp), "list"),
-            ((ast.Tuple,), "tuple"),
-            ((ast.Set, ast.SetComp), "set"),
-            ((ast.Dict, ast.DictComp), "dict"),
-        ):
-            if isinstance(node, kinds):
-                return frozenset({head})
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            inner = self.types(node.value, seen)
-            return inner if inner and inner <= _SEQUENCES else None
+            return frozenset({type(node.value).__name__})
+        if type(node) in _DISPLAYS:
+            return frozenset({_DISPLAYS[type(node)]})
         if isinstance(node, ast.Subscript):
             inner = self.types(node.value, seen)
+            if isinstance(node.slice, ast.Slice):
+                return inner if inner and inner <= _SEQUENCES else None
             return frozenset({"str"}) if inner == {"str"} else (frozenset({"int"}) if inner == {"bytes"} else None)
         if isinstance(node, ast.IfExp):
             a, b = self.types(node.body, seen), self.types(node.orelse, seen)
             return a | b if a is not None and b is not None else None
-        if isinstance(node, ast.Compare):
-            return frozenset({"bool"})
         if isinstance(node, ast.BinOp):
             return self._binop_types(node, seen)
         if isinstance(node, ast.Call):
