@@ -36,7 +36,7 @@ from execverify_data.release.versions import changelog_until, tag_for
 from execverify_data.seeds import split_draw
 from execverify_data.shards import ENGINES, claim_folder, shard_file, write_atomic
 
-__all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
+__all__ = ["build_release", "split_of", "DEFAULT_CONFIG"]
 
 #: The config ``load_dataset(repo)`` gives without a name.
 DEFAULT_CONFIG = "trace"
@@ -76,11 +76,6 @@ FIELD_DOCS = {
     "seed": "the program's seed (replay: `generate(spec_for(level, seed), seed)`)",
     "release_seed": "the release's global seed",
 }
-
-
-def card_template_path() -> Path:
-    """The dataset card template shipped in ``execverify_data/cards``."""
-    return template_path("dataset_card.md")
 
 
 def split_of(ast_hash: str, test_permille: int, seed: int) -> str:
@@ -516,6 +511,6 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
         "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],
     }
-    body = Template(card_template_path().read_text(encoding="utf-8")).substitute(values)
+    body = Template(template_path("dataset_card.md").read_text(encoding="utf-8")).substitute(values)
     return _yaml_header(cfg, meta, infos, split_files) + "\n" + body
 
