@@ -1,10 +1,6 @@
-"""Operators and syntax forms, as catalog data.
+"""Operators and syntax forms, as catalog data: an id names a syntax, its overloads the types (``docs/catalog.md``).
 
-An operator's id names its *syntax* (``op.getitem`` is ``a[i]`` whatever ``a`` is), so
-it can be read off the AST exactly; its overloads carry the types. Templates use
-``str.format`` holes named after the parameters (``{{`` is a literal brace).
-Statement forms (``form="stmt"``) return the type of their first operand
-afterwards (augmented assignment) or ``None`` (item assignment, ``del``).
+Templates use ``str.format`` holes named after the parameters (``{{`` is a literal brace).
 """
 
 from __future__ import annotations
