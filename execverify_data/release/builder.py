@@ -402,10 +402,8 @@ def _yaml_header(cfg: ReleaseConfig, meta: dict, infos: dict, split_files: dict)
         size_categories=[_size_category(meta["total_rows"])],
         pretty_name="ExecVerify",
     )
-    configs = {}
-    dinfos = {}
-    names = list(CONFIGS) + ["default"]
-    for name in names:
+    configs, dinfos = {}, {}
+    for name in (*CONFIGS, "default"):
         source = DEFAULT_CONFIG if name == "default" else name
         configs[name] = {"data_files": [{"split": split, "path": f"{source}/{split}-*"} for split in ("train", "test")
                                         if split in split_files[source]]}
@@ -442,10 +440,8 @@ def _field_table(configs: list[str], schema) -> str:
     title = ", ".join(f"`{c}`" for c in configs)
     if DEFAULT_CONFIG in configs:
         title += f" (and `default`, the `{DEFAULT_CONFIG}` config)"
-    lines = [f"**{title}**", "", "| field | type | meaning |", "| --- | --- | --- |"]
-    for f in schema:
-        lines.append(f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |")
-    return "\n".join(lines)
+    lines = [f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |" for f in schema]
+    return "\n".join([f"**{title}**", "", "| field | type | meaning |", "| --- | --- | --- |", *lines])
 
 
 def _build_flags(cfg: ReleaseConfig) -> str:
