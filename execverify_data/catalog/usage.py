@@ -295,9 +295,9 @@ class _Analyzer:
         if isinstance(node, ast.BinOp):
             key = self._binop_key(node)
             return [key] if key else []
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            if isinstance(node.operand, ast.Constant):
-                return []  # -1 is a literal, not op.neg
+        signed = isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+        if signed and isinstance(node.operand, ast.Constant):
+            return []  # -1 is a literal, not op.neg
         if isinstance(node, (ast.AugAssign, ast.UnaryOp, ast.BoolOp)):
             key = _SYNTAX.get((type(node), type(node.op)))
             return [key] if key else []
