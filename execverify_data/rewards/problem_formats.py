@@ -117,17 +117,8 @@ def from_humaneval(row: Mapping) -> dict:
 
 #: format name -> converter (see the module docs).
 FORMATS: dict[str, Callable[[Mapping], dict]] = {"prime": from_prime, "apps": from_apps, "humaneval": from_humaneval}
-
-
-def _detect(row: Mapping) -> str:
-    if "reward_model" in row:
-        return "prime"
-    if "input_output" in row:
-        return "apps"
-    if "test" in row and "entry_point" in row:
-        return "humaneval"
-    raise InvalidArgument(f"cannot tell the format of a row with columns {sorted(row)}; pass format= one of "
-                          f"{', '.join(FORMATS)}")
+#: format name -> the columns that tell a row of that format, tried in this order.
+_COLUMNS = {"prime": ("reward_model",), "apps": ("input_output",), "humaneval": ("test", "entry_point")}
 
 
 def to_codegen(row: Mapping, format: str | None = None) -> dict:
@@ -140,7 +131,10 @@ def to_codegen(row: Mapping, format: str | None = None) -> dict:
     """
     if not isinstance(row, Mapping):
         raise InvalidArgument(f"a row must be a mapping of columns, got {type(row).__name__}")
-    name = format or _detect(row)
+    name = format or next((fmt for fmt, columns in _COLUMNS.items() if all(c in row for c in columns)), None)
+    if name is None:
+        raise InvalidArgument(f"cannot tell the format of a row with columns {sorted(row)}; pass format= one of "
+                              f"{', '.join(FORMATS)}")
     if name not in FORMATS:
         raise ValueError(f"unknown format {name!r}; valid names: {', '.join(FORMATS)}")
     return FORMATS[name](row)
