@@ -1,8 +1,5 @@
-"""Catalog entries: frozen dataclasses and the compact notation the data modules use.
-
-Parameters are written like Python signatures, one string each:
-``"sub: str"`` (required), ``"start?: int"`` (may be omitted), ``"*others: Iterable[T]"``
-(variadic); a bare ``"*"`` makes the following parameters keyword-only, as in Python.
+"""Catalog entries: frozen dataclasses and the compact notation the data modules use (``docs/catalog.md``):
+``"sub: str"``, ``"start?: int"`` (may be omitted), ``"*others: Iterable[T]"``, a bare ``"*"``.
 
 >>> s = sig("str", ["sep?: Optional[str]", "maxsplit?: int"], "list[str]", pre=["nonempty(sep)"])
 >>> [p.name for p in s.params], s.returns, str(s.preconditions[0])

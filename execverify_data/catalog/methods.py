@@ -1,9 +1,6 @@
-"""Methods of the ten builtin types, as catalog data.
+"""Methods of the ten builtin types, as catalog data (``docs/catalog.md``).
 
-Signatures list the parameters a generator may use; rarely useful ones
-(``errors=`` of ``str.encode``, iterables of pairs for ``dict.update``...) are left
-out, so every listed call is valid but not every valid call is listed.
-``bool`` has no entries of its own: its public methods are ``int``'s (inherited).
+Every listed call is valid, but not every valid call is listed: rarely useful parameters are left out.
 """
 
 from __future__ import annotations

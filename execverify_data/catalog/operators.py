@@ -1,10 +1,6 @@
-"""Operators and syntax forms, as catalog data.
+"""Operators and syntax forms, as catalog data: an id names a syntax, its overloads the types (``docs/catalog.md``).
 
-An operator's id names its *syntax* (``op.getitem`` is ``a[i]`` whatever ``a`` is), so
-it can be read off the AST exactly; its overloads carry the types. Templates use
-``str.format`` holes named after the parameters (``{{`` is a literal brace).
-Statement forms (``form="stmt"``) return the type of their first operand
-afterwards (augmented assignment) or ``None`` (item assignment, ``del``).
+Templates use ``str.format`` holes named after the parameters (``{{`` is a literal brace).
 """
 
 from __future__ import annotations
@@ -15,13 +11,15 @@ __all__ = ["OPERATORS", "SLICE_FORMS"]
 
 _SEQS = ("list[T]", "tuple[T, ...]", "str", "bytes")
 _NUM = ("int", "float")
+_BITS = ("int", "bool", "set[T]", "frozenset[T]")  # bitwise on ints and bools, set algebra on sets
 
 
 def _binary(key: str, symbol: str, *overloads: tuple[str, str, str], pre: tuple[str, ...] = ()) -> Entry:
     return operator(key, f"{{a}} {symbol} {{b}}", *(sig(None, [f"a: {a}", f"b: {b}"], r, pre=pre) for a, b, r in overloads))
 
 
-def _numeric(t: str) -> tuple[str, str, str]:
+def _same(t: str) -> tuple[str, str, str]:
+    """The overload ``t op t -> t``."""
     return (t, t, t)
 
 
@@ -56,21 +54,17 @@ def _slice(key: str, template: str) -> Entry:
 
 OPERATORS: tuple[Entry, ...] = (
     # arithmetic
-    _binary(
-        "add", "+", *map(_numeric, _NUM),
-        ("str", "str", "str"), ("bytes", "bytes", "bytes"), ("list[T]", "list[T]", "list[T]"),
-        ("tuple[T, ...]", "tuple[T, ...]", "tuple[T, ...]"),
-    ),
-    _binary("sub", "-", *map(_numeric, _NUM), ("set[T]", "set[T]", "set[T]"), ("frozenset[T]", "frozenset[T]", "frozenset[T]")),
-    _binary("mul", "*", *map(_numeric, _NUM)),
+    _binary("add", "+", *map(_same, (*_NUM, "str", "bytes", "list[T]", "tuple[T, ...]"))),
+    _binary("sub", "-", *map(_same, (*_NUM, "set[T]", "frozenset[T]"))),
+    _binary("mul", "*", *map(_same, _NUM)),
     operator(
         "repeat", "{a} * {n}",
         *(sig(None, [f"a: {t}", "n: int"], t, pre=["small(n)"]) for t in _SEQS),
         summary="sequence repetition, seq * n",
     ),
     _binary("truediv", "/", ("int", "int", "float"), ("float", "float", "float"), pre=("nonzero(b)",)),
-    _binary("floordiv", "//", *map(_numeric, _NUM), pre=("nonzero(b)",)),
-    _binary("mod", "%", *map(_numeric, _NUM), pre=("nonzero(b)",)),
+    _binary("floordiv", "//", *map(_same, _NUM), pre=("nonzero(b)",)),
+    _binary("mod", "%", *map(_same, _NUM), pre=("nonzero(b)",)),
     operator(
         "pow", "{a} ** {b}",
         sig(None, ["a: int", "b: int"], "int", pre=["nonnegative(b)", "small(b)"]),
@@ -79,18 +73,8 @@ OPERATORS: tuple[Entry, ...] = (
     _binary("lshift", "<<", ("int", "int", "int"), pre=("nonnegative(b)", "small(b)")),
     _binary("rshift", ">>", ("int", "int", "int"), pre=("nonnegative(b)",)),
     # bitwise on ints and bools, set algebra on sets, merge on dicts
-    _binary(
-        "bitor", "|", ("int", "int", "int"), ("bool", "bool", "bool"), ("set[T]", "set[T]", "set[T]"),
-        ("frozenset[T]", "frozenset[T]", "frozenset[T]"), ("dict[K, V]", "dict[K, V]", "dict[K, V]"),
-    ),
-    _binary(
-        "bitand", "&", ("int", "int", "int"), ("bool", "bool", "bool"), ("set[T]", "set[T]", "set[T]"),
-        ("frozenset[T]", "frozenset[T]", "frozenset[T]"),
-    ),
-    _binary(
-        "bitxor", "^", ("int", "int", "int"), ("bool", "bool", "bool"), ("set[T]", "set[T]", "set[T]"),
-        ("frozenset[T]", "frozenset[T]", "frozenset[T]"),
-    ),
+    _binary("bitor", "|", *map(_same, (*_BITS, "dict[K, V]"))),
+    *(_binary(k, s, *map(_same, _BITS)) for k, s in (("bitand", "&"), ("bitxor", "^"))),
     # unary
     operator("neg", "-{a}", *(sig(None, [f"a: {t}"], t) for t in _NUM)),
     operator("pos", "+{a}", *(sig(None, [f"a: {t}"], t) for t in _NUM)),
@@ -116,10 +100,8 @@ OPERATORS: tuple[Entry, ...] = (
     # subscription
     operator(
         "getitem", "{a}[{i}]",
-        sig(None, ["a: list[T]", "i: int"], "T", pre=["valid_index(a, i)"]),
-        sig(None, ["a: tuple[T, ...]", "i: int"], "T", pre=["valid_index(a, i)"]),
-        sig(None, ["a: str", "i: int"], "str", pre=["valid_index(a, i)"]),
-        sig(None, ["a: bytes", "i: int"], "int", pre=["valid_index(a, i)"]),
+        *(sig(None, [f"a: {t}", "i: int"], r, pre=["valid_index(a, i)"])
+          for t, r in zip(_SEQS, ("T", "T", "str", "int"))),
         sig(None, ["a: dict[K, V]", "i: K"], "V", pre=["contains(a, i)"]),
     ),
     operator(

@@ -1,17 +1,10 @@
-"""Named preconditions of catalog signatures and how to test them on live values.
+"""Named preconditions of catalog signatures and how to test them on live values (``docs/catalog.md``).
 
-A precondition is written ``check(arg, ...)`` with argument names taken from the
-signature (``self`` is a method's receiver), optionally followed by
-``unless <param>``: then it is only required when that optional parameter is
-omitted (``dict.pop(key)`` needs the key, ``dict.pop(key, default)`` does not).
-
-A precondition holds vacuously when one of its required arguments was not
-supplied or is ``None`` (``str.split(None)`` needs no non-empty separator;
-``list.pop()`` needs no valid index); trailing optional ones (``found``'s
-``start``/``end``) fall back to the check's defaults. A variadic parameter is
-bound to the tuple of its values (``()`` when none). Some checks try the
-operation itself on the given values (``int_literal``, ``encodable``...): the exact
-rule is the interpreter's, and these values are plain builtins.
+``check(arg, ...)`` names signature arguments (``self`` is a method's receiver); ``unless <param>`` waives it
+when that optional parameter is given. A check holds vacuously when a required argument is absent or
+``None``; trailing optional ones fall back to the check's defaults; a variadic parameter is bound to the
+tuple of its values. Some checks try the operation itself (``int_literal``, ``encodable``...): the rule is
+the interpreter's.
 
 >>> holds("contains(self, x)", {"self": [1, 2], "x": 3})
 False
@@ -50,13 +43,11 @@ def _found(x, y, start, end) -> bool:
     return y in x[start:end]
 
 
-def _sized(x: object) -> bool:
-    return hasattr(x, "__len__")
-
-
 #: name -> (check, description). Checks take the argument values in order.
 PREDICATES: dict[str, tuple[Callable[..., bool], str]] = {
-    "nonempty": (lambda x: _sized(x) and len(x) > 0, "has at least one element (iterators without len never qualify)"),
+    "nonempty": (
+        lambda x: hasattr(x, "__len__") and len(x) > 0, "has at least one element (iterators without len never qualify)"
+    ),
     "contains": (lambda x, y: y in x, "second argument is in the first (`y in x`)"),
     "found": (
         lambda x, y, start=None, end=None: _found(x, y, start, end),

@@ -1,21 +1,6 @@
-"""The small type language of catalog signatures.
+"""The small type language of catalog signatures (the grammar is in ``docs/catalog.md``, "Signature language").
 
-A type is written as a string and parsed into a :class:`Type` tree:
-
-* concrete types: ``str``, ``int``, ``float``, ``bool``, ``bytes``, ``None``,
-  ``range``, ``type``, ``object`` (anything);
-* containers: ``list[X]``, ``set[X]``, ``frozenset[X]``, ``dict[K, V]``,
-  ``tuple[X, ...]`` (any length) and ``tuple[A, B]`` (fixed length), the dict views
-  ``dict_keys[K]``, ``dict_values[V]``, ``dict_items[K, V]``;
-* abstract types, for parameters that accept several concrete types:
-  ``Iterable[X]``, ``Iterator[X]``, ``Sequence[X]`` (list, tuple, str, bytes, range),
-  ``Collection[X]`` (anything with ``len``), ``Callable[[A, B], R]``;
-* ``Optional[X]`` (same as ``X | None``) and unions ``A | B``;
-* type variables: one upper-case letter (``T``, ``U``, ``K``, ``V``), bound by
-  substitution (:func:`substitute`).
-
-``bool`` conforms to ``int`` (it is a subclass); ``int`` does not conform to
-``float``: signatures list ``int`` and ``float`` overloads separately.
+A type is written as a string and parsed into a :class:`Type` tree; :func:`conforms` checks a live value.
 
 >>> t = parse("dict[str, list[int]]")
 >>> t.name, str(t.args[1])
@@ -40,39 +25,16 @@ __all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE", "
 
 #: Concrete type names and the Python class each one stands for.
 CONCRETE: dict[str, type] = {
-    "str": str,
-    "int": int,
-    "float": float,
-    "bool": bool,
-    "bytes": bytes,
+    **{t.__name__: t for t in (str, int, float, bool, bytes, range, type, list, set, frozenset, dict, tuple)},
+    **{type(view).__name__: type(view) for view in ({}.keys(), {}.values(), {}.items())},
     "None": type(None),
-    "range": range,
-    "type": type,
-    "list": list,
-    "set": set,
-    "frozenset": frozenset,
-    "dict": dict,
-    "tuple": tuple,
-    "dict_keys": type({}.keys()),
-    "dict_values": type({}.values()),
-    "dict_items": type({}.items()),
 }
 #: Abstract type names (accepted by parameters, never the type of a built value).
 ABSTRACT = frozenset({"Iterable", "Iterator", "Sequence", "Collection", "Callable"})
 _ARITY = {
-    "list": 1,
-    "set": 1,
-    "frozenset": 1,
-    "dict": 2,
-    "dict_keys": 1,
-    "dict_values": 1,
-    "dict_items": 2,
-    "Iterable": 1,
-    "Iterator": 1,
-    "Sequence": 1,
-    "Collection": 1,
-    "Callable": 2,
-    "Optional": 1,
+    **dict.fromkeys(("list", "set", "frozenset", "dict_keys", "dict_values", "Optional"), 1),
+    **dict.fromkeys(("Iterable", "Iterator", "Sequence", "Collection"), 1),
+    **dict.fromkeys(("dict", "dict_items", "Callable"), 2),
 }
 _SCALARS = frozenset({"str", "int", "float", "bool", "bytes", "None", "range", "type", "object"})
 _TOKEN = re.compile(r"\s*(\.\.\.|[A-Za-z_][A-Za-z_0-9]*|[\[\],|])")
@@ -240,14 +202,10 @@ def conforms(value: object, t: Type | str) -> bool:
         return True
     if name == "|":
         return any(conforms(value, a) for a in args)
-    if name == "bool":
-        return isinstance(value, bool)
-    if name in ("str", "int", "float", "bytes", "None", "range", "type"):
+    if name in ("str", "int", "float", "bool", "bytes", "None", "range", "type"):
         return isinstance(value, CONCRETE[name])
     if name == "Callable":
         return callable(value)
-    if name == "Iterator":
-        return isinstance(value, collections.abc.Iterator)
     if name in ("list", "set", "frozenset", "dict_keys", "dict_values"):
         return type(value) is CONCRETE[name] and all(conforms(v, args[0]) for v in value)
     if name == "dict":
@@ -260,12 +218,9 @@ def conforms(value: object, t: Type | str) -> bool:
         if len(args) == 2 and args[1].name == "...":
             return all(conforms(v, args[0]) for v in value)
         return len(value) == len(args) and all(conforms(v, a) for v, a in zip(value, args))
-    if name in ("Iterable", "Sequence", "Collection"):
-        if name == "Sequence" and not isinstance(value, (list, tuple, str, bytes, range)):
-            return False
-        if name == "Collection" and not isinstance(value, collections.abc.Collection):
-            return False
-        if not isinstance(value, collections.abc.Iterable):
+    if name in ("Iterable", "Iterator", "Sequence", "Collection"):
+        kind = (list, tuple, str, bytes, range) if name == "Sequence" else getattr(collections.abc, name)
+        if not isinstance(value, kind):  # an iterator has no elements to check: it is never consumed
             return False
         elements = _elements(value)
         return elements is None or all(conforms(v, args[0]) for v in elements)

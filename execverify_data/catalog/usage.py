@@ -1,25 +1,8 @@
 """Which catalog entries a program uses, read from its AST alone (never run).
 
-This is a static approximation, documented here because coverage statistics rely on it:
-
-* **Operators** are read off the syntax exactly (``a[1:]`` is ``op.slice_from``,
-  ``x in y`` is ``op.in``, ``s += t`` is ``op.iadd``); ``a * n`` counts as
-  ``op.repeat`` when one side is known to be a sequence, else ``op.mul``.
-  Annotations (``list[int]``) are not subscriptions and are skipped; a signed
-  number literal (``-1``) is not ``op.neg``.
-* **Builtin functions** are calls by bare name (``sorted(x)``) when the name is not
-  bound anywhere in the module (a ``def len``, a parameter or variable ``len``).
-* **Methods** are calls ``recv.name(...)`` where ``recv`` is not an imported module.
-  The receiver's type is inferred when it can be: literals, displays and
-  comprehensions, f-strings, parameter annotations, variables whose every
-  assignment in the function has one inferred type, results of builtins, methods
-  and operators with a concrete catalogued return type. Candidates are the method
-  entries with that name on the inferred type (``bool`` uses ``int``'s methods), or on
-  any type when the receiver's type is unknown, kept only if the call's argument
-  count and keyword names fit. ``str.upper(s)`` (called on the type) counts as
-  ``str.upper``. So an unknown receiver can give several ids (``x.count(y)`` may be
-  ``str.count``, ``list.count``, ``tuple.count``, ``bytes.count``): an over-approximation.
-  Methods reached without a call (``f = s.split``) are not counted.
+A static approximation, which coverage statistics rely on; its rules are in ``docs/catalog.md`` ("Target
+used", "Catalog usage"). Operators are read off the syntax exactly; an unknown receiver's method call gives
+every method of that name whose arity fits (an over-approximation).
 
 >>> sorted(entries_used("def f(s: str):\\n    return sorted(s.split(','))[1:]"))
 ['builtin.sorted', 'op.slice_from', 'str.split']
@@ -32,10 +15,11 @@ This is a static approximation, documented here because coverage statistics rely
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from execverify_data.astwalk import children, walk
-from execverify_data.catalog import ENTRIES, TYPES
+from execverify_data.catalog import ENTRIES, TYPES, get
 from execverify_data.catalog.entry import Entry, Signature
 from execverify_data.catalog.typelang import parse as parse_type
 
@@ -45,49 +29,29 @@ _METHODS: dict[str, list[Entry]] = {}
 for _e in ENTRIES:
     if _e.kind == "method":
         _METHODS.setdefault(_e.name, []).append(_e)
-_BY_ID = {e.id: e for e in ENTRIES}
 _BUILTINS = {e.name: e for e in ENTRIES if e.kind == "function"}
-_OPS = {e.name: e for e in ENTRIES if e.kind == "operator"}
 
-_BINOP = {
-    ast.Add: "add",
-    ast.Sub: "sub",
-    ast.Mult: "mul",
-    ast.Div: "truediv",
-    ast.FloorDiv: "floordiv",
-    ast.Mod: "mod",
-    ast.Pow: "pow",
-    ast.LShift: "lshift",
-    ast.RShift: "rshift",
-    ast.BitOr: "bitor",
-    ast.BitAnd: "bitand",
-    ast.BitXor: "bitxor",
-}
-_AUG = {
-    ast.Add: "iadd",
-    ast.Sub: "isub",
-    ast.Mult: "imul",
-    ast.Div: "itruediv",
-    ast.FloorDiv: "ifloordiv",
-    ast.Mod: "imod",
-    ast.BitOr: "ior",
-    ast.BitAnd: "iand",
-    ast.BitXor: "ixor",
-}
-_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
-_COMPARE = {
-    ast.Eq: "eq",
-    ast.NotEq: "ne",
-    ast.Lt: "lt",
-    ast.LtE: "le",
-    ast.Gt: "gt",
-    ast.GtE: "ge",
-    ast.Is: "is",
-    ast.IsNot: "is_not",
-    ast.In: "in",
-    ast.NotIn: "not_in",
-}
+
+def _syntax_keys() -> dict[tuple[type, type], str]:
+    """(node class, operator class) -> operator key, read off the catalog's operator templates: ``"{a} + {b}"``
+    parses to a ``BinOp`` with ``Add``, so that is ``add`` (the first entry wins: ``a * b`` is ``mul``)."""
+    keys: dict[tuple[type, type], str] = {}
+    for e in ENTRIES:
+        if e.kind == "operator":
+            node = ast.parse(e.template.format(**{p.name: p.name for p in e.signatures[0].params})).body[0]
+            node = node.value if isinstance(node, ast.Expr) else node
+            for op in getattr(node, "ops", [getattr(node, "op", None)]):
+                if op is not None:
+                    keys.setdefault((type(node), type(op)), e.name)
+    return keys
+
+
+_SYNTAX = _syntax_keys()
+
 _SEQUENCES = frozenset({"str", "list", "tuple", "bytes"})
+#: Expressions whose type head their syntax tells: displays, comprehensions, f-strings, comparisons.
+_DISPLAYS = {ast.List: "list", ast.ListComp: "list", ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set",
+             ast.Dict: "dict", ast.DictComp: "dict", ast.JoinedStr: "str", ast.Compare: "bool"}
 _TYPING_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
 
 Types = frozenset[str] | None  # possible type heads; None = unknown
@@ -128,6 +92,16 @@ def _heads(type_text: str) -> Types:
     return frozenset(m.name for m in members)
 
 
+def _union(types: Iterable[Types]) -> Types:
+    """The union of possible type heads, read in order up to the first unknown (None), which makes it unknown."""
+    heads: set[str] = set()
+    for t in types:
+        if t is None:
+            return None
+        heads |= t
+    return frozenset(heads)
+
+
 def _owners(types: frozenset[str]) -> set[str]:
     return set(types) | ({"int"} if "bool" in types else set())
 
@@ -145,7 +119,6 @@ def _fits(s: Signature, n_positional: int | None, keywords: set[str]) -> bool:
 
 class _Analyzer:
     def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
         self.modules: set[str] = set()
         self.bound: set[str] = set()
         self.skip: set[int] = set()
@@ -235,57 +208,31 @@ class _Analyzer:
         if isinstance(node, str):
             return None if node == "?" else frozenset({node})
         if isinstance(node, ast.Constant):
-            name = type(node.value).__name__
-            return frozenset({name})
-        if isinstance(node, ast.JoinedStr):
-            return frozenset({"str"})
-        for kinds, head in (
-            ((ast.List, ast.ListComp), "list"),
-            ((ast.Tuple,), "tuple"),
-            ((ast.Set, ast.SetComp), "set"),
-            ((ast.Dict, ast.DictComp), "dict"),
-        ):
-            if isinstance(node, kinds):
-                return frozenset({head})
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            inner = self.types(node.value, seen)
-            return inner if inner and inner <= _SEQUENCES else None
+            return frozenset({type(node.value).__name__})
+        if type(node) in _DISPLAYS:
+            return frozenset({_DISPLAYS[type(node)]})
         if isinstance(node, ast.Subscript):
             inner = self.types(node.value, seen)
+            if isinstance(node.slice, ast.Slice):
+                return inner if inner and inner <= _SEQUENCES else None
             return frozenset({"str"}) if inner == {"str"} else (frozenset({"int"}) if inner == {"bytes"} else None)
         if isinstance(node, ast.IfExp):
             a, b = self.types(node.body, seen), self.types(node.orelse, seen)
             return a | b if a is not None and b is not None else None
-        if isinstance(node, ast.Compare):
-            return frozenset({"bool"})
         if isinstance(node, ast.BinOp):
             return self._binop_types(node, seen)
         if isinstance(node, ast.Call):
             use = self.call_use(node, seen)
             if use is None or not use.ids:
                 return None
-            result: set[str] = set()
-            for entry_id in use.ids:
-                for s in _BY_ID[entry_id].signatures:
-                    heads = _heads(s.returns)
-                    if heads is None:
-                        return None
-                    result |= heads
-            return frozenset(result)
+            return _union(_heads(s.returns) for entry_id in use.ids for s in get(entry_id).signatures)
         if isinstance(node, ast.Name):
             fn = self.parent_fn.get(id(node))
             key = (id(fn), node.id)
             if fn is None or key in seen or key not in self.assigned:
                 return None
             if key not in self.memo:  # memoized: chains of variables stay linear
-                found: set[str] | None = set()
-                for value in self.assigned[key]:
-                    t = self.types(value, seen | {key})
-                    if t is None:
-                        found = None
-                        break
-                    found |= t
-                self.memo[key] = None if found is None else frozenset(found)
+                self.memo[key] = _union(self.types(value, seen | {key}) for value in self.assigned[key])
             return self.memo[key]
         return None
 
@@ -295,18 +242,15 @@ class _Analyzer:
         if key is None or left is None or right is None or len(left) != 1 or len(right) != 1:
             return None
         lt, rt = _owners(left), _owners(right)
-        heads: set[str] = set()
-        for s in _OPS[key].signatures:
+
+        def fits(s: Signature) -> bool:
             a, b = (parse_type(p.type).name for p in s.params)
-            if (a in lt or a.isupper() and len(a) == 1) and (b in rt or b.isupper() and len(b) == 1):
-                r = _heads(s.returns)
-                if r is None:
-                    return None
-                heads |= r
-        return frozenset(heads) or None
+            return (a in lt or a.isupper() and len(a) == 1) and (b in rt or b.isupper() and len(b) == 1)
+
+        return _union(_heads(s.returns) for s in get("op." + key).signatures if fits(s)) or None
 
     def _binop_key(self, node: ast.BinOp, seen: frozenset = frozenset()) -> str | None:
-        key = _BINOP.get(type(node.op))
+        key = _SYNTAX.get((ast.BinOp, type(node.op)))
         if key == "mul":
             sides = [self.types(node.left, seen), self.types(node.right, seen)]
             if any(t is not None and t & _SEQUENCES for t in sides):
@@ -334,37 +278,31 @@ class _Analyzer:
         recv = func.value
         if isinstance(recv, ast.Name) and recv.id in self.modules:
             return None
-        if isinstance(recv, ast.Name) and recv.id in TYPES and recv.id not in self.bound:
-            cls_owner = "int" if recv.id == "bool" else recv.id
-            ids = tuple(
-                e.id
-                for e in _METHODS[func.attr]
-                if e.receiver == cls_owner
-                and any(_fits(s, None if n_pos is None else n_pos - 1, keywords) for s in e.signatures)
-            )
-            return CallUse(node, ids, frozenset({recv.id}), "type-method")
-        recv_types = self.types(recv, seen)
+        if isinstance(recv, ast.Name) and recv.id in TYPES and recv.id not in self.bound:  # str.upper(s)
+            recv_types, how = frozenset({recv.id}), "type-method"
+            n_pos = None if n_pos is None else n_pos - 1  # the first argument is the receiver
+        else:
+            recv_types, how = self.types(recv, seen), "method"
         owners = _owners(recv_types) if recv_types is not None else None
         ids = tuple(
             e.id
             for e in _METHODS[func.attr]
             if (owners is None or e.receiver in owners) and any(_fits(s, n_pos, keywords) for s in e.signatures)
         )
-        return CallUse(node, ids, recv_types, "method")
+        return CallUse(node, ids, recv_types, how)
 
     def operator_ids(self, node: ast.AST) -> list[str]:
         if isinstance(node, ast.BinOp):
             key = self._binop_key(node)
             return [key] if key else []
-        if isinstance(node, ast.AugAssign):
-            return [_AUG[type(node.op)]] if type(node.op) in _AUG else []
-        if isinstance(node, ast.UnaryOp):
-            literal = isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant)
-            return [] if literal else [_UNARY[type(node.op)]]  # -1 is a literal, not op.neg
-        if isinstance(node, ast.BoolOp):
-            return ["bool_and" if isinstance(node.op, ast.And) else "bool_or"]
+        signed = isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+        if signed and isinstance(node.operand, ast.Constant):
+            return []  # -1 is a literal, not op.neg
+        if isinstance(node, (ast.AugAssign, ast.UnaryOp, ast.BoolOp)):
+            key = _SYNTAX.get((type(node), type(node.op)))
+            return [key] if key else []
         if isinstance(node, ast.Compare):
-            return [_COMPARE[type(op)] for op in node.ops]
+            return [_SYNTAX[ast.Compare, type(op)] for op in node.ops]
         if isinstance(node, ast.IfExp):
             return ["ifexp"]
         if isinstance(node, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in node.values):
@@ -434,5 +372,5 @@ def analyze(source: str | ast.Module) -> Usage:
 
 
 def entries_used(source: str | ast.Module) -> set[str]:
-    """The catalog ids ``source`` uses, statically approximated as described in this module."""
+    """The catalog ids ``source`` uses, statically approximated (see the module docs)."""
     return analyze(source).ids

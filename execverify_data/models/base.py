@@ -59,17 +59,12 @@ class BackendError(ExecVerifyError, RuntimeError):
 
 @runtime_checkable
 class TextGenerator(Protocol):
-    """Anything with this ``generate`` method is a backend.
+    """Anything with this ``generate`` method is a backend; the contract is in ``docs/models.md`` ("The interface").
 
-    ``generate(prompts, *, n, temperature, max_new_tokens, seed, stop, top_p)`` returns one
-    list of ``n`` completion strings per prompt, in prompt order. ``temperature=0``
-    means greedy decoding. ``stop`` strings end a completion and are not included
-    in it. The same ``seed`` with the same prompts gives the same completions where
-    the backend can promise it (local backends; a server only if it honours ``seed``).
-    ``seed`` may also be a list with one seed per prompt: prompt ``i`` is then sampled as
-    ``generate([prompts[i]], seed=seed[i])`` would sample it, so a batch of independent
-    requests (one per synthesis row, say) can be sent together and each stays reproducible
-    on its own (up to the backend's batched arithmetic).
+    ``generate`` returns one list of ``n`` completion strings per prompt, in prompt order. The shipped backends
+    subclass this protocol and inherit its ``generate``: it checks the arguments (:func:`check_generate_args`)
+    and calls the backend's ``_sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)`` with them
+    (``stop`` as a list or None).
     """
 
     def generate(
@@ -82,7 +77,11 @@ class TextGenerator(Protocol):
         seed: int | Sequence[int] | None = None,
         stop: Sequence[str] | None = None,
         top_p: float = 1.0,
-    ) -> list[list[str]]: ...
+    ) -> list[list[str]]:
+        stop = check_generate_args(
+            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
+        )
+        return self._sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)  # type: ignore[attr-defined]
 
 
 def module_available(name: str) -> bool:
@@ -206,3 +205,4 @@ def truncate_at_stop(text: str, stop: Sequence[str] | None) -> tuple[str, bool]:
         return text, False
     cuts = [i for i in (text.find(s) for s in stop) if i >= 0]
     return (text[: min(cuts)], True) if cuts else (text, False)
+

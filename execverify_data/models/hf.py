@@ -1,10 +1,6 @@
-"""``TransformersGenerator``: local sampling with a transformers causal LM (``transformers:PATH``).
+"""``TransformersGenerator``: local seeded sampling with a transformers causal LM (``transformers:PATH``).
 
-Sampling is a small batched decoding loop with a key/value cache, left padding and
-one seeded ``torch.Generator`` per completion row: row ``j`` of prompt ``i`` draws
-from ``derive_seed(seed, i, j)`` (from ``derive_seed(seed[i], 0, j)`` when ``seed`` is a
-list, one seed per prompt), so the same seed, prompts and ``batch_size`` give the
-same completions, whatever the global torch random state.
+The decoding loop and its seeds are described in ``docs/models.md``.
 
 >>> from execverify_data.models import TransformersGenerator
 >>> TransformersGenerator(42)
@@ -25,7 +21,7 @@ from execverify_data.errors import InvalidArgument
 from execverify_data.models.base import (
     BackendUnavailable,
     Prompt,
-    check_generate_args,
+    TextGenerator,
     is_transformers_available,
     truncate_at_stop,
 )
@@ -36,12 +32,7 @@ __all__ = ["TransformersGenerator"]
 INSTALL_HINT = "pip install torch==2.13.0 && pip install 'execverify-data[train]'"
 
 
-def _require_transformers() -> None:
-    if not is_transformers_available():
-        raise BackendUnavailable(f"TransformersGenerator needs torch and transformers; install with: {INSTALL_HINT}")
-
-
-class TransformersGenerator:
+class TransformersGenerator(TextGenerator):
     """Generate with a local causal LM through transformers.
 
     Args:
@@ -55,10 +46,7 @@ class TransformersGenerator:
         batch_size (`int`, defaults to 8): completion rows decoded together.
         model_kwargs (`dict`, optional): extra ``from_pretrained`` arguments.
 
-    Chat prompts (lists of messages) go through ``tokenizer.apply_chat_template`` with
-    ``add_generation_prompt=True``; plain strings are tokenized as they are. Decoding
-    stops at the tokenizer's / generation config's end-of-sequence ids, at ``stop``
-    strings, or after ``max_new_tokens``.
+    Chat prompts go through ``tokenizer.apply_chat_template`` (``add_generation_prompt=True``).
     """
 
     def __init__(
@@ -78,7 +66,10 @@ class TransformersGenerator:
             )
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidArgument(f"batch_size must be an int of at least 1, got {batch_size!r}")
-        _require_transformers()
+        if not is_transformers_available():
+            raise BackendUnavailable(
+                f"TransformersGenerator needs torch and transformers; install with: {INSTALL_HINT}"
+            )
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -125,56 +116,30 @@ class TransformersGenerator:
         text = self.tokenizer.apply_chat_template([dict(m) for m in prompt], add_generation_prompt=True, tokenize=False)
         return list(self.tokenizer(text, add_special_tokens=False).input_ids)
 
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        *,
-        n: int = 1,
-        temperature: float = 1.0,
-        max_new_tokens: int = 256,
-        seed: int | Sequence[int] | None = None,
-        stop: Sequence[str] | None = None,
-        top_p: float = 1.0,
-    ) -> list[list[str]]:
-        """``n`` completions per prompt; see :class:`execverify_data.models.TextGenerator`."""
-        stop = check_generate_args(
-            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
-        )
+    def _sample(self, prompts, n, temperature, max_new_tokens, seed, stop, top_p) -> list[list[str]]:
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
         # one base seed per prompt, as generate([prompts[i]], seed=seed[i]) would use it
         seeds = [(s, 0) for s in seed] if isinstance(seed, Sequence) else [(seed, i) for i in range(len(prompts))]
         encoded = [self.encode(p) for p in prompts]
+        rows = [(i, j) for i in range(len(encoded)) for j in range(n)]
+        texts: dict[tuple[int, int], str] = {}
         training = self.model.training
         self.model.eval()  # no dropout while sampling; a model lent by a trainer gets its mode back
         try:
-            return self._generate(encoded, n, seeds, float(temperature), float(top_p), max_new_tokens, stop)
+            for start in range(0, len(rows), self.batch_size):
+                chunk = rows[start : start + self.batch_size]
+                outs = self._decode_batch(
+                    [encoded[i] for i, _ in chunk],
+                    [derive_seed(*seeds[i], j) for i, j in chunk],
+                    temperature=float(temperature),
+                    top_p=float(top_p),
+                    max_new_tokens=max_new_tokens,
+                    stop=stop,
+                )
+                texts.update(zip(chunk, outs))
         finally:
             self.model.train(training)
-
-    def _generate(
-        self,
-        encoded: list[list[int]],
-        n: int,
-        seeds: list[tuple[int, int]],
-        temperature: float,
-        top_p: float,
-        max_new_tokens: int,
-        stop: list[str] | None,
-    ) -> list[list[str]]:
-        rows = [(i, j) for i in range(len(encoded)) for j in range(n)]
-        texts: dict[tuple[int, int], str] = {}
-        for start in range(0, len(rows), self.batch_size):
-            chunk = rows[start : start + self.batch_size]
-            outs = self._decode_batch(
-                [encoded[i] for i, _ in chunk],
-                [derive_seed(*seeds[i], j) for i, j in chunk],
-                temperature=temperature,
-                top_p=top_p,
-                max_new_tokens=max_new_tokens,
-                stop=stop,
-            )
-            texts.update(zip(chunk, outs))
         return [[texts[i, j] for j in range(n)] for i in range(len(encoded))]
 
     def _decode_batch(

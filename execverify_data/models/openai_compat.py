@@ -1,14 +1,5 @@
-"""``OpenAICompatibleGenerator``: any OpenAI-compatible HTTP server (``openai:URL#MODEL``).
-
-Works with ``vllm serve``, SGLang, TGI's Messages API, llama.cpp's server and the
-OpenAI API itself. Plain prompts are POSTed to ``{base_url}/completions``, chat
-prompts to ``{base_url}/chat/completions``, one request per prompt with
-``n``, ``temperature``, ``top_p``, ``max_tokens``, ``seed`` and ``stop``; requests run
-concurrently. Uses only the standard library (``urllib.request``).
-
-Connection failures, timeouts, HTTP 429 and 5xx are retried with exponential
-backoff; other HTTP errors raise :class:`~execverify_data.models.BackendError` at
-once with the server's message.
+"""``OpenAICompatibleGenerator``: any OpenAI-compatible HTTP server (``openai:URL#MODEL``): ``vllm serve``,
+SGLang, TGI's Messages API, llama.cpp's server, the OpenAI API. Requests and retries: ``docs/models.md``.
 
 >>> from execverify_data.models import OpenAICompatibleGenerator
 >>> gen = OpenAICompatibleGenerator("http://127.0.0.1:8000/v1", model="my-model")
@@ -27,19 +18,18 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendError, Prompt, check_generate_args, prompt_seeds
+from execverify_data.models.base import BackendError, Prompt, TextGenerator, prompt_seeds
 
 __all__ = ["OpenAICompatibleGenerator"]
 
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
-class OpenAICompatibleGenerator:
+class OpenAICompatibleGenerator(TextGenerator):
     """Generate through an OpenAI-compatible server.
 
     Args:
@@ -167,21 +157,7 @@ class OpenAICompatibleGenerator:
             raise BackendError(f"asked {self.base_url} for n={n} completions, got {len(texts)}")
         return texts
 
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        *,
-        n: int = 1,
-        temperature: float = 1.0,
-        max_new_tokens: int = 256,
-        seed: int | Sequence[int] | None = None,
-        stop: Sequence[str] | None = None,
-        top_p: float = 1.0,
-    ) -> list[list[str]]:
-        """``n`` completions per prompt; see :class:`execverify_data.models.TextGenerator`."""
-        stop = check_generate_args(
-            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
-        )
+    def _sample(self, prompts, n, temperature, max_new_tokens, seed, stop, top_p) -> list[list[str]]:
         fields: dict[str, Any] = {"n": n, "temperature": temperature, "top_p": top_p, "max_tokens": max_new_tokens}
         if stop:
             fields["stop"] = stop

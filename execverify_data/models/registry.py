@@ -1,13 +1,4 @@
-"""``get_generator(spec)``: build a backend from a short string.
-
-=================================== ==============================================
-spec                                backend
-=================================== ==============================================
-``transformers:PATH_OR_HUB_ID``     :class:`TransformersGenerator`
-``vllm:PATH_OR_HUB_ID``             :class:`VLLMGenerator`
-``openai:URL[#MODEL]``              :class:`OpenAICompatibleGenerator` (``MODEL``
-                                    defaults to the server's first listed model)
-=================================== ==============================================
+"""``get_generator(spec)``: build a backend from a short string (the table of specs is in ``docs/models.md``).
 
 Keyword arguments go to the backend's constructor.
 
@@ -27,6 +18,9 @@ from typing import Any
 
 from execverify_data.errors import ExecVerifyError
 from execverify_data.models.base import TextGenerator
+from execverify_data.models.hf import TransformersGenerator
+from execverify_data.models.openai_compat import OpenAICompatibleGenerator
+from execverify_data.models.vllm_backend import VLLMGenerator
 
 __all__ = ["BACKENDS", "BackendSpecError", "get_generator", "parse_spec"]
 
@@ -35,21 +29,7 @@ class BackendSpecError(ExecVerifyError, ValueError):
     """A backend spec string names no known backend or lacks its target."""
 
 
-def _transformers(target: str, **kwargs: Any) -> TextGenerator:
-    from execverify_data.models.hf import TransformersGenerator
-
-    return TransformersGenerator(target, **kwargs)
-
-
-def _vllm(target: str, **kwargs: Any) -> TextGenerator:
-    from execverify_data.models.vllm_backend import VLLMGenerator
-
-    return VLLMGenerator(target, **kwargs)
-
-
 def _openai(target: str, **kwargs: Any) -> TextGenerator:
-    from execverify_data.models.openai_compat import OpenAICompatibleGenerator
-
     url, _, model = target.partition("#")
     if model:
         if "model" in kwargs:
@@ -58,11 +38,11 @@ def _openai(target: str, **kwargs: Any) -> TextGenerator:
     return OpenAICompatibleGenerator(url, **kwargs)
 
 
-#: Backend name -> factory ``(target, **kwargs) -> TextGenerator``; factories import lazily.
+#: Backend name -> factory ``(target, **kwargs) -> TextGenerator``; a backend imports its dependency when built.
 BACKENDS: dict[str, Callable[..., TextGenerator]] = {
     "openai": _openai,
-    "transformers": _transformers,
-    "vllm": _vllm,
+    "transformers": TransformersGenerator,
+    "vllm": VLLMGenerator,
 }
 
 

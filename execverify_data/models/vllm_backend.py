@@ -16,18 +16,17 @@ install with: pip install 'execverify-data[vllm]'
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendUnavailable, Prompt, check_generate_args, is_vllm_available, prompt_seeds
+from execverify_data.models.base import BackendUnavailable, TextGenerator, is_vllm_available, prompt_seeds
 
 __all__ = ["VLLMGenerator"]
 
 INSTALL_HINT = "pip install 'execverify-data[vllm]'"
 
 
-class VLLMGenerator:
+class VLLMGenerator(TextGenerator):
     """Generate with an in-process vLLM engine.
 
     Args:
@@ -35,9 +34,7 @@ class VLLMGenerator:
         engine_kwargs: passed to ``vllm.LLM`` (``tensor_parallel_size``, ``gpu_memory_utilization``,
             ``max_model_len``, ``dtype``...).
 
-    Plain prompts go to ``LLM.generate``; chat prompts to ``LLM.chat`` (the model's chat
-    template). ``seed`` becomes the per-request ``SamplingParams.seed`` (a list gives each
-    prompt its own), so results are reproducible for a fixed engine configuration.
+    ``seed`` becomes each request's ``SamplingParams.seed``: reproducible for a fixed engine configuration.
     """
 
     def __init__(self, model: str | os.PathLike[str], **engine_kwargs: Any) -> None:
@@ -53,21 +50,7 @@ class VLLMGenerator:
     def __repr__(self) -> str:
         return f"VLLMGenerator({self.model_name!r})"
 
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        *,
-        n: int = 1,
-        temperature: float = 1.0,
-        max_new_tokens: int = 256,
-        seed: int | Sequence[int] | None = None,
-        stop: Sequence[str] | None = None,
-        top_p: float = 1.0,
-    ) -> list[list[str]]:
-        """``n`` completions per prompt; see :class:`execverify_data.models.TextGenerator`."""
-        stop = check_generate_args(
-            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
-        )
+    def _sample(self, prompts, n, temperature, max_new_tokens, seed, stop, top_p) -> list[list[str]]:
         from vllm import SamplingParams
 
         params = [

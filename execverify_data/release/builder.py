@@ -1,18 +1,8 @@
 """The release builder: the whole pipeline into a folder laid out like a Hub dataset repository.
 
-Stages:
-
-1. **Shards** (:func:`~execverify_data.release.engine.process_shard`, one per seed range, on
-   the chosen engine): synthesize programs (inputs, traces, filters), decontaminate,
-   make and verify the rows of every config, compute difficulty features. Each shard's
-   outputs are cached in the work folder (``<out>.build`` by default), written atomically.
-2. **Assemble** (this process): read the cached rows in shard order, split by program
-   structure, write ``<config>/<split>-0000i-of-0000n.parquet`` (fixed row groups, no
-   timestamps), the plots, ``README.md`` (YAML front matter from ``datasets``' own
-   helpers) and ``MANIFEST.json`` (sha256 of every file).
-
-A killed build resumes from the finished shards; the same version and seed give the
-same bytes whatever the number of workers or the engine.
+Stage 1 runs the shards (:class:`~execverify_data.release.engine.ReleaseRun`, cached in ``<out>.build``, resumable);
+stage 2 (:func:`assemble`) writes the parquet files, plots, card and manifest. ``docs/release.md`` describes
+the folder, the card and why the same version and seed give the same bytes.
 """
 
 from __future__ import annotations
@@ -24,21 +14,29 @@ import shutil
 import statistics as stats_mod
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from string import Template
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from execverify_data.cards import template_path
+from execverify_data.difficulty import spearman
 from execverify_data.errors import InvalidArgument
 from execverify_data.release.config import ReleaseConfig, schema_for
 from execverify_data.release.engine import ReleaseRun, done_markers, rows_file
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
+from execverify_data.release.plots import coverage_by_kind, write_plots
 from execverify_data.release.rows import CONFIGS
 from execverify_data.release.verify import VerificationError
+from execverify_data.release.versions import changelog_until, tag_for
 from execverify_data.seeds import split_draw
-from execverify_data.shards import ENGINES, claim_folder, write_atomic
+from execverify_data.shards import ENGINES, claim_folder, shard_file, write_atomic
 
-__all__ = ["build_release", "card_template_path", "split_of", "DEFAULT_CONFIG"]
+__all__ = ["build_release", "split_of", "DEFAULT_CONFIG"]
 
 #: The config ``load_dataset(repo)`` gives without a name.
 DEFAULT_CONFIG = "trace"
@@ -80,11 +78,6 @@ FIELD_DOCS = {
 }
 
 
-def card_template_path() -> Path:
-    """The dataset card template shipped in ``execverify_data/cards``."""
-    return template_path("dataset_card.md")
-
-
 def split_of(ast_hash: str, test_permille: int, seed: int) -> str:
     """``"test"`` for a share ``test_permille``/1000 of program structures, by a hash of the normalized AST.
 
@@ -105,37 +98,6 @@ def _size_category(n: int) -> str:
         if n < limit:
             return name
     return "1M<n<10M"
-
-
-class _Progress:
-    """Rich progress bars per stage (a no-op when ``show`` is false)."""
-
-    def __init__(self, show: bool):
-        self.show = show
-        self._p = None
-
-    def __enter__(self):
-        if self.show:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._p = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-            self._p.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self._p is not None:
-            self._p.__exit__(*exc)
-
-    def task(self, name: str, total: int, completed: int = 0):
-        return self._p.add_task(name, total=total, completed=completed) if self._p else None
-
-    def advance(self, task, n: int = 1):
-        if self._p is not None and task is not None:
-            self._p.advance(task, n)
-
-    def update(self, task, completed: int):
-        if self._p is not None and task is not None:
-            self._p.update(task, completed=completed)
 
 
 def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 1, engine: str = "local",
@@ -164,10 +126,13 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     claim_folder(work, cfg.identity(), hint="use another --work-dir")
     if ray_address is not None and engine != "ray":
         raise InvalidArgument("ray_address is only for engine='ray'")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     t0 = time.perf_counter()
-    with _Progress(progress) as bars:
-        task = bars.task("examples", cfg.n)
-        run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, done))
+    columns = (TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, disable=not progress) as bars:
+        task = bars.add_task("examples", total=cfg.n)
+        run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, completed=done))
         run.run(workers, engine=engine, **({"address": ray_address} if engine == "ray" else {}))
         failures = [f for done in done_markers(work) for f in done["failures"]]
         if failures:
@@ -204,16 +169,11 @@ def _print_summary(manifest: dict, timing: dict, out: Path) -> None:
 
 
 def _read_rows(work: Path, n_shards: int, config: str):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     tables = [pq.read_table(rows_file(work, s, config)) for s in range(n_shards)]
     return pa.concat_tables(tables) if tables else pa.Table.from_pylist([], schema=schema_for(config))
 
 
 def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
-    import pyarrow.parquet as pq
-
     schema = table.schema.with_metadata({"huggingface": json.dumps({"info": {"features": features.to_dict()}}, sort_keys=True)})
     table = table.cast(schema)
     write_atomic(path, lambda p: pq.write_table(table, p, row_group_size=cfg.row_group_size, compression="zstd",
@@ -222,61 +182,49 @@ def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
 
 def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=None) -> dict:
     """Stage 2: cached shard rows -> the release folder; returns the manifest."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     out.mkdir(parents=True, exist_ok=True)
     done = done_markers(work)
     n_shards = len(done)
     counts: Counter = Counter()
     rejected: Counter = Counter()
-    synth_slots = synth_accepted = 0
     for d in done:
         counts.update(d["counts"])
         rejected.update(d["synth_rejected"])
-        synth_slots += d["synth_slots"]
-        synth_accepted += d["synth_accepted"]
     written: set[str] = set()
     rows: dict[str, dict[str, int]] = {}
     split_files: dict[str, dict[str, list[str]]] = {}
     infos: dict[str, Any] = {}
     contents: dict[str, dict[str, int]] = {}
-    task = bars.task("assemble", len(CONFIGS)) if bars else None
+    task = bars.add_task("assemble", total=len(CONFIGS)) if bars is not None else None
 
     def one_config(config: str):
         """Read, split and write one config (the configs are independent: two at a time, in threads, as
         pyarrow reads, filters and compresses without the GIL)."""
         table = _read_rows(work, n_shards, config)
         features = _features(config)
-        splits = [split_of(h, cfg.test_permille, cfg.seed) for h in table.column("ast_hash").to_pylist()]
-        mask = pa.array([s == "test" for s in splits])
+        hashes = table.column("ast_hash").to_pylist()
+        mask = pa.array([split_of(h, cfg.test_permille, cfg.seed) == "test" for h in hashes])
         parts = {"train": table.filter(pc.invert(mask)), "test": table.filter(mask)}
-        split_rows, files_of, split_infos = {}, {}, []
+        files_of, split_infos = {}, []
         for split, part in parts.items():
             if part.num_rows == 0:  # (tiny builds) an empty split is left out: datasets cannot read a 0-row parquet file
                 continue
+            (out / config).mkdir(parents=True, exist_ok=True)
             n_files = max(1, -(-part.num_rows // cfg.rows_per_file))
-            files = []
-            for i in range(n_files):
-                rel = f"{config}/{split}-{i:05d}-of-{n_files:05d}.parquet"
-                chunk = part.slice(i * cfg.rows_per_file, cfg.rows_per_file)
-                (out / config).mkdir(parents=True, exist_ok=True)
-                _write_parquet(chunk, out / rel, cfg, features)
-                files.append(rel)
-            split_rows[split] = part.num_rows
-            files_of[split] = files
+            files_of[split] = [f"{config}/{split}-{i:05d}-of-{n_files:05d}.parquet" for i in range(n_files)]
+            for i, rel in enumerate(files_of[split]):
+                _write_parquet(part.slice(i * cfg.rows_per_file, cfg.rows_per_file), out / rel, cfg, features)
             split_infos.append((split, part.nbytes, part.num_rows))
         info = (features, split_infos, sum(os.path.getsize(out / f) for fs in files_of.values() for f in fs))
-        if bars:
+        if bars is not None:
             bars.advance(task)
-        return table if config == DEFAULT_CONFIG else None, split_rows, files_of, info, config_contents(config, table)
-
-    from concurrent.futures import ThreadPoolExecutor
+        return table if config == DEFAULT_CONFIG else None, files_of, info, config_contents(config, table)
 
     trace_table = None
     with ThreadPoolExecutor(2) as threads:
-        for config, (table, split_rows, files_of, info, content) in zip(CONFIGS, threads.map(one_config, CONFIGS)):
-            rows[config], split_files[config], infos[config], contents[config] = split_rows, files_of, info, content
+        for config, (table, files_of, info, content) in zip(CONFIGS, threads.map(one_config, CONFIGS)):
+            split_files[config], infos[config], contents[config] = files_of, info, content
+            rows[config] = {split: n for split, _, n in info[1]}
             written.update(f for fs in files_of.values() for f in fs)
             trace_table = table if table is not None else trace_table
     # stale shards of an older layout
@@ -285,8 +233,6 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
             if f.relative_to(out).as_posix() not in written:
                 f.unlink()
     stats = statistics(cfg, trace_table, work, n_shards)
-    from execverify_data.release.plots import write_plots
-
     plots = write_plots(out, stats, write_atomic)
     examples = _example_pages(cfg, out)
     nat = naturalness_table(cfg, work, done, programs=contents[DEFAULT_CONFIG]["programs"])
@@ -315,7 +261,8 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
                             "benchmarks": [name for name in ("cruxeval", "humaneval", *[name for name, _ in cfg.local_benchmarks])
                                            if name not in cfg.decontam_allow],
                             **({"allowed": list(cfg.decontam_allow)} if cfg.decontam_allow else {})},
-        "synthesis": {"slots": synth_slots, "accepted": synth_accepted, "rejected": dict(sorted(rejected.items())),
+        "synthesis": {"slots": sum(d["synth_slots"] for d in done), "accepted": sum(d["synth_accepted"] for d in done),
+                      "rejected": dict(sorted(rejected.items())),
                       "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
         "naturalness": nat,
@@ -413,30 +360,20 @@ def _naturalness_rows(nat: dict) -> str:
 
 def statistics(cfg: ReleaseConfig, trace_table, work: Path, n_shards: int) -> dict:
     """Figures for the card and the plots, from the ``trace`` config (one row per traced input)."""
-    from execverify_data.difficulty import spearman
-
     data = trace_table.select(["program_id", "level", "difficulty", "bucket", "features", "code"]).to_pydict()
     lengths = [f["trace_length"] for f in data["features"]]
-    programs: dict[str, int] = {}
+    programs: Counter = Counter()
     used: set[str] = set()
-    import pyarrow.parquet as pq
-
-    from execverify_data.shards import shard_file
-
     kept = set(data["program_id"])
     for s in range(n_shards):
         t = pq.read_table(shard_file(work / "synth", s, "parquet"), columns=["id", "level", "catalog_ids"]).to_pydict()
         for pid, lv, ids in zip(t["id"], t["level"], t["catalog_ids"]):
             if pid in kept:
-                programs[str(lv)] = programs.get(str(lv), 0) + 1
+                programs[str(lv)] += 1
                 used.update(ids)
-    from execverify_data.release.plots import coverage_by_kind as _cov
-
-    by_kind = _cov(used)
-    med = {}
-    for lv in sorted(set(data["level"])):
-        tl = [x for x, level in zip(lengths, data["level"]) if level == lv]
-        med[str(lv)] = stats_mod.median(tl)
+    by_kind = coverage_by_kind(used)
+    med = {str(lv): stats_mod.median([x for x, level in zip(lengths, data["level"]) if level == lv])
+           for lv in sorted(set(data["level"]))}
     n = len(lengths)
     return {
         "programs_by_level": dict(sorted(programs.items())),
@@ -465,10 +402,8 @@ def _yaml_header(cfg: ReleaseConfig, meta: dict, infos: dict, split_files: dict)
         size_categories=[_size_category(meta["total_rows"])],
         pretty_name="ExecVerify",
     )
-    configs = {}
-    dinfos = {}
-    names = list(CONFIGS) + ["default"]
-    for name in names:
+    configs, dinfos = {}, {}
+    for name in (*CONFIGS, "default"):
         source = DEFAULT_CONFIG if name == "default" else name
         configs[name] = {"data_files": [{"split": split, "path": f"{source}/{split}-*"} for split in ("train", "test")
                                         if split in split_files[source]]}
@@ -505,10 +440,8 @@ def _field_table(configs: list[str], schema) -> str:
     title = ", ".join(f"`{c}`" for c in configs)
     if DEFAULT_CONFIG in configs:
         title += f" (and `default`, the `{DEFAULT_CONFIG}` config)"
-    lines = [f"**{title}**", "", "| field | type | meaning |", "| --- | --- | --- |"]
-    for f in schema:
-        lines.append(f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |")
-    return "\n".join(lines)
+    lines = [f"| `{f.name}` | `{f.type}` | {FIELD_DOCS.get(f.name, '')} |" for f in schema]
+    return "\n".join([f"**{title}**", "", "| field | type | meaning |", "| --- | --- | --- |", *lines])
 
 
 def _build_flags(cfg: ReleaseConfig) -> str:
@@ -535,8 +468,6 @@ def _rho(value: float | None) -> str:
 
 def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_files: dict, plots: dict, repo_id: str) -> str:
     """``README.md``: YAML front matter (configs, dataset_info, license, tags...) and the rendered template."""
-    from execverify_data.release.versions import changelog_until, tag_for
-
     rows, contents = meta["rows"], meta["contents"]
 
     def sizes(c: str) -> str:
@@ -576,6 +507,6 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
         "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],
     }
-    body = Template(card_template_path().read_text(encoding="utf-8")).substitute(values)
+    body = Template(template_path("dataset_card.md").read_text(encoding="utf-8")).substitute(values)
     return _yaml_header(cfg, meta, infos, split_files) + "\n" + body
 

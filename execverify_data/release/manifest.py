@@ -21,11 +21,8 @@ class ManifestError(ExecVerifyError, ValueError):
 
 
 def sha256_file(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def release_files(folder: str | os.PathLike) -> list[str]:

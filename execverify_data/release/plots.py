@@ -1,13 +1,12 @@
-"""Deterministic PNG plots for the dataset card (matplotlib, Agg backend).
+"""Deterministic PNG plots for the dataset card (matplotlib, Agg backend; same data, same bytes).
 
-Byte-stable output: the Agg backend, a fixed figure size and DPI, the default
-font, ``metadata={"Software": None}`` (no version string in the PNG), and
-``svg.hashsalt`` fixed in case anyone renders SVG. Same data, same bytes.
+No version string in the PNG (``metadata={"Software": None}``), a fixed figure size, DPI and ``svg.hashsalt``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -33,71 +32,57 @@ def _matplotlib():
     return plt
 
 
-def _integer_counts(axis) -> None:
-    """Ticks at whole numbers only: a count axis of small numbers has no 0.5 programs."""
+@contextmanager
+def _figure(plt, path: Path, write_atomic: Callable, title: str, xlabel: str, ylabel: str | None = None):
+    """Axes of a 6 x 3.5 in figure, titled and labelled, written to ``path`` (PNG, 100 dpi) on leaving.
+
+    A ``ylabel`` names a count axis, whose ticks are whole numbers only (no 0.5 programs).
+    """
     from matplotlib.ticker import MaxNLocator
 
-    axis.set_major_locator(MaxNLocator(integer=True))
-
-
-def _save(fig, path: Path, write_atomic: Callable) -> None:
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    yield ax
+    if ylabel is not None:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, lambda p: fig.savefig(p, format="png", dpi=100, metadata={"Software": None}))
+    plt.close(fig)
 
 
 def write_plots(out: Path, stats: dict, write_atomic: Callable) -> dict[str, str]:
-    """Write the card's plots from ``stats`` (see :func:`execverify_data.release.builder.statistics`); return name -> path."""
+    """Write the card's plots from ``stats`` (:func:`.builder.statistics`); return name -> path."""
     plt = _matplotlib()
     try:
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        levels = sorted(stats["programs_by_level"], key=int)
-        bars = ax.bar([str(lv) for lv in levels], [stats["programs_by_level"][lv] for lv in levels], color="#4c72b0")
-        ax.bar_label(bars, fmt="{:,.0f}", padding=2)
-        ax.margins(y=0.12)
-        _integer_counts(ax.yaxis)
-        ax.set_xlabel("level (ConstraintSpec)")
-        ax.set_ylabel("programs")
-        ax.set_title("Programs per level")
-        fig.tight_layout()
-        _save(fig, out / PLOTS["level"], write_atomic)
-        plt.close(fig)
-
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.hist(stats["difficulty_values"], bins=[i / 40 for i in range(41)], color="#dd8452")
-        _integer_counts(ax.yaxis)
-        ax.set_xlabel("heuristic difficulty score (trace config)")
-        ax.set_ylabel("rows")
-        ax.set_title("Difficulty")
-        fig.tight_layout()
-        _save(fig, out / PLOTS["difficulty"], write_atomic)
-        plt.close(fig)
-
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        edges = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584]
-        ax.hist(stats["trace_length_values"], bins=edges, color="#55a868")
-        ax.set_xscale("log")
-        _integer_counts(ax.yaxis)
-        ax.set_xlabel("line events per traced call (log scale)")
-        ax.set_ylabel("rows")
-        ax.set_title("Trace length")
-        fig.tight_layout()
-        _save(fig, out / PLOTS["trace_length"], write_atomic)
-        plt.close(fig)
-
-        fig, ax = plt.subplots(figsize=(6, 3.5))
+        with _figure(plt, out / PLOTS["level"], write_atomic, "Programs per level", "level (ConstraintSpec)",
+                     "programs") as ax:
+            by_level = stats["programs_by_level"]
+            levels = sorted(by_level, key=int)
+            bars = ax.bar([str(lv) for lv in levels], [by_level[lv] for lv in levels], color="#4c72b0")
+            ax.bar_label(bars, fmt="{:,.0f}", padding=2)
+            ax.margins(y=0.12)
+        with _figure(plt, out / PLOTS["difficulty"], write_atomic, "Difficulty",
+                     "heuristic difficulty score (trace config)", "rows") as ax:
+            ax.hist(stats["difficulty_values"], bins=[i / 40 for i in range(41)], color="#dd8452")
+        with _figure(plt, out / PLOTS["trace_length"], write_atomic, "Trace length",
+                     "line events per traced call (log scale)", "rows") as ax:
+            edges = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584]
+            ax.hist(stats["trace_length_values"], bins=edges, color="#55a868")
+            ax.set_xscale("log")
         cov = stats["coverage_by_kind"]
-        kinds = sorted(cov)
-        bars = ax.barh(kinds, [cov[k]["used"] / cov[k]["total"] for k in kinds], color="#8172b3")
-        # every bar says used/total, so a kind with no entry used reads "0/12", not as a missing bar
-        ax.bar_label(bars, labels=[f"{cov[k]['used']}/{cov[k]['total']}" + (" (none used)" if not cov[k]["used"] else "")
-                                      for k in kinds], padding=3, fontsize=8)
-        ax.set_xlim(0, 1.1)
-        ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        ax.set_xlabel("share of catalog entries used")
-        ax.set_title(f"Catalog coverage ({stats['coverage']['used']}/{stats['coverage']['total']})")
-        fig.tight_layout()
-        _save(fig, out / PLOTS["coverage"], write_atomic)
-        plt.close(fig)
+        with _figure(plt, out / PLOTS["coverage"], write_atomic,
+                     f"Catalog coverage ({stats['coverage']['used']}/{stats['coverage']['total']})",
+                     "share of catalog entries used") as ax:
+            kinds = sorted(cov)
+            bars = ax.barh(kinds, [cov[k]["used"] / cov[k]["total"] for k in kinds], color="#8172b3")
+            # every bar says used/total, so a kind with no entry used reads "0/12", not as a missing bar
+            labels = [f"{cov[k]['used']}/{cov[k]['total']}" + ("" if cov[k]["used"] else " (none used)") for k in kinds]
+            ax.bar_label(bars, labels=labels, padding=3, fontsize=8)
+            ax.set_xlim(0, 1.1)
+            ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     finally:
         plt.close("all")
     return dict(PLOTS)

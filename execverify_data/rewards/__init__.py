@@ -6,21 +6,9 @@ Every reward follows TRL's contract, ``fn(prompts, completions, **columns) -> li
 ``rewards/<name>/mean``), and decides every verdict in the calling process with
 :func:`execverify_data.values.same`.
 
-================  ===============================  ============================================
-name              default instance                 what it scores
-================  ===============================  ============================================
-``whitebox``      :data:`whitebox_reward`          final answer gate + step accuracy (0 or 1 + S)
-``io``            :data:`io_reward`                the output question (``verification`` column)
-``oi``            :data:`oi_reward`                the input question, re-executed in the trusted runner
-``format``        :data:`format_reward`            one readable answer per question in the answer block
-``paper``         :data:`paper_reward`             the paper's Stage I rule: oi 2 or 0; else 0, 1, or 1 + S
-``unit_test``     :data:`unit_test_reward`         share of asserts and stdio cases passed, in the sandbox
-``paper_codegen`` :data:`paper_codegen_reward`     the paper's Stage II rule: that fraction + 0.05 for the tags if > 0
-================  ===============================  ============================================
-
-The formulas are in :mod:`execverify_data.rewards.execution` and ``docs/questions.md``;
-the sandbox scheme in :mod:`execverify_data.rewards.unit_tests` and ``docs/sandbox.md``;
-the paper's Stage II rule in :mod:`execverify_data.rewards.codegen`.
+:data:`REWARDS` names them (the table of what each scores is in ``docs/questions.md``, "Rewards"); the
+formulas are in ``docs/questions.md``, the sandbox scheme in ``docs/sandbox.md``, the paper's Stage II rule in
+:mod:`execverify_data.rewards.codegen`.
 
 >>> reward = get_reward("io")
 >>> reward.__name__
@@ -33,7 +21,6 @@ ValueError: unknown reward 'nope'; valid names: format, io, oi, paper, paper_cod
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from execverify_data.rewards.execution import (
@@ -83,15 +70,15 @@ __all__ = [
     "whitebox_reward",
 ]
 
-#: reward name -> "module:class"; built by :func:`get_reward`.
-REWARDS: dict[str, str] = {
-    "whitebox": "execverify_data.rewards.execution:WhiteboxReward",
-    "io": "execverify_data.rewards.execution:IOReward",
-    "oi": "execverify_data.rewards.execution:OIReward",
-    "format": "execverify_data.rewards.execution:FormatReward",
-    "paper": "execverify_data.rewards.execution:PaperReward",
-    "unit_test": "execverify_data.rewards.unit_tests:UnitTestReward",
-    "paper_codegen": "execverify_data.rewards.codegen:PaperCodegenReward",
+#: reward name -> class; built by :func:`get_reward`.
+REWARDS: dict[str, type] = {
+    "whitebox": WhiteboxReward,
+    "io": IOReward,
+    "oi": OIReward,
+    "format": FormatReward,
+    "paper": PaperReward,
+    "unit_test": UnitTestReward,
+    "paper_codegen": PaperCodegenReward,
 }
 
 
@@ -99,5 +86,4 @@ def get_reward(name: str, **kwargs: Any):
     """Build the reward called ``name`` with ``kwargs``; ``ValueError`` lists the valid names."""
     if name not in REWARDS:
         raise ValueError(f"unknown reward {name!r}; valid names: {', '.join(sorted(REWARDS))}")
-    module, attribute = REWARDS[name].split(":")
-    return getattr(importlib.import_module(module), attribute)(**kwargs)
+    return REWARDS[name](**kwargs)

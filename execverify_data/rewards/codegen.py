@@ -1,10 +1,6 @@
-"""The paper's Stage II reward, built on :class:`~execverify_data.rewards.unit_tests.UnitTestReward`.
-
-:class:`PaperCodegenReward` (``paper_codegen_reward``) follows the paper's ``code_gen.py``
-(``compute_score_prime``): the fraction of unit tests passed, plus a bonus of 0.05 when that
-fraction is above 0 and the completion has both ``<answer>`` and ``</answer>``; 0.0 when no
-test passes. Every column TRL passes (``tests``, ``stdio_tests``, ``entry_point``...) reaches
-the unit-test reward unchanged; the sandbox and the verdicts are that reward's.
+"""The paper's Stage II reward (its ``code_gen.py``, ``compute_score_prime``), built on
+:class:`~execverify_data.rewards.unit_tests.UnitTestReward`, whose sandbox and verdicts it uses: every column
+TRL passes (``tests``, ``stdio_tests``, ``entry_point``...) reaches that reward unchanged.
 
 >>> reward = PaperCodegenReward()
 >>> code = "```python\\ndef add(a, b):\\n    return a + b\\n```"

@@ -1,38 +1,10 @@
 """TRL reward functions for execution reasoning (white-box, io, oi, format, and the paper's single reward).
 
-Every reward follows TRL's contract ``fn(prompts, completions, **columns) ->
-list[float | None]`` and reads one dataset column, ``verification`` (the dict made
-by :func:`execverify_data.questions.render`, or its JSON string), so one dataset
-feeds any combination of rewards. ``None`` means "this reward does not apply to
-this row" (TRL then leaves the row out of that reward's mean). ``completions`` are
-strings or chat message lists. Answers are decided by
-:class:`execverify_data.questions.Scorer`, i.e. by :func:`execverify_data.values.same`.
-
-Formulas (``docs/questions.md`` has the gaming table):
-
-* :class:`WhiteboxReward` (``whitebox_reward``): with ``F`` the final-answer verdict
-  (1 or 0) and ``S`` = right step answers / max(step questions, step answers)
-  (answers matched to questions by position; a missing or an extra answer counts
-  as wrong; ``S = 1`` when no step was asked and none given):
-  ``gate=True`` (default, the paper's): ``final_weight * F + step_weight * S`` if
-  ``F`` else ``0``, i.e. 0 or 1 + S, at most 2.0; ``gate=False``: the same sum without
-  the gate (partial credit). Rows without a final question get None.
-* :class:`IOReward` (``io_reward``): 1.0/0.0 for the ``io`` question; None for rows without one.
-* :class:`OIReward` (``oi_reward``): 1.0/0.0 for the ``oi`` question, checked by running
-  the program's function on the proposed literal arguments in a warm trusted runner
-  (started on first use, never at import or unpickling; the default instances share
-  one); None for rows without one.
-* :class:`FormatReward` (``format_reward``): 1.0 when the completion has the prompt
-  style's answer block (``<answer>`` ..., or ``[ANSWER]`` ... for the ``cruxeval``
-  style) with exactly one readable answer per question, else 0.0, on every kind of row.
-* :class:`PaperReward` (``paper_reward``): the ExecVerify paper's Stage I rule, one reward
-  for every row (its ``white_box.py``): a row with an ``oi`` question scores 2.0 or 0.0; any
-  other row 0.0 when the final answer is wrong, else ``mismatch`` (1.0) when the number of
-  answer lines differs from the number of questions or no step was asked, else 1 + S with
-  S = right step answers / step questions. At most 2.0; no format term.
-
-The classes are picklable (``__getstate__`` drops the runner) and carry
-``__name__``, so TRL logs ``rewards/<name>/mean``.
+Each reads one dataset column, ``verification`` (the dict made by :func:`execverify_data.questions.render`, or
+its JSON string), so one dataset feeds any combination of rewards; answers are decided by
+:class:`execverify_data.questions.Scorer`. The formulas and the gaming table are in ``docs/questions.md``
+("Rewards"); ``oi`` answers run in a warm trusted runner, started on first use (never at import or
+unpickling; pickling drops it).
 
 >>> from execverify_data.questions import build
 >>> r = build("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)", n_path=1, n_state=1)
@@ -128,7 +100,7 @@ class ExecutionReward:
 
 
 class WhiteboxReward(ExecutionReward):
-    """Final-answer gate plus step accuracy (see the module docs for the formula).
+    """Final-answer gate plus step accuracy (the formula is in ``docs/questions.md``, "Rewards").
 
     Args:
         final_weight (`float`, optional, defaults to 1.0): weight of the final answer.

@@ -46,11 +46,6 @@ def _lines(value: Any, what: str) -> str:
     raise InvalidArgument(f"{what} must be a string or a list of lines, got {type(value).__name__}")
 
 
-def _literal(value: Any) -> str:
-    """Python source for a JSON value (``repr`` of what ``json.loads`` built: lists, dicts, numbers...)."""
-    return repr(value)
-
-
 def _cases(ground_truth: Any, source: str) -> tuple[list[str], list[dict], str | None]:
     """``(tests, stdio_tests, entry_point)`` from an ``{"inputs", "outputs"[, "fn_name"]}`` record."""
     if isinstance(ground_truth, str):
@@ -75,11 +70,12 @@ def _cases(ground_truth: Any, source: str) -> tuple[list[str], list[dict], str |
     for k, (args, output) in enumerate(zip(inputs, outputs)):
         if not isinstance(args, list):
             raise InvalidArgument(f"input {k} of {source} must be the list of the call's arguments, got {args!r:.60}")
-        call = f"{fn_name}({', '.join(_literal(arg) for arg in args)})"
+        # the repr of what json.loads built (lists, dicts, numbers...) is its Python source
+        call = f"{fn_name}({', '.join(repr(arg) for arg in args)})"
         if isinstance(output, list) and len(output) == 1:
-            tests.append(f"assert {call} in ({_literal(output)}, {_literal(output[0])})")
+            tests.append(f"assert {call} in ({output!r}, {output[0]!r})")
         else:
-            tests.append(f"assert {call} == {_literal(output)}")
+            tests.append(f"assert {call} == {output!r}")
     return tests, [], fn_name
 
 
@@ -121,17 +117,8 @@ def from_humaneval(row: Mapping) -> dict:
 
 #: format name -> converter (see the module docs).
 FORMATS: dict[str, Callable[[Mapping], dict]] = {"prime": from_prime, "apps": from_apps, "humaneval": from_humaneval}
-
-
-def _detect(row: Mapping) -> str:
-    if "reward_model" in row:
-        return "prime"
-    if "input_output" in row:
-        return "apps"
-    if "test" in row and "entry_point" in row:
-        return "humaneval"
-    raise InvalidArgument(f"cannot tell the format of a row with columns {sorted(row)}; pass format= one of "
-                          f"{', '.join(FORMATS)}")
+#: format name -> the columns that tell a row of that format, tried in this order.
+_COLUMNS = {"prime": ("reward_model",), "apps": ("input_output",), "humaneval": ("test", "entry_point")}
 
 
 def to_codegen(row: Mapping, format: str | None = None) -> dict:
@@ -144,7 +131,10 @@ def to_codegen(row: Mapping, format: str | None = None) -> dict:
     """
     if not isinstance(row, Mapping):
         raise InvalidArgument(f"a row must be a mapping of columns, got {type(row).__name__}")
-    name = format or _detect(row)
+    name = format or next((fmt for fmt, columns in _COLUMNS.items() if all(c in row for c in columns)), None)
+    if name is None:
+        raise InvalidArgument(f"cannot tell the format of a row with columns {sorted(row)}; pass format= one of "
+                              f"{', '.join(FORMATS)}")
     if name not in FORMATS:
         raise ValueError(f"unknown format {name!r}; valid names: {', '.join(FORMATS)}")
     return FORMATS[name](row)
