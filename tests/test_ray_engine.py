@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from execverify_data.release.engine import is_ray_available
+from execverify_data.shards import is_ray_available
 
 pytestmark = [
     pytest.mark.slow,
