@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError as exc:
                 parser.error(f"--levels {args.levels!r}: {exc}")
             folder = args.out or Path(scratch) / "run"
-            synthesize(SynthConfig(n=args.n, seed=args.seed, levels=levels), folder, workers=args.workers)
+            synthesize(SynthConfig(n_programs=args.n, seed=args.seed, levels=levels), folder, workers=args.workers)
         elif not folder.is_dir():
             parser.error(f"--run {folder}: no such folder")
         ours = run_programs(folder)[: args.limit]

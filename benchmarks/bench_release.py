@@ -100,7 +100,7 @@ def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
 
     if sys.flags.hash_randomization:
         raise SystemExit("run with PYTHONHASHSEED=0 (as the build's workers)")
-    cfg = ReleaseConfig(version="2.0.0", n=119000, seed=seed, k=k)
+    cfg = ReleaseConfig(version="2.0.0", n_examples=119000, seed=seed, k=k)
     synth = cfg.synth_config()
     decon = engine.decontaminator(cfg.local_benchmarks, cfg.decontam_n, cfg.decontam_threshold)
     verifier, tracer = Verifier(), worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
@@ -173,7 +173,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     load0 = os.getloadavg()
-    manifest = build_release(ReleaseConfig(version="2.0.0", n=args.n, seed=args.seed), args.out, workers=args.workers,
+    manifest = build_release(ReleaseConfig(version="2.0.0", n_examples=args.n, seed=args.seed), args.out, workers=args.workers,
                              engine=args.engine, progress=True)
     wall = time.perf_counter() - t0
     peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -115,7 +115,7 @@ def one_process(n: int, seed: int, k: int) -> None:
 
     from execverify_data.pipeline import SynthConfig, synthesize_rows
 
-    config = SynthConfig(n=n, seed=seed, k=k)
+    config = SynthConfig(n_programs=n, seed=seed, k=k)
     start = _cpu(resource.RUSAGE_SELF) + _cpu(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     records, stats = synthesize_rows(config, 0, n)  # closes (and reaps) its second interpreter
@@ -137,7 +137,7 @@ from execverify_data.pipeline import SynthConfig, synthesize
 warnings.simplefilter("ignore")
 n, seed, k, workers, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 t = time.perf_counter()
-summary = synthesize(SynthConfig(n=n, seed=seed, k=k), Path(out), workers=workers)
+summary = synthesize(SynthConfig(n_programs=n, seed=seed, k=k), Path(out), workers=workers)
 print(json.dumps({"seconds": time.perf_counter() - t, "accepted": summary["accepted"]}))
 """
 
@@ -245,7 +245,7 @@ def main() -> None:
     out = Path(args.out)
     if out.exists() and not args.keep:
         shutil.rmtree(out)
-    config = SynthConfig(n=args.n, seed=args.seed, k=args.k)
+    config = SynthConfig(n_programs=args.n, seed=args.seed, k=args.k)
     import resource
 
     cpu = _cpu(resource.RUSAGE_CHILDREN)

@@ -355,7 +355,7 @@ class FromCodeConfig:
         min_size, max_size (`int`, defaults to 0 and 8): sizes of freshly drawn strings and containers.
         allow_benchmarks (`tuple[str, ...]`): benchmarks not decontaminated against (the input's own).
 
-    :func:`from_code` sets ``n`` (the number of input functions) and ``input_digest`` (a digest of them:
+    :func:`from_code` sets ``n_functions`` (the number of input functions) and ``input_digest`` (a digest of them:
     a resumed run must have the same input) on its copy.
     """
 
@@ -371,7 +371,7 @@ class FromCodeConfig:
     max_size: int = 8
     allow_benchmarks: tuple[str, ...] = ()
     input_digest: str = field(default="", init=False)
-    n: int = field(default=0, init=False)
+    n_functions: int = field(default=0, init=False)
     tracer: str = field(default="trusted", init=False)  # every run in the trusted runner (filters.worker_tracer)
 
     def __post_init__(self) -> None:
@@ -389,10 +389,11 @@ class FromCodeConfig:
 
     @property
     def max_rows(self) -> int:
-        return self.n
+        return self.n_functions
 
     def identity(self) -> dict:
-        data = asdict(self)
+        # its key stays "n", as in the folders written before the field was named n_functions (they resume)
+        data = {"n" if k == "n_functions" else k: v for k, v in asdict(self).items()}
         data["allow_benchmarks"] = list(self.allow_benchmarks)
         data["generator_version"] = FROMCODE_VERSION
         data["python"] = platform.python_version()
@@ -581,7 +582,7 @@ def from_code(functions: list[Function], out: str | os.PathLike, *, config: From
     if not functions:
         raise FromCodeError("no functions found in the input; give at least one function")
     config = dataclasses.replace(config or FromCodeConfig())
-    object.__setattr__(config, "n", len(functions))
+    object.__setattr__(config, "n_functions", len(functions))
     object.__setattr__(config, "input_digest", digest(functions))
     out = Path(out)
     shards.claim_folder(out, config.identity(), hint="use another --out (it holds a run with other input or settings)")
@@ -605,7 +606,7 @@ class FromCodeRun(RecordRun):
 
     def __init__(self, config: FromCodeConfig, out: Path, functions: list[Function], progress=None):
         self.functions, self.why = functions, {}
-        self.done = min(config.n, finished_shards_of(out) * config.shard_size)
+        self.done = min(config.n_functions, finished_shards_of(out) * config.shard_size)
         super().__init__(config, out, progress)
 
     def jobs(self, shard: int) -> list:
@@ -620,11 +621,11 @@ class FromCodeRun(RecordRun):
             for reason in row.counts:
                 if why and reason not in ("attempts", "generated") and not reason.startswith("input_"):
                     self.why.setdefault(reason, why)
-        self.show(self.done, self.config.n)
+        self.show(self.done, self.config.n_functions)
 
     @property
     def complete(self) -> bool:
-        return self.start * self.config.shard_size >= self.config.n
+        return self.start * self.config.shard_size >= self.config.n_functions
 
 
 def finished_shards_of(out: Path) -> int:

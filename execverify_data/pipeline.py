@@ -18,7 +18,7 @@ of a chunk in one batched ``generate`` call, each row with its own seed) and kee
 that passes the checker and the same filters as a programmatic program, traced in the trusted
 runner (model-written code).
 
->>> mix = SynthConfig(n=10, generators=(("program", 0.75), ("llm:openai:http://127.0.0.1:8000/v1#tiny", 0.25)))
+>>> mix = SynthConfig(n_programs=10, generators=(("program", 0.75), ("llm:openai:http://127.0.0.1:8000/v1#tiny", 0.25)))
 >>> [generator_for(i, mix)[:3] for i in range(8)]
 ['pro', 'pro', 'llm', 'pro', 'llm', 'pro', 'pro', 'llm']
 >>> sum(generator_for(i, mix) != "program" for i in range(1000))
@@ -46,7 +46,7 @@ __all__ = ["SynthConfig", "RecordRun", "level_for", "generator_for", "iter_rows"
 
 #: Attempts (fresh seeds) per row before the row is given up.
 ROW_ATTEMPTS = 12
-#: A run stops trying rows after ``MAX_ROWS_FACTOR * n + shard_size`` rows even if it kept fewer than ``n`` programs.
+#: A run stops trying rows after ``MAX_ROWS_FACTOR * n_programs + shard_size`` rows even if it kept fewer than ``n`` programs.
 MAX_ROWS_FACTOR = 4
 #: The programmatic generator's name in ``SynthConfig.generators``; LLM-backed ones are ``"llm:" + backend spec``.
 PROGRAM = "program"
@@ -63,7 +63,7 @@ class SynthConfig:
     """One synthesis run.
 
     Args:
-        n (`int`): distinct programs the run keeps (rows are tried in order until it has them,
+        n_programs (`int`): distinct programs the run keeps (rows are tried in order until it has them,
             or until :attr:`max_rows` rows were tried).
         seed (`int`): the global seed.
         levels (`tuple[int, ...]`, defaults to 1-6): levels in equal shares (row i gets ``levels[i % len]``).
@@ -83,7 +83,7 @@ class SynthConfig:
             that opens a code block (base models).
     """
 
-    n: int
+    n_programs: int
     seed: int = 0
     levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
     k: int = 3
@@ -100,8 +100,8 @@ class SynthConfig:
     llm_chat: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
-            raise InvalidArgument(f"n must be a positive int, got {self.n!r}")
+        if isinstance(self.n_programs, bool) or not isinstance(self.n_programs, int) or self.n_programs < 1:
+            raise InvalidArgument(f"n_programs must be a positive int, got {self.n_programs!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
         levels = tuple(self.levels)
@@ -136,13 +136,14 @@ class SynthConfig:
     @property
     def max_rows(self) -> int:
         """The most rows a run tries (a generator that keeps failing must not loop for ever)."""
-        return MAX_ROWS_FACTOR * self.n + self.shard_size
+        return MAX_ROWS_FACTOR * self.n_programs + self.shard_size
 
     def identity(self) -> dict:
         """What must match for a rerun to resume this run's shards."""
         from execverify_data.synth.generator import GENERATOR_VERSION
 
-        data = asdict(self)
+        # its key stays "n", as in the folders written before the field was named n_programs (they resume)
+        data = {"n" if k == "n_programs" else k: v for k, v in asdict(self).items()}
         data["levels"] = list(self.levels)
         if self.generators == _DEFAULT_GENERATORS:  # a programmatic run: the settings of runs before the mix
             for name in ("generators", "llm_samples", "llm_temperature", "llm_max_new_tokens", "llm_chat"):
@@ -452,7 +453,7 @@ def synthesize_rows(config: SynthConfig, start: int, stop: int, *, tracer=None) 
 
 
 class RecordRun(shards.ShardRun):
-    """A run that keeps the first ``config.n`` distinct programs (by normalized AST) in row order and
+    """A run that keeps the first ``config.n_programs`` distinct programs (by normalized AST) in row order and
     writes them as record shards (``shard-XXXXX.parquet`` and its ``.stats.json``, written last):
     ``synthesize``, and ``from-code`` (which counts progress in functions)."""
 
@@ -474,18 +475,18 @@ class RecordRun(shards.ShardRun):
 
     @property
     def complete(self) -> bool:
-        return self.kept >= self.config.n or self.start * self.config.shard_size >= self.config.max_rows
+        return self.kept >= self.config.n_programs or self.start * self.config.shard_size >= self.config.max_rows
 
     def on_result(self, chunk: dict | None) -> None:
         self.pending += sum(r.record is not None for r in chunk["rows"]) if chunk else 0
-        self.show(self.kept + self.pending, self.config.n)
+        self.show(self.kept + self.pending, self.config.n_programs)
 
     def finish(self, shard: int, results: list[dict]) -> None:
         tally = Tally()
         records = []
         self.pending -= sum(r.record is not None for chunk in results for r in chunk["rows"])
         for row in (row for chunk in results for row in chunk["rows"]):
-            if self.kept + len(records) >= self.config.n:
+            if self.kept + len(records) >= self.config.n_programs:
                 break  # the rest of the shard is past the n-th program: left out, not counted
             if tally.add(row, self.seen):
                 records.append(row.record)
@@ -511,7 +512,7 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
                progress: Callable[[int, int], None] | None = None, memory_mb: int | None = 1024) -> dict:
     """Run (or resume) a synthesis run into ``out``; returns the summary (also written to ``summary.json``).
 
-    The run keeps the first ``config.n`` distinct programs (by normalized AST) in row order: rows
+    The run keeps the first ``config.n_programs`` distinct programs (by normalized AST) in row order: rows
     whose attempts all fail, and duplicates of an earlier row's program, are left out and counted,
     and further rows are tried (up to ``config.max_rows``). Chunks of :data:`~execverify_data.shards.CHUNK_ROWS`
     rows run in ``workers`` spawned processes started with ``PYTHONHASHSEED=0``; shards are written in order
@@ -587,7 +588,7 @@ def summarize(out: str | os.PathLike, config: SynthConfig) -> dict:
     attempts = sum(c["attempts"] for c in by_level.values())
     return {
         "config": config.identity(),
-        "programs_wanted": config.n,
+        "programs_wanted": config.n_programs,
         "rows": sum(c["rows"] for c in by_level.values()),
         "shards": n_shards,
         "accepted": accepted,

@@ -101,7 +101,7 @@ if __name__ == "__main__":
     n = sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(work / "model").parameters())
     print(f"gpu_smoke: model parameters: {n / 1e6:.1f}M")
     if not (work / "release" / "MANIFEST.json").exists():
-        build_release(ReleaseConfig(version="0.0.1", n=$RELEASE_N, seed=0, shard_size=20), work / "release")
+        build_release(ReleaseConfig(version="0.0.1", n_examples=$RELEASE_N, seed=0, shard_size=20), work / "release")
 EOF
 "$PY" "$WORK/setup_smoke.py" "$WORK"
 

@@ -130,7 +130,7 @@ def test_server_rows_are_accepted_checked_and_reexecute(server, mix_runs):
     assert {r["generator"].split(" ")[0] for r in rows if r not in llm} == {"program"}
     for r in llm:
         assert check(r["code"], ConstraintSpec.from_dict(r["spec"])).ok
-        assert len(r["inputs"]) == len(r["outputs"]) == SynthConfig(n=1).k and len(set(r["outputs"])) >= 2
+        assert len(r["inputs"]) == len(r["outputs"]) == SynthConfig(n_programs=1).k and len(set(r["outputs"])) >= 2
     report = check_rows(llm, hash_seed=0, states=True)  # `assert f(INPUT) == OUTPUT` as source, in a fresh interpreter
     assert report.calls == sum(len(r["inputs"]) for r in llm) and report.mismatches == []
     # the server saw each LLM row's prompt once, with the row's own seed
@@ -141,13 +141,13 @@ def test_server_rows_are_accepted_checked_and_reexecute(server, mix_runs):
 
 def test_mix_assignment_is_a_function_of_seed_and_row(server, mix_runs):
     one, _, _ = mix_runs
-    config = SynthConfig(n=12, seed=SEED, generators=(("program", 0.7), (f"llm:openai:{server.base_url}#known-good", 0.3)))
+    config = SynthConfig(n_programs=12, seed=SEED, generators=(("program", 0.7), (f"llm:openai:{server.base_url}#known-good", 0.3)))
     for r in _rows(one):
         assert r["generator"].startswith("llm:") == (generator_for(r["row"], config) != "program")
     # neither n, the shard size, the levels nor the other settings move a row's generator; the seed does
-    other = SynthConfig(n=500, seed=SEED, shard_size=7, levels=(2, 5), k=6, generators=config.generators)
+    other = SynthConfig(n_programs=500, seed=SEED, shard_size=7, levels=(2, 5), k=6, generators=config.generators)
     assert [generator_for(i, other) for i in range(400)] == [generator_for(i, config) for i in range(400)]
-    reseeded = SynthConfig(n=12, seed=SEED + 1, generators=config.generators)
+    reseeded = SynthConfig(n_programs=12, seed=SEED + 1, generators=config.generators)
     assert [generator_for(i, reseeded) for i in range(400)] != [generator_for(i, config) for i in range(400)]
     llm = sum(generator_for(i, config) != "program" for i in range(1000))
     assert 295 <= llm <= 305  # the share, to within a few rows
@@ -183,7 +183,7 @@ def test_mix_resume_keeps_finished_shards(server, mix_runs, tmp_path):
     assert summary["throughput"]["shards_resumed"] == last and summary["throughput"]["shards_run"] == 1
     assert {p: out.joinpath(p).stat().st_mtime_ns for p in kept} == kept  # finished shards untouched
     asked = {b["seed"] for _, b in server.requests[requests:]}
-    config = SynthConfig(n=12, seed=SEED, generators=(("program", 0.7), (f"llm:openai:{server.base_url}#known-good", 0.3)))
+    config = SynthConfig(n_programs=12, seed=SEED, generators=(("program", 0.7), (f"llm:openai:{server.base_url}#known-good", 0.3)))
     llm_rows = [i for i in range(summary["rows"]) if generator_for(i, config) != "program"]
     lost = {row_seed(SEED, i) for i in llm_rows if i >= last * 4}
     assert lost and lost <= asked  # the lost shard's LLM rows were asked again (later ones may be, ahead of need)
@@ -305,7 +305,7 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
     from execverify_data.synth import coverage, filters
 
     # no '#MODEL': the server's first model is used, and recorded
-    config = SynthConfig(n=8, seed=SEED, generators=(("program", 0.5), (f"llm:openai:{server.base_url}", 0.5)))
+    config = SynthConfig(n_programs=8, seed=SEED, generators=(("program", 0.5), (f"llm:openai:{server.base_url}", 0.5)))
     llm_rows = [i for i in range(8) if generator_for(i, config) != "program"]
     assert llm_rows
     from execverify_data.synth.generator import spec_for
@@ -362,7 +362,7 @@ def test_bad_generator_configs(generators, error, match):
     from execverify_data import errors, models
 
     with pytest.raises(getattr(errors, error, None) or getattr(models, error), match=re.escape(match)):
-        SynthConfig(n=5, generators=generators)
+        SynthConfig(n_programs=5, generators=generators)
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
@@ -375,14 +375,14 @@ def test_bad_llm_settings(kwargs, match):
     from execverify_data.errors import InvalidArgument
 
     with pytest.raises(InvalidArgument, match=match):
-        SynthConfig(n=5, **kwargs)
+        SynthConfig(n_programs=5, **kwargs)
 
 
 def test_a_programmatic_run_keeps_its_settings_file():
     """Runs without LLM rows record the settings of runs made before the mix (they resume as before)."""
-    identity = SynthConfig(n=5).identity()
+    identity = SynthConfig(n_programs=5).identity()
     assert not {"generators", "llm_samples", "llm_temperature", "llm_max_new_tokens", "llm_chat", "prompt_version"} & set(identity)
-    mixed = SynthConfig(n=5, generators=(("program", 0.5), ("llm:openai:http://x/v1#m", 0.5))).identity()
+    mixed = SynthConfig(n_programs=5, generators=(("program", 0.5), ("llm:openai:http://x/v1#m", 0.5))).identity()
     assert mixed["generators"] == [["program", 0.5], ["llm:openai:http://x/v1#m", 0.5]]
     assert mixed["prompt_version"] == "llm-prompt-v1" and mixed["llm_samples"] == 4
 
@@ -395,7 +395,7 @@ def test_shards_of_an_older_version_are_not_resumed_into(tmp_path):
     from execverify_data.errors import InvalidArgument
     from execverify_data.records import record_schema
 
-    config = SynthConfig(n=30, seed=1, shard_size=3)
+    config = SynthConfig(n_programs=30, seed=1, shard_size=3)
     shards.claim_folder(tmp_path, config.identity(), hint="use another --out")
     old = pa.schema([f for f in record_schema() if f.name != "generator"])
     pq.write_table(pa.Table.from_pylist([], schema=old), shards.shard_file(tmp_path, 0, "parquet"))

@@ -323,7 +323,7 @@ def tiny_run(tmp_path_factory):
     from execverify_data.pipeline import SynthConfig, synthesize
 
     out = tmp_path_factory.mktemp("tiny-run")
-    synthesize(SynthConfig(n=18, seed=5, shard_size=9), out, workers=1)
+    synthesize(SynthConfig(n_programs=18, seed=5, shard_size=9), out, workers=1)
     return out
 
 

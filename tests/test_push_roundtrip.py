@@ -163,7 +163,7 @@ def test_push_two_versions_and_load_by_tag(hub, tmp_path):
     folders = {}
     for version, seed in (("1.0.0", 0), ("1.0.1", 1)):
         out = tmp_path / f"v{version}"
-        manifest = build_release(ReleaseConfig(version=version, n=60, seed=seed, shard_size=5), out, workers=2)
+        manifest = build_release(ReleaseConfig(version=version, n_examples=60, seed=seed, shard_size=5), out, workers=2)
         result = push_release(out, repo_id, tag=f"v{version}", endpoint=base, token="test-token")
         assert result.url == f"{base}/datasets/{repo_id}/tree/v{version}"
         folders[version] = manifest

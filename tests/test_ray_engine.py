@@ -17,7 +17,7 @@ def test_ray_engine_same_bytes_as_local(tmp_path):
     from execverify_data.release import ReleaseConfig
     from execverify_data.release.builder import build_release
 
-    cfg = ReleaseConfig(version="1.0.0", n=80, seed=5, shard_size=3)
+    cfg = ReleaseConfig(version="1.0.0", n_examples=80, seed=5, shard_size=3)
     local = build_release(cfg, tmp_path / "local", workers=2)
     ray = build_release(cfg, tmp_path / "ray", workers=2, engine="ray")
     assert ray["timing"]["shards_run"] == local["timing"]["shards_run"] > 1
@@ -31,4 +31,4 @@ def test_unknown_engine(tmp_path):
     from execverify_data.release.builder import build_release
 
     with pytest.raises(InvalidArgument, match="local, ray"):
-        build_release(ReleaseConfig(version="1.0.0", n=10), tmp_path / "x", engine="spark")
+        build_release(ReleaseConfig(version="1.0.0", n_examples=10), tmp_path / "x", engine="spark")

@@ -79,7 +79,7 @@ def synth_rows(tmp_path_factory) -> list[dict]:
     from execverify_data.pipeline import SynthConfig, synthesize
 
     out = tmp_path_factory.mktemp("reexec") / "run"
-    synthesize(SynthConfig(n=3000, seed=1), out, workers=2)
+    synthesize(SynthConfig(n_programs=3000, seed=1), out, workers=2)
     return [r for p in sorted(Path(out).glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
 
 

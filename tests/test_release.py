@@ -22,7 +22,7 @@ from execverify_data.release.builder import build_release, split_of  # noqa: E40
 from execverify_data.release.rows import CONFIGS  # noqa: E402
 
 # 3 inputs per program (the fewest): about 44 programs for 130 examples, some of them in the test split
-SMALL = dict(version="1.0.0", n=130, seed=3, shard_size=4, k=3)
+SMALL = dict(version="1.0.0", n_examples=130, seed=3, shard_size=4, k=3)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_layout_and_manifest(release):
     assert {f for f in files if f.startswith("images/")} == {
         "images/level_distribution.png", "images/difficulty_distribution.png",
         "images/trace_length_distribution.png", "images/catalog_coverage.png"}
-    assert manifest["total_rows"] >= SMALL["n"]
+    assert manifest["total_rows"] >= SMALL["n_examples"]
     # every published row was scored by the consumers' own functions (a build with a failure raises instead)
     assert manifest["verification"]["checked"] == {c: sum(manifest["rows"][c].values()) for c in CONFIGS}
     for key in ("version", "generator_version", "python", "seed", "rows"):
@@ -175,7 +175,7 @@ def test_other_settings_refused(release):
 def test_kill_and_rerun_gives_same_bytes(release, tmp_path):
     _, manifest = release
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "build-release", "--version", "1.0.0", "--n", str(SMALL["n"]),
+    cmd = [sys.executable, "-c", "from execverify_data.cli import main; main()", "build-release", "--version", "1.0.0", "--n", str(SMALL["n_examples"]),
            "--seed", str(SMALL["seed"]), "--shard-size", str(SMALL["shard_size"]), "--inputs-per-program", str(SMALL["k"]),
            "--out", str(out), "--workers", "2", "--quiet"]
     proc = subprocess.Popen(cmd, start_new_session=True)
@@ -253,7 +253,7 @@ def here(workers):  # the chunks run in this process, in the main thread (the pr
     yield submit
 builder.ENGINES["local"] = here
 try:
-    builder.build_release(ReleaseConfig(version="1.0.0", n=12, seed=3, shard_size=4), sys.argv[1], workers=1)
+    builder.build_release(ReleaseConfig(version="1.0.0", n_examples=12, seed=3, shard_size=4), sys.argv[1], workers=1)
 except verify.VerificationError as exc:
     print("FAILED:", exc)
 """
@@ -284,10 +284,10 @@ def test_n_counts_trace_examples(release):
         per_program[pid] = per_program.get(pid, 0) + 1
     examples = len(set(zip(trace["program_id"], trace["call"])))
     assert examples == len(trace["id"])  # every trace row is its own (program, input) example
-    assert examples >= SMALL["n"]
+    assert examples >= SMALL["n_examples"]
     # programs are kept in row order until the n-th example: without the last kept program there were fewer
     last = max(per_program, key=lambda pid: int(pid.rsplit("-", 1)[1]))
-    assert examples - per_program[last] < SMALL["n"]
+    assert examples - per_program[last] < SMALL["n_examples"]
     assert min(per_program.values()) >= ReleaseConfig(**SMALL).k  # k traced inputs per program at least
     for config in ("io", "oi", "sft"):  # each example is a row of every question config
         t = _parquet(out, config).to_pydict()

@@ -79,7 +79,7 @@ def _typing_holds(value, hint) -> bool:
 def test_every_generated_output_is_of_its_annotated_type(tmp_path):
     """Over 600 programs (1,800 outputs), all six levels. Generator 2.1.0 annotated 154 of a 20k run's
     programs with a type their outputs contradict (``tuple[int, int]`` for ``(None, 7)``)."""
-    synthesize(SynthConfig(n=600, seed=5), tmp_path, workers=2)
+    synthesize(SynthConfig(n_programs=600, seed=5), tmp_path, workers=2)
     rows = [r for p in sorted(tmp_path.glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
     assert len(rows) == 600
     wrong = []

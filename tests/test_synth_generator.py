@@ -295,7 +295,7 @@ def rows(tmp_path_factory):
     from execverify_data.pipeline import SynthConfig, synthesize
 
     out = tmp_path_factory.mktemp("gen") / "run"
-    synthesize(SynthConfig(n=300, seed=7), out, workers=2)
+    synthesize(SynthConfig(n_programs=300, seed=7), out, workers=2)
     return [r for p in sorted(Path(out).glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
 
 

@@ -27,7 +27,7 @@ def _digests(out: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    config = SynthConfig(n=72, seed=3, shard_size=24)
+    config = SynthConfig(n_programs=72, seed=3, shard_size=24)
     one = tmp_path_factory.mktemp("w1")
     two = tmp_path_factory.mktemp("w2")
     s1 = synthesize(config, one, workers=1)
@@ -76,7 +76,7 @@ def test_resume_after_a_lost_shard_gives_the_same_bytes(runs):
 def test_a_run_keeps_n_distinct_programs_across_shards(tmp_path):
     """Duplicates are removed over the whole run (generator 1.1 removed them per shard only), and rows after
     ``n`` replace the rows left out, so the run has exactly ``n`` programs."""
-    config = SynthConfig(n=300, seed=2, levels=(1,), shard_size=25)
+    config = SynthConfig(n_programs=300, seed=2, levels=(1,), shard_size=25)
     summary = synthesize(config, tmp_path, workers=2)
     rows = [r for p in sorted(tmp_path.glob("shard-*.parquet")) for r in pq.read_table(p, columns=["row", "ast_hash"]).to_pylist()]
     assert len(rows) == summary["accepted"] == 300
@@ -93,7 +93,7 @@ def test_rows_skip_before_any_run_the_programs_earlier_shards_kept(tmp_path, mon
     from execverify_data.shards import KnownPrograms, write_records
     from execverify_data.synth import filters
 
-    config = SynthConfig(n=40, seed=5, levels=(1,))
+    config = SynthConfig(n_programs=40, seed=5, levels=(1,))
     records, stats = synthesize_rows(config, 0, 40)
     assert len(records) >= 20
     write_records(tmp_path, 0, records, stats)
@@ -115,7 +115,7 @@ def test_rows_skip_before_any_run_the_programs_earlier_shards_kept(tmp_path, mon
     assert first_try >= 10  # those rows ran nothing: the known program was their first
     assert len(drawn) <= sum(r.counts["attempts"] for r in again) - first_try
 
-    small = SynthConfig(n=150, seed=2, levels=(1, 2), shard_size=25)
+    small = SynthConfig(n_programs=150, seed=2, levels=(1, 2), shard_size=25)
     one, two = tmp_path / "one", tmp_path / "two"
     s1, s2 = synthesize(small, one, workers=1), synthesize(small, two, workers=2)
     assert _digests(one) == _digests(two) and len(_digests(one)) >= 4
@@ -155,7 +155,7 @@ def test_run_ordered_makes_a_shards_jobs_only_after_the_lagged_shard_is_finished
 
 def test_progress_counts_programs_and_ends_at_what_was_written(tmp_path):
     seen = []
-    summary = synthesize(SynthConfig(n=60, seed=4, shard_size=60), tmp_path, workers=2, progress=lambda d, t: seen.append((d, t)))
+    summary = synthesize(SynthConfig(n_programs=60, seed=4, shard_size=60), tmp_path, workers=2, progress=lambda d, t: seen.append((d, t)))
     assert all(t == 60 and 0 <= d <= 60 for d, t in seen)
     assert len({d for d, _ in seen}) > 3  # moves as chunks finish, not once per shard
     assert seen[-1][0] == summary["accepted"] == 60
@@ -164,7 +164,7 @@ def test_progress_counts_programs_and_ends_at_what_was_written(tmp_path):
 def test_other_settings_in_the_same_folder_are_refused(runs):
     config, one, _, _, _ = runs
     with pytest.raises(InvalidArgument, match="other settings"):
-        synthesize(SynthConfig(n=72, seed=4, shard_size=24), one)
+        synthesize(SynthConfig(n_programs=72, seed=4, shard_size=24), one)
 
 
 def test_outputs_equal_a_plain_run_in_a_fresh_interpreter(runs):
@@ -180,15 +180,15 @@ def test_row_seeds_depend_on_seed_and_row_only():
     assert row_seed(1, 2) == row_seed(1, 2)
     assert len({row_seed(1, i) for i in range(1000)}) == 1000
     assert [level_for(i, (1, 2, 3)) for i in range(6)] == [1, 2, 3, 1, 2, 3]
-    a, _ = synthesize_rows(SynthConfig(n=10, seed=8), 4, 6)
-    b, _ = synthesize_rows(SynthConfig(n=10, seed=8), 3, 6)
+    a, _ = synthesize_rows(SynthConfig(n_programs=10, seed=8), 4, 6)
+    b, _ = synthesize_rows(SynthConfig(n_programs=10, seed=8), 3, 6)
     assert a == b[-len(a):]
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(n=0), dict(n=5, seed=-1), dict(n=5, levels=(7,)), dict(n=5, levels=(1, 1)), dict(n=5, k=2),
-     dict(n=5, shard_size=0), dict(n=5, tracer="docker")],
+    [dict(n_programs=0), dict(n_programs=5, seed=-1), dict(n_programs=5, levels=(7,)), dict(n_programs=5, levels=(1, 1)), dict(n_programs=5, k=2),
+     dict(n_programs=5, shard_size=0), dict(n_programs=5, tracer="docker")],
 )
 def test_bad_configs(kwargs):
     with pytest.raises(InvalidArgument):
@@ -240,7 +240,7 @@ def test_trusted_runner_tracer_agrees_with_the_in_process_tracer(tmp_path):
     # the in-process tracer picks inputs with plain calls first, the trusted one with traces:
     # the rule is the same, so the same rows agree (they can differ only when a candidate
     # input exceeds the step budget)
-    config = dict(n=12, seed=4, shard_size=12)
+    config = dict(n_programs=12, seed=4, shard_size=12)
     synthesize(SynthConfig(**config), tmp_path / "a", workers=1)
     synthesize(SynthConfig(**config, tracer="trusted"), tmp_path / "b", workers=1)
     a = {r["id"]: r for r in pq.read_table(tmp_path / "a" / "shard-00000.parquet").to_pylist()}

@@ -156,7 +156,7 @@ def release_slice(tmp_path_factory):
     from execverify_data.release import ReleaseConfig
 
     out = tmp_path_factory.mktemp("release_slice") / "execverify-0.0.1"
-    release.build_release(ReleaseConfig(version="0.0.1", n=40, seed=0, shard_size=20), out)
+    release.build_release(ReleaseConfig(version="0.0.1", n_examples=40, seed=0, shard_size=20), out)
     return str(out)
 
 

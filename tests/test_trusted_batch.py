@@ -200,7 +200,7 @@ def _synthesized_jobs(n: int, seed: int) -> list[tuple[str, str]]:
     program's arguments, the arguments reversed), in a shuffled order."""
     from execverify_data.pipeline import SynthConfig, synthesize_rows
 
-    records, _ = synthesize_rows(SynthConfig(n=n, seed=seed, k=6), 0, n)
+    records, _ = synthesize_rows(SynthConfig(n_programs=n, seed=seed, k=6), 0, n)
     jobs = []
     for number, record in enumerate(records):
         name, inputs = record.entry_point, record.inputs

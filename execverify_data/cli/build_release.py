@@ -34,7 +34,7 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
               help="Release version, e.g. 1.0.0 (tag v1.0.0).  [required]")
 @click.option("--version", "old_version", default=None, hidden=True, expose_value=True, callback=_old_version,
               help="Deprecated alias of --release-version.")
-@click.option("--n", "n", required=False, type=IntRange(min=1),
+@click.option("--n-examples", "--n", "n", required=False, type=IntRange(min=1),
               help="Distinct (program, input) examples wanted in the trace config (each also a row of io, oi and sft; "
                    "one codegen row per program).  [required unless --programs: then all of them]")
 @click.option("--inputs-per-program", "k", default=None, type=IntRange(min=3), metavar="K",
@@ -95,7 +95,7 @@ def build_release(version, old_version, n, k, seed, out, workers, engine, ray_ad
                                  param_hint=["--allow-benchmark"])
     try:
         extra = {} if k is None else {"k": k}
-        cfg = ReleaseConfig(version=version, n=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks),
+        cfg = ReleaseConfig(version=version, n_examples=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks),
                             programs=str(programs) if programs is not None else None, decontam_allow=allow, **extra)
     except InvalidArgument as exc:
         raise click.UsageError(flag_words(exc, version="--release-version", k="--inputs-per-program")) from None

@@ -95,7 +95,7 @@ def _check_backends(specs: tuple[str, ...]) -> None:
 
 
 @click.command(name="synthesize")
-@click.option("--n", "n", type=IntRange(min=1), required=True, help="Number of program rows.")
+@click.option("--n-programs", "--n", "n", type=IntRange(min=1), required=True, help="Distinct programs the run keeps.")
 @click.option("--seed", type=IntRange(min=0), default=0, show_default=True, help="Global seed; row i depends on (seed, i) only.")
 @click.option("--levels", "levels", default="1-6", show_default=True, callback=_levels_option,
               help="Levels in equal shares: '1-6', '3', '2,4'.")
@@ -171,7 +171,7 @@ def synthesize(ctx: click.Context, n: int, seed: int, levels: tuple[int, ...], k
     elif local and workers > 1:
         click.echo(f"note: each of the {workers} workers loads its own copy of {local[0]}", err=True)
     try:
-        config = SynthConfig(n=n, seed=seed, levels=levels, k=k, shard_size=shard_size, tracer=tracer,
+        config = SynthConfig(n_programs=n, seed=seed, levels=levels, k=k, shard_size=shard_size, tracer=tracer,
                              generators=generators, llm_samples=llm_samples, llm_temperature=llm_temperature,
                              llm_max_new_tokens=llm_max_new_tokens, llm_chat=llm_prompt == "chat")
     except BackendSpecError as exc:

@@ -1,7 +1,7 @@
 """Release: records -> a folder laid out like a Hub dataset repository, its card and manifest; push; versions.
 
 >>> from execverify_data.release import ReleaseConfig
->>> ReleaseConfig(version="2.0.0", n=13).synth_config().n  # programs of 6 examples each, at least
+>>> ReleaseConfig(version="2.0.0", n_examples=13).synth_config().n_programs  # programs of 6 examples each, at least
 3
 """
 

@@ -131,7 +131,7 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     t0 = time.perf_counter()
     columns = (TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, disable=not progress) as bars:
-        task = bars.add_task("examples", total=cfg.n)
+        task = bars.add_task("examples", total=cfg.n_examples)
         run = ReleaseRun(cfg, work, progress=lambda done, total: bars.update(task, completed=done))
         run.run(workers, engine=engine, **({"address": ray_address} if engine == "ray" else {}))
         failures = [f for done in done_markers(work) for f in done["failures"]]
@@ -247,7 +247,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     meta = {
         "version": cfg.version,
         "seed": cfg.seed,
-        "n": cfg.n,
+        "n": cfg.n_examples,
         "programs": counts.get("programs_kept", 0),
         "examples": contents[DEFAULT_CONFIG]["examples"],
         "contents": contents,
@@ -447,7 +447,7 @@ def _field_table(configs: list[str], schema) -> str:
 def _build_flags(cfg: ReleaseConfig) -> str:
     """The ``build-release`` flags beyond version, size and seed that this build used (for the card's command).
 
-    >>> _build_flags(ReleaseConfig(version="1.0.0", n=10)), _build_flags(ReleaseConfig(version="1.0.0", n=10, shard_size=10))
+    >>> _build_flags(ReleaseConfig(version="1.0.0", n_examples=10)), _build_flags(ReleaseConfig(version="1.0.0", n_examples=10, shard_size=10))
     ('', ' --shard-size 10')
     """
     flags = "" if cfg.k == ReleaseConfig.k else f" --inputs-per-program {cfg.k}"
@@ -500,7 +500,7 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "decontam_benchmarks": ", ".join(meta["decontamination"]["benchmarks"]), "decontam_n": cfg.decontam_n,
         "decontam_threshold": cfg.decontam_threshold, "decontam_table": decontam_table,
         "synth_slots": f"{meta['synthesis']['slots']:,}", "synth_accepted": f"{meta['synthesis']['accepted']:,}",
-        "synth_rejected": rejected, "n": cfg.n, "seed": cfg.seed, "python": meta["python"],
+        "synth_rejected": rejected, "n": cfg.n_examples, "seed": cfg.seed, "python": meta["python"],
         "generator_version": meta["generator_version"], "changelog": changelog, "license_name": LICENSE.upper(),
         "example_links": ", ".join(f"[`{Path(p).stem}`]({p})" for p in meta.get("example_pages", [])) or "none rendered",
         "build_flags": _build_flags(cfg), "examples": f"{meta['examples']:,}",

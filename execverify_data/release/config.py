@@ -22,14 +22,14 @@ class ReleaseConfig:
 
     Args:
         version (`str`): the release version, ``MAJOR.MINOR.PATCH`` (the Hub tag is ``v`` + version).
-        n (`int`): distinct (program, input) examples wanted in the ``trace`` config; each is also
+        n_examples (`int`): distinct (program, input) examples wanted in the ``trace`` config; each is also
             a row of ``io``, ``oi`` and ``sft``, and each program a ``codegen`` row. Programs are
-            synthesized in row order until the ``trace`` config holds at least ``n`` examples (the
+            synthesized in row order until the ``trace`` config holds at least ``n_examples`` examples (the
             card states the exact numbers).
         seed (`int`): the global seed (synthesis, question selection, splits).
         k (`int`, defaults to 6): traced inputs per program at least (synthesis keeps ``k`` inputs chosen for
             coverage, a few more when covering every branch needs them). More inputs per program means fewer
-            programs to synthesize for ``n`` examples: 6 costs about a fifth less CPU per example than 3
+            programs to synthesize for ``n_examples`` examples: 6 costs about a fifth less CPU per example than 3
             (``docs/release.md``).
         shard_size (`int`, defaults to 500): programs per work unit (one synthesis shard).
         n_path, n_state (`int`, defaults to 2): step questions per white-box prompt.
@@ -53,7 +53,7 @@ class ReleaseConfig:
     """
 
     version: str
-    n: int
+    n_examples: int
     seed: int = 0
     k: int = 6
     shard_size: int = 500
@@ -77,7 +77,7 @@ class ReleaseConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):
             raise InvalidArgument(f"version must look like 1.0.0, got {self.version!r}")
-        for name in ("n", "shard_size", "rows_per_file", "row_group_size", "naturalness_every"):
+        for name in ("n_examples", "shard_size", "rows_per_file", "row_group_size", "naturalness_every"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
@@ -105,18 +105,19 @@ class ReleaseConfig:
         return self.synth_config().max_rows
 
     def synth_config(self):
-        """The settings of the build's synthesis rows (its ``n``: the programs ``n`` examples need at most, each
+        """The settings of the build's synthesis rows (its ``n_programs``: the programs ``n_examples`` examples need at most, each
         program giving ``k`` examples or more; it bounds :attr:`max_rows`, the build stops on examples)."""
         from execverify_data.pipeline import SynthConfig
 
-        return SynthConfig(n=math.ceil(self.n / self.k), seed=self.seed, k=self.k, shard_size=self.shard_size,
+        return SynthConfig(n_programs=math.ceil(self.n_examples / self.k), seed=self.seed, k=self.k, shard_size=self.shard_size,
                            max_steps=self.max_steps, timeout=self.timeout)
 
     def identity(self) -> dict:
         """What a resumed build must share with the first run (the version is not part of it: only of the card)."""
         from execverify_data.synth.generator import GENERATOR_VERSION
 
-        data = asdict(self)
+        # its key stays "n", as in the builds and manifests made before the field was named n_examples
+        data = {"n" if k == "n_examples" else k: v for k, v in asdict(self).items()}
         data.pop("version")
         data.pop("view_examples")  # pages rendered at assembly: no shard depends on them
         data["local_benchmarks"] = [list(x) for x in self.local_benchmarks]

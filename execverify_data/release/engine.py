@@ -129,7 +129,7 @@ class ReleaseRun(shards.ShardRun):
     rows and the ``done.json`` marker, written last; ``synth/``: the kept programs' record shards).
 
     A program is kept when it has rows and its normalized AST is new to the build; the build has
-    enough once the ``trace`` config holds ``cfg.n`` examples (or ``cfg.max_rows`` rows were tried).
+    enough once the ``trace`` config holds ``cfg.n_examples`` examples (or ``cfg.max_rows`` rows were tried).
     """
 
     MARKERS = (DONE,)
@@ -149,7 +149,7 @@ class ReleaseRun(shards.ShardRun):
 
     @property
     def complete(self) -> bool:
-        return self.examples >= self.cfg.n or self.start * self.cfg.shard_size >= self.cfg.max_rows
+        return self.examples >= self.cfg.n_examples or self.start * self.cfg.shard_size >= self.cfg.max_rows
 
     def jobs(self, shard: int) -> list:
         first = shard * self.cfg.shard_size
@@ -163,7 +163,7 @@ class ReleaseRun(shards.ShardRun):
 
     def on_result(self, chunk: dict | None) -> None:
         self.pending += sum(r.examples for r in chunk["rows"]) if chunk else 0
-        self.show(self.examples + self.pending, self.cfg.n)
+        self.show(self.examples + self.pending, self.cfg.n_examples)
 
     def finish(self, shard: int, results: list[dict]) -> None:
         import pyarrow as pa
@@ -180,7 +180,7 @@ class ReleaseRun(shards.ShardRun):
         checked = set().union(*(chunk["checked"] for chunk in results))
         failures = []
         for made in (made for chunk in results for made in chunk["rows"]):
-            if self.examples + len(rows["trace"]) >= self.cfg.n:
+            if self.examples + len(rows["trace"]) >= self.cfg.n_examples:
                 break  # past the n-th example: left out, not counted
             counts.update(made.skipped)
             outcome = made.outcome
