@@ -209,11 +209,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-naturalness-") as scratch:
         folder = args.run
         if folder is None:
-            from execverify_data.cli.synthesize import _levels
+            from execverify_data.cli.synthesize import parse_levels
             from execverify_data.pipeline import SynthConfig, synthesize
 
             try:
-                levels = _levels(args.levels)
+                levels = parse_levels(args.levels)
             except ValueError as exc:
                 parser.error(f"--levels {args.levels!r}: {exc}")
             folder = args.out or Path(scratch) / "run"

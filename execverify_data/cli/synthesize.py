@@ -21,7 +21,7 @@ _LLM_OPTIONS = ("llm_samples", "llm_temperature", "llm_max_new_tokens", "llm_pro
 _LOCAL_BACKENDS = ("transformers", "vllm")
 
 
-def _levels(text: str) -> tuple[int, ...]:
+def parse_levels(text: str) -> tuple[int, ...]:
     """Read ``1-6``, ``2,4`` or ``3`` into a tuple of levels."""
     out: list[int] = []
     for part in text.split(","):
@@ -42,7 +42,7 @@ def _levels(text: str) -> tuple[int, ...]:
 
 def _levels_option(ctx: click.Context, param: click.Parameter, text: str) -> tuple[int, ...]:
     try:
-        return _levels(text)
+        return parse_levels(text)
     except ValueError as exc:
         raise click.BadParameter(f"{text!r}: {exc}; write e.g. '1-6', '3' or '2,4'") from None
 
