@@ -8,6 +8,7 @@
     # (synthesis, rows, verification of each config), wall and CPU (this process and all its descendants:
     # the second interpreter, the trusted runner, the sandbox), per inputs-per-program value
     python benchmarks/bench_release.py --phases 3 6 --rows 150
+    python benchmarks/bench_release.py --against 09a4aa7 --n 3000 --rounds 4   # build speed beside another commit
 
 Phases (``--phases K...``): the work of :func:`execverify_data.release.engine.release_chunk`, split
 into synthesis (``iter_rows``: generation, filters, tracing), rows (``rows_for_program``: questions,
@@ -150,6 +151,34 @@ def phases(k: int, start: int, stop: int, seed: int = 0) -> dict:
             "cpu_share": {name: round(c / cpu, 3) for name, (_, c) in spent.items()}, "load_after": os.getloadavg()}
 
 
+_BUILD = """
+import json, sys, time
+from pathlib import Path
+from execverify_data.release import ReleaseConfig, build_release
+n, seed, workers, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
+t = time.perf_counter()
+manifest = build_release(ReleaseConfig("2.2.0", n, seed=seed), out, workers=workers)  # n positional: older trees name it n
+print(json.dumps({"seconds": time.perf_counter() - t, "trace_rows": sum(manifest["rows"]["trace"].values())}))
+"""
+
+
+def against(rev: str, args) -> None:
+    """Build speed (trace examples per second) of this tree beside commit ``rev`` (:mod:`_against`)."""
+    import shutil
+
+    from _against import interleaved, run_in
+
+    def rate(tree: Path, out: Path) -> float:
+        shutil.rmtree(out, ignore_errors=True)
+        result = run_in(tree, _BUILD, args.n, args.seed, args.workers, out)
+        shutil.rmtree(out, ignore_errors=True)
+        return result["trace_rows"] / result["seconds"]
+
+    print(f"build-release --n {args.n} --seed {args.seed} --workers {args.workers}: this tree beside commit {rev}, "
+          f"{args.rounds} interleaved rounds")
+    interleaved(rev, args.rounds, rate, "examples/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calibrate", type=Path, help="only calibrate this release folder")
@@ -160,7 +189,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/execverify-bench"))
     parser.add_argument("--phases", type=int, nargs="+", metavar="K", help="time release_chunk's phases for these inputs per program")
     parser.add_argument("--rows", type=int, default=150, help="synthesis rows for --phases (from row 0)")
+    parser.add_argument("--against", metavar="REV", help="instead, compare build speed with commit REV in interleaved rounds")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --against (default 3)")
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args)
+        return
     if args.phases:
         for k in args.phases:
             print(json.dumps(phases(k, 0, args.rows, args.seed)), flush=True)

@@ -137,67 +137,27 @@ from execverify_data.pipeline import SynthConfig, synthesize
 warnings.simplefilter("ignore")
 n, seed, k, workers, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 t = time.perf_counter()
-summary = synthesize(SynthConfig(n_programs=n, seed=seed, k=k), Path(out), workers=workers)
+summary = synthesize(SynthConfig(n, seed=seed, k=k), Path(out), workers=workers)  # n positional: older trees name it n
 print(json.dumps({"seconds": time.perf_counter() - t, "accepted": summary["accepted"]}))
 """
 
 
-def _tree_of(rev: str, into: Path) -> Path:
-    """The files of commit ``rev`` of this checkout, unpacked under ``into`` (``git archive``)."""
-    import io
-    import subprocess
-    import tarfile
-
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", rev], capture_output=True)
-    if done.returncode != 0:
-        raise SystemExit(f"error: cannot read commit {rev!r} from {root} ({done.stderr.decode().strip()[:200]}); "
-                         "run from a git clone with its history")
-    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-        archive.extractall(into, filter="data")
-    return into
-
-
-def _rate(tree: Path, out: Path, args) -> float:
-    """Accepted programs per second of ``synthesize`` in the code of ``tree`` (a fresh interpreter)."""
-    import os
-    import subprocess
-    import sys
-
-    if out.exists():
-        shutil.rmtree(out)
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, "-c", _RATE, str(args.n), str(args.seed), str(args.k), str(args.workers), str(out)],
-                          cwd=tree, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"error: synthesize failed in {tree}: {done.stderr.strip().splitlines()[-1:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    shutil.rmtree(out, ignore_errors=True)
-    return result["accepted"] / result["seconds"]
-
-
 def against(rev: str, args) -> None:
-    """Throughput of this tree beside the generator of commit ``rev``, in interleaved rounds (the order
-    alternates, so a drift of the machine's load moves both): the ratio is what a speed target is
-    checked with here, since the absolute rate moves with the machine."""
-    import tempfile
+    """Throughput of this tree beside the generator of commit ``rev`` (:mod:`_against`)."""
+    from _against import interleaved, run_in
 
-    with tempfile.TemporaryDirectory(prefix="bench-synth-") as tmp:
-        base = _tree_of(rev, Path(tmp) / "baseline")
-        here = Path(__file__).resolve().parent.parent
-        print(f"synthesize --n {args.n} --seed {args.seed} --workers {args.workers} --inputs-per-program {args.k}: "
-              f"this tree beside commit {rev}, {args.rounds} interleaved rounds")
-        ratios = []
-        for r in range(args.rounds):
-            order = [("baseline", base), ("this tree", here)]
-            rates = {name: _rate(tree, Path(tmp) / "out", args) for name, tree in (order if r % 2 == 0 else order[::-1])}
-            ratios.append(rates["this tree"] / rates["baseline"])
-            print(f"  round {r + 1}: this tree {rates['this tree']:.1f}/s, {rev} {rates['baseline']:.1f}/s, "
-                  f"ratio {ratios[-1]:.3f}")
-        median = statistics.median(ratios)
-        print(f"  median ratio {median:.3f}" + (
-            f" (target, if {rev} is generator 1.1: >= {TARGET_RATIO:.3f}, i.e. 200/s where it gave 226/s: "
-            f"{'met' if median >= TARGET_RATIO else 'not met'})" if rev == GENERATOR_1_1 else ""))
+    def rate(tree: Path, out: Path) -> float:
+        shutil.rmtree(out, ignore_errors=True)
+        result = run_in(tree, _RATE, args.n, args.seed, args.k, args.workers, out)
+        shutil.rmtree(out, ignore_errors=True)
+        return result["accepted"] / result["seconds"]
+
+    print(f"synthesize --n {args.n} --seed {args.seed} --workers {args.workers} --inputs-per-program {args.k}: "
+          f"this tree beside commit {rev}, {args.rounds} interleaved rounds")
+    median = interleaved(rev, args.rounds, rate, "programs/s")
+    if rev == GENERATOR_1_1:
+        print(f"  (target, generator 1.1 being {rev}: >= {TARGET_RATIO:.3f}, i.e. 200/s where it gave 226/s: "
+              f"{'met' if median >= TARGET_RATIO else 'not met'})")
 
 
 def main() -> None:
