@@ -391,6 +391,11 @@ class FromCodeConfig:
     def max_rows(self) -> int:
         return self.n_functions
 
+    @property
+    def n_programs(self) -> int:
+        """The most programs the run keeps (as :class:`~execverify_data.pipeline.RecordRun` reads it): one per function."""
+        return self.n_functions
+
     def identity(self) -> dict:
         # its key stays "n", as in the folders written before the field was named n_functions (they resume)
         data = {"n" if k == "n_functions" else k: v for k, v in asdict(self).items()}
