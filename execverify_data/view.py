@@ -1,24 +1,11 @@
 """The trace explorer: one traced call as a static HTML page that steps through it.
 
 :func:`render_page` turns a program, a :class:`~execverify_data.trace.Trace` of one of
-its calls and (optionally) the row's questions into one self-contained HTML file: the
-source with the line just executed and the line that runs next marked, a slider and
-the arrow keys to step, the executing frame's locals after the line (canonical text
-and type from :mod:`execverify_data.values`, values without a faithful literal
-marked), the call stack, the output and the questions with their reference answers,
-highlighted on the step they ask about. CSS, JavaScript and data are inline: the page
-needs no server and no network. ``docs/view.md`` describes the page.
-
-:func:`view_row` renders a row of a release folder (the row stores the program and
-the call; the trace is re-made by the trusted runner, as the release builder made it,
-and checked against the row's reference answers), :func:`view_call` a program and a
+its calls and (optionally) the row's questions into one self-contained HTML file (CSS,
+JavaScript and data inline: no server, no network); :func:`view_row` renders a row of a
+release folder (traced again by the trusted runner), :func:`view_call` a program and a
 call, :func:`render_examples` a few deterministic example pages into a release folder.
-
-Long traces are *sampled*: a page holds at most ``max_events`` events (the first half
-of that budget, the last quarter, a quarter spread evenly over the middle, and every
-event a question asks about with the one after it); skipped stretches are shown on the
-page. Value texts are cut at ``max_value_chars``; if the embedded data would still pass
-:data:`MAX_DATA_BYTES`, both limits are halved until it fits.
+Long traces are sampled (:func:`_kept_events`). ``docs/view.md`` describes the page.
 
 >>> from execverify_data.trace import trace_call
 >>> source = "def f(xs):\\n    total = 0\\n    for x in xs:\\n        total += x\\n    return total\\n"
@@ -39,18 +26,8 @@ from typing import Any, Iterable
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 
-__all__ = [
-    "DEFAULT_MAX_EVENTS",
-    "DEFAULT_MAX_VALUE_CHARS",
-    "MAX_DATA_BYTES",
-    "ViewError",
-    "find_row",
-    "page_data",
-    "render_examples",
-    "render_page",
-    "view_call",
-    "view_row",
-]
+__all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_VALUE_CHARS", "MAX_DATA_BYTES", "ViewError", "find_row", "page_data",
+           "render_examples", "render_page", "view_call", "view_row"]
 
 #: Events a page holds at most; longer traces are sampled (see the module docs).
 DEFAULT_MAX_EVENTS = 4000
@@ -106,7 +83,8 @@ def _question_agrees(question, trace, event: int | None) -> bool:
 
 
 def _kept_events(total: int, max_events: int, wanted: Iterable[int]) -> list[int]:
-    """The event indices a page holds: all of them, or a sample (module docs) plus ``wanted`` and their successors."""
+    """The event indices a page holds: all of them, or the first half of ``max_events``, the last quarter, a quarter
+    spread evenly over the middle, and every ``wanted`` index with its successor."""
     if total <= max_events:
         return list(range(total))
     head, tail = max_events // 2, max_events // 4
@@ -132,17 +110,8 @@ def _stack_parents(trace) -> list[int]:
     return parents
 
 
-def page_data(
-    source: str,
-    trace,
-    *,
-    call: str,
-    questions=None,
-    title: str | None = None,
-    row: dict | None = None,
-    max_events: int = DEFAULT_MAX_EVENTS,
-    max_value_chars: int = DEFAULT_MAX_VALUE_CHARS,
-) -> dict[str, Any]:
+def page_data(source: str, trace, *, call: str, questions=None, title: str | None = None, row: dict | None = None,
+              max_events: int = DEFAULT_MAX_EVENTS, max_value_chars: int = DEFAULT_MAX_VALUE_CHARS) -> dict[str, Any]:
     """The JSON object a page embeds (see ``docs/view.md`` for its fields).
 
     Args:
@@ -164,12 +133,13 @@ def page_data(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
     from execverify_data.questions import load_verification
+    from execverify_data.questions.select import event_index
 
     if not isinstance(questions, (list, tuple)):
         verification = load_verification(questions)
         questions = verification.questions if verification is not None else ()
     questions = tuple(questions)
-    lines = {(event.line, event.occurrence): index for index, event in enumerate(trace.events)}
+    lines = event_index(trace)
     asked = [_question_event(q, trace, lines) for q in questions]
     parents = _stack_parents(trace)
     while True:
@@ -181,6 +151,7 @@ def page_data(
 
 
 def _build(source, trace, call, questions, asked, parents, title, row, max_events, max_value_chars) -> dict:
+    """The page data at these limits (:func:`page_data` halves them until it fits :data:`MAX_DATA_BYTES`)."""
     from execverify_data.questions import question_text
 
     events = trace.events
@@ -243,20 +214,11 @@ def _build(source, trace, call, questions, asked, parents, title, row, max_event
         steps["stack"].append(node_id(parents[index]))
         steps["next"].append(events[index + 1].line if index + 1 < total else -1)
 
-    shown_questions = []
-    for number, (question, index) in enumerate(zip(questions, asked), 1):
-        shown_questions.append({
-            "number": number,
-            "kind": question.kind.value,
-            "text": question_text(question),
-            "answer": question.reference_answer,
-            "line": question.line,
-            "k": question.k,
-            "var": question.var,
-            "event": index,
-            "step": position.get(index) if index is not None else None,
-            "agrees": _question_agrees(question, trace, index),
-        })
+    shown_questions = [
+        {"number": number, "kind": question.kind.value, "text": question_text(question), "answer": question.reference_answer,
+         "line": question.line, "k": question.k, "var": question.var, "event": index,
+         "step": position.get(index) if index is not None else None, "agrees": _question_agrees(question, trace, index)}
+        for number, (question, index) in enumerate(zip(questions, asked), 1)]
     marks = getattr(trace, "stdout_marks", None)  # per-event output lengths, where the tracer records them
     return {
         "format": FORMAT,
