@@ -36,7 +36,12 @@ from execverify_data.trace import Status, Trace
 
 __all__ = ["narrate", "rationale_completion"]
 
-_MAX_VALUE_CHARS = 120
+#: What an ``if``/``while``/``for`` header says when its body runs next, and when it does not.
+_BRANCH_SENTENCES = {
+    "if": (" The condition is true.", " The condition is false."),
+    "while": (" The condition is true, so the loop body runs.", " The condition is false, so the loop ends."),
+    "for": (" Another iteration starts.", " There are no more items, so the loop ends."),
+}
 
 
 @dataclass(frozen=True)
@@ -125,17 +130,6 @@ def _next_in_frame(trace: Trace, i: int) -> int | None:
     return None
 
 
-def _branch_sentence(block: _Block, next_line: int | None) -> str:
-    if next_line is None:
-        return ""
-    inside = next_line in block.body
-    if block.kind == "if":
-        return " The condition is true." if inside else " The condition is false."
-    if block.kind == "while":
-        return " The condition is true, so the loop body runs." if inside else " The condition is false, so the loop ends."
-    return " Another iteration starts." if inside else " There are no more items, so the loop ends."
-
-
 def _forced(trace: Trace, questions: Sequence[Question]) -> set[int]:
     index = event_index(trace)
     forced: set[int] = set()
@@ -167,7 +161,7 @@ def _fact(q: Question, trace: Trace) -> str:
 
 
 def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, max_iterations: int = 3,
-            max_events: int = 150, max_value_chars: int = _MAX_VALUE_CHARS, call: str | None = None) -> str:
+            max_events: int = 150, max_value_chars: int = 120, call: str | None = None) -> str:
     """A step-by-step narrative of ``trace`` (see the module docs), without the answer block.
 
     Args:
@@ -219,10 +213,8 @@ def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, ma
         event = events[i]
         if previous is not None and i != previous + 1:
             skipped = i - previous - 1
-            out.append(
-                f"({skipped} line execution{'s are' if skipped != 1 else ' is'} not told here; "
-                "what they change shows in the next \"Now\".)"
-            )
+            out.append(f"({skipped} line execution{'s are' if skipped != 1 else ' is'} not told here; "
+                       "what they change shows in the next \"Now\".)")
         if previous is not None and events[previous].frame != event.frame:
             if event.depth > events[previous].depth and event.frame not in told:
                 out.append(f"Now inside a call of `{event.function}`.")
@@ -237,9 +229,10 @@ def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, ma
             sentence = f"Line {event.line} ({ordinal(event.occurrence)} time): `{code}`."
         block = blocks.get(event.line)
         if block is not None and block.header == event.line:
-            sentence += _branch_sentence(block, _next_in_frame(trace, i))
-        calls_deeper = i + 1 < len(events) and events[i + 1].depth > event.depth
-        if calls_deeper:
+            next_line = _next_in_frame(trace, i)
+            if next_line is not None:
+                sentence += _BRANCH_SENTENCES[block.kind][next_line not in block.body]
+        if i + 1 < len(events) and events[i + 1].depth > event.depth:  # the line calls into a deeper frame
             waiting[event.frame] = i
         else:
             change = _changes(told.get(event.frame), event.locals, max_value_chars)
@@ -264,9 +257,6 @@ def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, ma
 
 def rationale_completion(source: str, trace: Trace, questions: Sequence[Question], *, style: str = "execverify",
                          call: str | None = None, **limits: Any) -> str:
-    """A whole completion: :func:`narrate`'s chain, then the answer block in ``style``.
-
-    ``limits`` are :func:`narrate`'s ``max_iterations``, ``max_events`` and ``max_value_chars``.
-    """
+    """A whole completion: :func:`narrate`'s chain (``limits`` are its ``max_*`` options), then the answer block."""
     text = narrate(source, trace, questions, call=call, **limits)
     return render(source, list(questions), style=style, call=call, rationale=text).reference_completion

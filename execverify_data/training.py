@@ -44,9 +44,6 @@ WORKERS_PER_CPU = 1.5
 RECIPE_ARGS_FILE = "recipe_args.yaml"
 
 
-# --------------------------------------------------------------------------- parsing
-
-
 @dataclass
 class RecipeInputs:
     """What the user gave a recipe: the ``--config`` file as given (``config_path``), and its mapping updated
@@ -97,9 +94,6 @@ def recipe_parser(dataclass_types: Sequence[type], check: Callable[..., None] | 
             return output
 
     return RecipeParser(tuple(dataclass_types))
-
-
-# --------------------------------------------------------------------------- checks
 
 
 def check_grpo_args(training_args: Any, *, reward_count: int, max_prompt_length: int | None = None,
@@ -157,9 +151,6 @@ def check_environment(training_args: Any) -> None:
                           "or pass --use_vllm false")
     if os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true" and importlib.util.find_spec("deepspeed") is None:
         raise ImportError("this DeepSpeed launch needs deepspeed: pip install 'execverify-data[train]'")
-
-
-# --------------------------------------------------------------------------- data
 
 
 def load_prompt_rows(dataset_name: str, configs: Sequence[str | None], *, columns: Sequence[str],
@@ -367,9 +358,6 @@ def model_init_kwargs(model_args: Any, training_args: Any) -> dict[str, Any]:
         "dtype": model_args.dtype,
         **(training_args.model_init_kwargs or {}),
     }
-
-
-# --------------------------------------------------------------------------- the end of a run
 
 
 def _is_peft(model: Any) -> bool:

@@ -48,9 +48,6 @@ class ViewError(ExecVerifyError, ValueError):
     """A row or page cannot be made (no such row, not a release folder...); the message says what to do."""
 
 
-# ---------------------------------------------------------------------- page data
-
-
 def _question_event(question, trace, lines: dict) -> int | None:
     """Index (in ``trace.events``) of the event a question asks about, or None."""
     from execverify_data.questions import Kind
@@ -168,25 +165,14 @@ def _build(source, trace, call, questions, asked, parents, title, row, max_event
     node_rows: list[list[int]] = []
 
     def value_id(value) -> int:
-        text = value.text
-        length = len(text)
-        if length > max_value_chars:
-            text = text[:max_value_chars]
-        key = (text, value.type, value.askable, value.reason or "", length)
-        found = values.get(key)
-        if found is None:
-            found = values[key] = len(values)
-        return found
+        return values.setdefault(tuple(_value_json(value, max_value_chars)), len(values))
 
     def state_id(mapping) -> int:
-        found = states.get(id(mapping))
-        if found is None:
-            flat = []
-            for name, value in mapping.items():
-                flat += (names.setdefault(name, len(names)), value_id(value))
-            found = states[id(mapping)] = len(state_rows)
-            state_rows.append(flat)
-        return found
+        if id(mapping) not in states:
+            states[id(mapping)] = len(state_rows)
+            state_rows.append([i for name, value in mapping.items()
+                               for i in (names.setdefault(name, len(names)), value_id(value))])
+        return states[id(mapping)]
 
     def node_id(index: int) -> int:
         chain = []
@@ -221,32 +207,21 @@ def _build(source, trace, call, questions, asked, parents, title, row, max_event
         for number, (question, index) in enumerate(zip(questions, asked), 1)]
     marks = getattr(trace, "stdout_marks", None)  # per-event output lengths, where the tracer records them
     return {
-        "format": FORMAT,
-        "title": title or call,
-        "call": call,
-        "source": source,
-        "python": trace.python,
-        "viewer_python": platform.python_version(),
-        "status": trace.status.value,
+        "format": FORMAT, "title": title or call, "call": call, "source": source, "python": trace.python,
+        "viewer_python": platform.python_version(), "status": trace.status.value,
         "output": None if trace.output is None else _value_json(trace.output, max_value_chars),
         "exception": None if trace.exception is None else trace.exception.to_json(),
-        "stdout": trace.stdout,
-        "stdout_marks": None if marks is None else [marks[i] for i in kept],
-        "total": total,
-        "steps": steps,
-        "functions": list(functions),
-        "names": list(names),
-        "values": [list(key) for key in values],
-        "states": state_rows,
-        "stack_nodes": node_rows,
+        "stdout": trace.stdout, "stdout_marks": None if marks is None else [marks[i] for i in kept],
+        "total": total, "steps": steps, "functions": list(functions), "names": list(names),
+        "values": [list(key) for key in values], "states": state_rows, "stack_nodes": node_rows,
         "questions": shown_questions,
         "sampling": None if len(kept) == total else {"kept": len(kept), "max_events": max_events},
-        "max_value_chars": max_value_chars,
-        "row": row,
+        "max_value_chars": max_value_chars, "row": row,
     }
 
 
 def _value_json(value, max_chars: int) -> list:
+    """A value as the page holds it: text (cut at ``max_chars``), type, askable, reason, full length."""
     text = value.text
     return [text[:max_chars], value.type, value.askable, value.reason or "", len(text)]
 
@@ -284,9 +259,6 @@ def _write(path: Path, text: str) -> Path:
     except OSError as exc:
         raise ViewError(f"cannot write {path}: {exc.strerror or exc}; choose another output path") from None
     return path
-
-
-# ---------------------------------------------------------------------- rows of a release
 
 
 def _release_files(release: Path, config: str | None) -> list[Path]:
@@ -393,9 +365,6 @@ def view_call(source: str, call: str, out: str | os.PathLike, *, trusted_call: b
     return _write(Path(out), page)
 
 
-# ---------------------------------------------------------------------- examples for a release
-
-
 def render_examples(release_dir: str | os.PathLike, n: int = 5, *, folder: str = "examples",
                     python: str | None = None) -> list[Path]:
     """Render ``n`` example pages of a release's ``trace`` rows into ``<release_dir>/<folder>/``.
@@ -417,9 +386,7 @@ def render_examples(release_dir: str | os.PathLike, n: int = 5, *, folder: str =
     if not files:
         raise ViewError(f"{release} has no trace/<split>-*.parquet files; build the release first")
     table = pa.concat_tables([pq.read_table(f, columns=["id", "level"]) for f in files])
-    ids = table.column("id").to_pylist()
-    levels = table.column("level").to_pylist()
-    ordered = sorted(zip(ids, levels))
+    ordered = sorted(zip(table.column("id").to_pylist(), table.column("level").to_pylist()))
     chosen, seen_levels = [], set()
     for row_id, level in sorted(ordered, key=lambda pair: (pair[1], pair[0])):
         if level not in seen_levels and len(chosen) < n:

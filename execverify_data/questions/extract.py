@@ -102,12 +102,9 @@ def _lines(block: str) -> list[str]:
     out = []
     for raw in block.split("\n"):
         stripped = raw.strip()
-        if not stripped or stripped.startswith(("```", "~~~")):
-            continue
-        if len(stripped) > MAX_LINE_CHARS:
-            out.append("")  # present but unreadable: counts as an answer, and a wrong one
-            continue
-        out.append(clean_line(stripped))
+        if stripped and not stripped.startswith(("```", "~~~")):
+            # a line too long to read is present but unreadable: it counts as an answer, and a wrong one
+            out.append(clean_line(stripped) if len(stripped) <= MAX_LINE_CHARS else "")
     return out
 
 

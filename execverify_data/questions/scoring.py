@@ -48,8 +48,7 @@ class Verification:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kinds", tuple(q.kind for q in self.questions))
-        final = [i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS]
-        object.__setattr__(self, "final_index", final[0] if final else None)
+        object.__setattr__(self, "final_index", next((i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS), None))
 
 
 @lru_cache(maxsize=4096)
@@ -63,18 +62,15 @@ def _verification_from_text(text: str) -> Verification:
 
 def _verification_from_dict(data: Any) -> Verification:
     if not isinstance(data, dict) or data.get("format") != VERIFICATION_FORMAT:
-        raise InvalidArgument(
-            f"verification must be the dict made by questions.render (format {VERIFICATION_FORMAT!r}), "
-            f"got {str(data)[:60]!r}"
-        )
+        raise InvalidArgument(f"verification must be the dict made by questions.render (format {VERIFICATION_FORMAT!r}), "
+                              f"got {str(data)[:60]!r}")
     questions = tuple(Question.from_json(q) for q in data.get("questions", ()))
     if not questions:
         raise InvalidArgument("verification has no questions")
     program = data.get("program")
     if any(q.kind is Kind.OI for q in questions) and not isinstance(program, str):
         raise InvalidArgument("verification of an oi question must include the program")
-    style = data.get("style", "execverify")
-    return Verification(style=style, questions=questions, program=program)
+    return Verification(style=data.get("style", "execverify"), questions=questions, program=program)
 
 
 def load_verification(verification: Any) -> Verification | None:
@@ -134,8 +130,7 @@ class ScoreResult:
     def step_fraction(self) -> float:
         """Right step answers over ``max(step questions, step answers)``: a missing
         answer and an extra one both count as wrong; 1.0 when no step was asked and none given."""
-        steps = len(self.step_correct)
-        denominator = steps + self.extra
+        denominator = len(self.step_correct) + self.extra
         return sum(self.step_correct) / denominator if denominator else 1.0
 
 
@@ -169,10 +164,7 @@ class OiExecutor:
         self._cache: dict[tuple[str, str], CanonicalValue | None] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_runner"] = None
-        state["_cache"] = {}
-        return state
+        return {**self.__dict__, "_runner": None, "_cache": {}}
 
     def _get_runner(self):
         if self._runner is None:
@@ -234,9 +226,7 @@ def _check(question: Question, answer: str, same_text) -> tuple[bool, bool]:
 
 def _oi_call(question: Question, call: str | None, claimed: str | None) -> str | None:
     """The canonical literal call to run for an oi answer, or None when the answer fails before running."""
-    if call is None:
-        return None
-    if claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
+    if call is None or claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
         return None
     try:
         name, args, kwargs = parse_call(call)

@@ -118,21 +118,14 @@ def analyze_program(source: str) -> ProgramLines:
                 info.statements.add(node.lineno)
             if in_loop:
                 info.loop.add(node.lineno)
+        if in_function and isinstance(node, (ast.If, ast.While)):
+            info.branch.add(node.lineno)
+        if in_function and isinstance(node, ast.If):
+            info.branch.update(branch[0].lineno for branch in (node.body, node.orelse) if branch)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             if in_function:
                 info.loop.add(node.lineno)
-            if isinstance(node, ast.While) and in_function:
-                info.branch.add(node.lineno)
             visit_body(node.body, in_function, True)
-            visit_body(node.orelse, in_function, in_loop)
-            return
-        if isinstance(node, ast.If):
-            if in_function:
-                info.branch.add(node.lineno)
-                for branch in (node.body, node.orelse):
-                    if branch:
-                        info.branch.add(branch[0].lineno)
-            visit_body(node.body, in_function, in_loop)
             visit_body(node.orelse, in_function, in_loop)
             return
         for name in ("body", "orelse", "finalbody"):
@@ -159,7 +152,7 @@ def _entry_name(call: str) -> str:
 
 
 def _spread(rng: random.Random, groups: dict[str, list[int]], n: int) -> list[tuple[str, int]]:
-    """Draw up to ``n`` lines going round the groups (in a seeded order), no line twice."""
+    """Draw up to ``n`` lines going round the non-empty groups (in a seeded order), no line twice."""
     names = [name for name in _TAG_ORDER if groups.get(name)]
     rng.shuffle(names)
     pools = {name: list(groups[name]) for name in names}
@@ -260,10 +253,7 @@ def select_questions(source: str, trace: Trace, call: str, *, seed: int = 0, n_p
             groups.setdefault(tag, []).append(line)
 
     # path: a line and one of its executions; never-executed lines answer -1
-    path_groups = dict(groups)
-    if unexecuted:
-        path_groups["unexecuted"] = unexecuted
-    for tag, line in _spread(rng, path_groups, n_path):
+    for tag, line in _spread(rng, {**groups, "unexecuted": unexecuted}, n_path):
         if tag == "unexecuted":
             k, answer = 1, -1
         else:
@@ -273,12 +263,9 @@ def select_questions(source: str, trace: Trace, call: str, *, seed: int = 0, n_p
         questions.append(Question(Kind.PATH, line=line, k=k, expected=encode(answer), tags=(tag,)))
 
     # state: a line, one of its executions, and a variable it binds (else any local)
-    state_groups = dict(groups)
-    unexecuted_state = [line for line in unexecuted if lines.assigned.get(line)]
-    if unexecuted_state:
-        state_groups["unexecuted"] = unexecuted_state
     state_picks = []
-    for tag, line in _spread(rng, state_groups, n_state * 3):
+    unexecuted_state = [line for line in unexecuted if lines.assigned.get(line)]
+    for tag, line in _spread(rng, {**groups, "unexecuted": unexecuted_state}, n_state * 3):
         if len(state_picks) >= n_state:
             break
         if tag == "unexecuted":

@@ -51,9 +51,7 @@ EXECVERIFY_FOOTER = (
     "Reason step by step if you like. Then write the answers, one per line and in the order of the questions, "
     "between {open} and {close}, for example:\n{open}\nanswer to question 1\nanswer to question 2\n{close}"
 )
-SYSTEM_MESSAGE = (
-    "You simulate Python programs exactly, line by line, the way the CPython interpreter runs them."
-)
+SYSTEM_MESSAGE = "You simulate Python programs exactly, line by line, the way the CPython interpreter runs them."
 REASONING_OPEN, REASONING_CLOSE = "<reasoning>", "</reasoning>"
 #: The system message of the ``reasoning`` style: the one of the paper's RL data (Stage I and Stage II).
 REASONING_SYSTEM_MESSAGE = "You are a programming expert."
@@ -110,15 +108,11 @@ def question_text(question: Question) -> str:
     nth = ordinal(question.k)  # type: ignore[arg-type]
     times = "once" if question.k == 1 else f"{question.k} times"
     if kind is Kind.PATH:
-        return (
-            f"Which line is executed immediately after the {nth} execution of line {question.line}? "
-            f"Answer with a line number, or -1 if no line follows it or line {question.line} is not executed {times}."
-        )
-    return (
-        f"What are the value and the type of variable `{question.var}` right after the {nth} execution of line "
-        f"{question.line}? Answer as `value; type` (for example `[1, 2]; list`), or `{NOT_EXECUTED}` "
-        f"if line {question.line} is not executed {times}."
-    )
+        return (f"Which line is executed immediately after the {nth} execution of line {question.line}? Answer with "
+                f"a line number, or -1 if no line follows it or line {question.line} is not executed {times}.")
+    return (f"What are the value and the type of variable `{question.var}` right after the {nth} execution of line "
+            f"{question.line}? Answer as `value; type` (for example `[1, 2]; list`), or `{NOT_EXECUTED}` "
+            f"if line {question.line} is not executed {times}.")
 
 
 def number_lines(source: str) -> str:
