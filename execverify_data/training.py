@@ -214,11 +214,8 @@ def load_prompt_rows(dataset_name: str, configs: Sequence[str | None], *, column
 
 
 def curriculum_order(rows, seed: int):
-    """``rows`` ordered by their ``bucket`` column (0, the easiest, first), shuffled with ``seed`` within a bucket.
-
-    The trainer must then read them in order: GRPO with ``shuffle_dataset=False``, SFT with
-    ``train_sampling_strategy="sequential"`` (the recipes refuse a curriculum otherwise).
-    """
+    """``rows`` ordered by their ``bucket`` column (0, the easiest, first), shuffled with ``seed`` within a bucket
+    (the trainer must then read them in order, ``docs/training.md``)."""
     if "bucket" not in rows.column_names:
         raise ValueError(f"a curriculum needs the release's `bucket` column; these rows have {rows.column_names}")
     buckets = rows["bucket"]

@@ -324,11 +324,8 @@ def _runner(python: str | None, max_steps: int, timeout: float):
 
 def view_row(release_dir: str | os.PathLike, row_id: str, out: str | os.PathLike, *, python: str | None = None,
              max_steps: int | None = None, **limits) -> Path:
-    """Write the page of row ``row_id`` of a release folder to ``out``; return its path.
-
-    The row's program and call are traced again by a one-worker trusted runner (with
-    ``python`` as its interpreter, by default this one; the page warns when the row was
-    made by another Python version, and marks any reference answer this trace does not give).
+    """Write the page of row ``row_id`` of a release folder to ``out``; return its path. The row's call is traced
+    again by a one-worker trusted runner running ``python`` (``docs/view.md``, "Rows of a release").
 
     Raises:
         ViewError: no such row, a codegen row, a row that cannot be traced, an unwritable ``out``.
@@ -367,15 +364,8 @@ def view_call(source: str, call: str, out: str | os.PathLike, *, trusted_call: b
 
 def render_examples(release_dir: str | os.PathLike, n: int = 5, *, folder: str = "examples",
                     python: str | None = None) -> list[Path]:
-    """Render ``n`` example pages of a release's ``trace`` rows into ``<release_dir>/<folder>/``.
-
-    The choice is deterministic: the rows sorted by id, one per level first (lowest
-    level first, its first id), then the next ids in order. Pages are named
-    ``<row id>.html``; the same release gives the same bytes.
-
-    Returns:
-        `list[Path]`: the pages written, in the order chosen.
-    """
+    """Render ``n`` example pages of a release's ``trace`` rows into ``<release_dir>/<folder>/<row id>.html``
+    and return their paths: one row per level first (lowest level first, its first id), then the next ids."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 

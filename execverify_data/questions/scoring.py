@@ -137,11 +137,9 @@ class ScoreResult:
 class OiExecutor:
     """Runs a program's function on proposed literal arguments and returns its canonical output.
 
-    Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on
-    first use (never at import or unpickling); results are cached per (program, call).
-    The calls of a batch run ``batch`` at a time in one forked process, each program's
-    together (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`:
-    each gets the result it gets alone).
+    Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on first use (never at import
+    or unpickling); results are cached per (program, call); a batch's calls run together
+    (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`).
 
     Args:
         workers (`int`, optional, defaults to 2): runner processes.
