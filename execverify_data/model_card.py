@@ -31,13 +31,8 @@ from execverify_data.errors import InvalidArgument
 __all__ = ["dataset_version", "hyperparameter_rows", "reproduce_command", "render_model_card", "stack_versions",
            "write_model_card", "write_recipe_card"]
 
-_PACKAGES = {
-    "trl_version": "trl",
-    "transformers_version": "transformers",
-    "torch_version": "torch",
-    "datasets_version": "datasets",
-    "execverify_version": "execverify-data",
-}
+_PACKAGES = {"trl_version": "trl", "transformers_version": "transformers", "torch_version": "torch",
+             "datasets_version": "datasets", "execverify_version": "execverify-data"}
 
 
 def dataset_version(dataset: str, revision: str | None = None) -> str:

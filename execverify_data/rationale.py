@@ -148,15 +148,15 @@ def _fact(q: Question, trace: Trace) -> str:
     if q.kind is Kind.COVERAGE:
         return f"Line {q.line} {'is' if q.expected.text == 'True' else 'is never'} executed."  # type: ignore[union-attr]
     nth = ordinal(q.k)  # type: ignore[arg-type]
+    times = "at all" if q.k == 1 else f"{q.k} times"
     if q.kind is Kind.PATH:
         if q.expected.text == "-1":  # type: ignore[union-attr]
             if trace.occurrences(q.line) >= q.k:  # type: ignore[operator]
                 return f"The {nth} execution of line {q.line} is the last line executed, so the answer is -1."
-            times = "at all" if q.k == 1 else f"{q.k} times"
             return f"Line {q.line} is not executed {times}, so the answer is -1."
         return f"After the {nth} execution of line {q.line}, line {q.expected.text} runs."  # type: ignore[union-attr]
     if q.expected is None:
-        return f"Line {q.line} is not executed {'at all' if q.k == 1 else f'{q.k} times'}."
+        return f"Line {q.line} is not executed {times}."
     return f"Right after the {nth} execution of line {q.line}, `{q.var}` is {q.expected.text} (type {q.expected.type})."
 
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RECIPE_ARGS_FILE", "RESTYLE_COLUMNS", "RecipeInputs", "check_environment", "check_grpo_args", "check_sft_args",
-           "curriculum_order", "finish_training", "load_prompt_rows", "model_init_kwargs", "question_counts",
-           "recipe_parser", "restyle_codegen", "restyle_questions", "sandbox_workers"]
+__all__ = ["RECIPE_ARGS_FILE", "RESTYLE_COLUMNS", "RecipeInputs", "check_environment", "check_grpo_args",
+           "check_sft_args", "curriculum_order", "finish_training", "load_prompt_rows", "model_init_kwargs",
+           "question_counts", "recipe_parser", "restyle_codegen", "restyle_questions", "sandbox_workers"]
 
 #: The columns :func:`restyle_questions` rebuilds a question row from (the release's layout).
 RESTYLE_COLUMNS = ("id", "code", "call", "task")

@@ -201,9 +201,10 @@ def _build(source, trace, call, questions, asked, parents, title, row, max_event
         steps["next"].append(events[index + 1].line if index + 1 < total else -1)
 
     shown_questions = [
-        {"number": number, "kind": question.kind.value, "text": question_text(question), "answer": question.reference_answer,
-         "line": question.line, "k": question.k, "var": question.var, "event": index,
-         "step": position.get(index) if index is not None else None, "agrees": _question_agrees(question, trace, index)}
+        {"number": number, "kind": question.kind.value, "text": question_text(question),
+         "answer": question.reference_answer, "line": question.line, "k": question.k, "var": question.var,
+         "event": index, "step": position.get(index) if index is not None else None,
+         "agrees": _question_agrees(question, trace, index)}
         for number, (question, index) in enumerate(zip(questions, asked), 1)]
     marks = getattr(trace, "stdout_marks", None)  # per-event output lengths, where the tracer records them
     return {

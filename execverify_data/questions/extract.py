@@ -24,8 +24,8 @@ from typing import Any
 
 from execverify_data.completions import completion_text
 
-__all__ = ["MAX_COMPLETION_CHARS", "MAX_LINE_CHARS", "answer_lines", "completion_text", "final_parts", "has_answer_block",
-           "normalize_coverage", "normalize_path", "split_state"]
+__all__ = ["MAX_COMPLETION_CHARS", "MAX_LINE_CHARS", "answer_lines", "completion_text", "final_parts",
+           "has_answer_block", "normalize_coverage", "normalize_path", "split_state"]
 
 #: Longest completion read, in characters; a longer one has no answers.
 MAX_COMPLETION_CHARS = 200_000

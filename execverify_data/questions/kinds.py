@@ -123,8 +123,9 @@ class Question:
                 raise InvalidArgument("a question's expected value must be {'text': str, 'type': str}")
             expected = _new_tuple(CanonicalValue, (expected["text"], expected["type"], True, None))
         question = object.__new__(cls)  # the fields set directly, in order (a frozen dataclass)
-        question.__dict__.update(kind=kind, line=data.get("line"), k=data.get("k"), var=data.get("var"), expected=expected,
-                                 call=data.get("call"), entry=data.get("entry"), tags=tuple(data.get("tags") or ()))
+        question.__dict__.update(kind=kind, line=data.get("line"), k=data.get("k"), var=data.get("var"),
+                                 expected=expected, call=data.get("call"), entry=data.get("entry"),
+                                 tags=tuple(data.get("tags") or ()))
         if expected is None and kind is not Kind.STATE or any(data.get(name) is None for name in _NEEDS_KEYS[kind]):
             question._validate()  # raises with the list of missing fields
         return question

@@ -48,7 +48,8 @@ class Verification:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kinds", tuple(q.kind for q in self.questions))
-        object.__setattr__(self, "final_index", next((i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS), None))
+        final = next((i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS), None)
+        object.__setattr__(self, "final_index", final)
 
 
 @lru_cache(maxsize=4096)
@@ -62,8 +63,8 @@ def _verification_from_text(text: str) -> Verification:
 
 def _verification_from_dict(data: Any) -> Verification:
     if not isinstance(data, dict) or data.get("format") != VERIFICATION_FORMAT:
-        raise InvalidArgument(f"verification must be the dict made by questions.render (format {VERIFICATION_FORMAT!r}), "
-                              f"got {str(data)[:60]!r}")
+        raise InvalidArgument("verification must be the dict made by questions.render "
+                              f"(format {VERIFICATION_FORMAT!r}), got {str(data)[:60]!r}")
     questions = tuple(Question.from_json(q) for q in data.get("questions", ()))
     if not questions:
         raise InvalidArgument("verification has no questions")
