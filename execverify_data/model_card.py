@@ -28,23 +28,11 @@ from typing import Any
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = [
-    "dataset_version",
-    "hyperparameter_rows",
-    "reproduce_command",
-    "render_model_card",
-    "stack_versions",
-    "write_model_card",
-    "write_recipe_card",
-]
+__all__ = ["dataset_version", "hyperparameter_rows", "reproduce_command", "render_model_card", "stack_versions",
+           "write_model_card", "write_recipe_card"]
 
-_PACKAGES = {
-    "trl_version": "trl",
-    "transformers_version": "transformers",
-    "torch_version": "torch",
-    "datasets_version": "datasets",
-    "execverify_version": "execverify-data",
-}
+_PACKAGES = {"trl_version": "trl", "transformers_version": "transformers", "torch_version": "torch",
+             "datasets_version": "datasets", "execverify_version": "execverify-data"}
 
 
 def dataset_version(dataset: str, revision: str | None = None) -> str:
@@ -139,16 +127,8 @@ def reproduce_command(recipe: str, *, world_size: int | None = None, zero_stage:
     return f"python {script}"
 
 
-def write_recipe_card(
-    recipe: str,
-    script_args: Any,
-    training_args: Any,
-    model_args: Any,
-    *,
-    hyperparameters: Iterable[str],
-    merged_adapter: bool = False,
-    **fields: Any,
-) -> Path:
+def write_recipe_card(recipe: str, script_args: Any, training_args: Any, model_args: Any, *,
+                      hyperparameters: Iterable[str], merged_adapter: bool = False, **fields: Any) -> Path:
     """Write the shipped model card template next to a recipe's saved model.
 
     Fills what every recipe shares from TRL's argument objects (model name, base model,
@@ -165,18 +145,9 @@ def write_recipe_card(
     notes = ("Trained as a LoRA adapter (kept in `adapter/`), merged here into a full model that the next stage "
              "loads with `--model_name_or_path`." if merged_adapter else "Full fine-tuning.")
     return write_model_card(
-        output_dir,
-        template_path("model_card.md"),
-        model_name=Path(output_dir).name,
-        base_model=model_args.model_name_or_path,
-        base_revision=model_args.model_revision or "main",
-        recipe=recipe,
-        dataset=script_args.dataset_name,
-        dataset_revision=script_args.data_version,
+        output_dir, template_path("model_card.md"), model_name=Path(output_dir).name,
+        base_model=model_args.model_name_or_path, base_revision=model_args.model_revision or "main", recipe=recipe,
+        dataset=script_args.dataset_name, dataset_revision=script_args.data_version,
         hyperparameters=hyperparameter_rows(training_args, hyperparameters),
-        eval_command=script_args.eval_command.format(output_dir=output_dir),
-        train_command=reproduce_command(recipe),
-        config_file=config_file,
-        training_notes=notes,
-        **fields,
-    )
+        eval_command=script_args.eval_command.format(output_dir=output_dir), train_command=reproduce_command(recipe),
+        config_file=config_file, training_notes=notes, **fields)

@@ -4,25 +4,8 @@ ExecVerify asks a teacher model (QwQ-32B) for SFT reasoning chains and keeps the
 ones that end in the right answer, which still lets wrong intermediate steps
 through. :func:`narrate` writes the chain from the interpreter's own record
 instead: every line it says runs did run, in that order; every value it states is
-the canonical text of the after-state the tracer recorded; every branch it says is
-taken was taken (read from the next line the same frame executed).
-
-What the narrative says:
-
-* each executed line, with its execution number ("2nd time") and its source text;
-* the locals of that frame that changed since the frame was last narrated;
-* for ``if``/``while`` tests whether the condition held, for ``for`` headers
-  whether another iteration starts; calls into other functions and returns;
-* long loops summarised: the first ``max_iterations`` iterations and the last
-  one are told in full, the ones between in one sentence (the next narrated line
-  then lists everything that changed meanwhile); and at most ``max_events`` lines
-  in all (the middle ones are then summarised in one sentence);
-* the call's result, then one sentence per question restating the fact that
-  answers it, then the answer block in the prompt's format.
-
-Lines that answer a ``path`` or ``state`` question are always told, even inside a
-summarised stretch. Fed back through :class:`execverify_data.questions.Scorer`, the
-chain scores full marks on every question it answers (``tests/test_rationale.py``).
+the after-state the tracer recorded; every branch it says is taken was taken.
+What it tells and what it summarises: ``docs/questions.md``, "Reasoning chains".
 
 >>> from execverify_data.trace import trace_call
 >>> from execverify_data.questions import select_questions
@@ -47,12 +30,18 @@ from typing import Any, Mapping, Sequence
 
 from execverify_data.errors import InvalidArgument, ProgramError
 from execverify_data.questions.kinds import Kind, Question
-from execverify_data.questions.templates import _ordinal, render
+from execverify_data.questions.select import event_index
+from execverify_data.questions.templates import ordinal, render
 from execverify_data.trace import Status, Trace
 
 __all__ = ["narrate", "rationale_completion"]
 
-_MAX_VALUE_CHARS = 120
+#: What an ``if``/``while``/``for`` header says when its body runs next, and when it does not.
+_BRANCH_SENTENCES = {
+    "if": (" The condition is true.", " The condition is false."),
+    "while": (" The condition is true, so the loop body runs.", " The condition is false, so the loop ends."),
+    "for": (" Another iteration starts.", " There are no more items, so the loop ends."),
+}
 
 
 @dataclass(frozen=True)
@@ -141,19 +130,8 @@ def _next_in_frame(trace: Trace, i: int) -> int | None:
     return None
 
 
-def _branch_sentence(block: _Block, next_line: int | None) -> str:
-    if next_line is None:
-        return ""
-    inside = next_line in block.body
-    if block.kind == "if":
-        return " The condition is true." if inside else " The condition is false."
-    if block.kind == "while":
-        return " The condition is true, so the loop body runs." if inside else " The condition is false, so the loop ends."
-    return " Another iteration starts." if inside else " There are no more items, so the loop ends."
-
-
 def _forced(trace: Trace, questions: Sequence[Question]) -> set[int]:
-    index = {(e.line, e.occurrence): i for i, e in enumerate(trace.events)}
+    index = event_index(trace)
     forced: set[int] = set()
     for q in questions:
         if q.kind in (Kind.PATH, Kind.STATE) and (q.line, q.k) in index:
@@ -169,29 +147,21 @@ def _fact(q: Question, trace: Trace) -> str:
         return f"`{q.call}` returns {q.expected.text}, as required."  # type: ignore[union-attr]
     if q.kind is Kind.COVERAGE:
         return f"Line {q.line} {'is' if q.expected.text == 'True' else 'is never'} executed."  # type: ignore[union-attr]
-    nth = _ordinal(q.k)  # type: ignore[arg-type]
+    nth = ordinal(q.k)  # type: ignore[arg-type]
+    times = "at all" if q.k == 1 else f"{q.k} times"
     if q.kind is Kind.PATH:
         if q.expected.text == "-1":  # type: ignore[union-attr]
             if trace.occurrences(q.line) >= q.k:  # type: ignore[operator]
                 return f"The {nth} execution of line {q.line} is the last line executed, so the answer is -1."
-            times = "at all" if q.k == 1 else f"{q.k} times"
             return f"Line {q.line} is not executed {times}, so the answer is -1."
         return f"After the {nth} execution of line {q.line}, line {q.expected.text} runs."  # type: ignore[union-attr]
     if q.expected is None:
-        return f"Line {q.line} is not executed {'at all' if q.k == 1 else f'{q.k} times'}."
+        return f"Line {q.line} is not executed {times}."
     return f"Right after the {nth} execution of line {q.line}, `{q.var}` is {q.expected.text} (type {q.expected.type})."
 
 
-def narrate(
-    source: str,
-    trace: Trace,
-    questions: Sequence[Question] = (),
-    *,
-    max_iterations: int = 3,
-    max_events: int = 150,
-    max_value_chars: int = _MAX_VALUE_CHARS,
-    call: str | None = None,
-) -> str:
+def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, max_iterations: int = 3,
+            max_events: int = 150, max_value_chars: int = 120, call: str | None = None) -> str:
     """A step-by-step narrative of ``trace`` (see the module docs), without the answer block.
 
     Args:
@@ -243,10 +213,8 @@ def narrate(
         event = events[i]
         if previous is not None and i != previous + 1:
             skipped = i - previous - 1
-            out.append(
-                f"({skipped} line execution{'s are' if skipped != 1 else ' is'} not told here; "
-                "what they change shows in the next \"Now\".)"
-            )
+            out.append(f"({skipped} line execution{'s are' if skipped != 1 else ' is'} not told here; "
+                       "what they change shows in the next \"Now\".)")
         if previous is not None and events[previous].frame != event.frame:
             if event.depth > events[previous].depth and event.frame not in told:
                 out.append(f"Now inside a call of `{event.function}`.")
@@ -256,14 +224,15 @@ def narrate(
             finish(event.frame)
         code = lines[event.line - 1].strip() if 0 < event.line <= len(lines) else ""
         if previous == i - 1 and events[previous].line == event.line and events[previous].frame == event.frame:
-            sentence = f"Line {event.line} ({_ordinal(event.occurrence)} time) again."
+            sentence = f"Line {event.line} ({ordinal(event.occurrence)} time) again."
         else:
-            sentence = f"Line {event.line} ({_ordinal(event.occurrence)} time): `{code}`."
+            sentence = f"Line {event.line} ({ordinal(event.occurrence)} time): `{code}`."
         block = blocks.get(event.line)
         if block is not None and block.header == event.line:
-            sentence += _branch_sentence(block, _next_in_frame(trace, i))
-        calls_deeper = i + 1 < len(events) and events[i + 1].depth > event.depth
-        if calls_deeper:
+            next_line = _next_in_frame(trace, i)
+            if next_line is not None:
+                sentence += _BRANCH_SENTENCES[block.kind][next_line not in block.body]
+        if i + 1 < len(events) and events[i + 1].depth > event.depth:  # the line calls into a deeper frame
             waiting[event.frame] = i
         else:
             change = _changes(told.get(event.frame), event.locals, max_value_chars)
@@ -286,12 +255,8 @@ def narrate(
     return "\n".join(out)
 
 
-def rationale_completion(
-    source: str, trace: Trace, questions: Sequence[Question], *, style: str = "execverify", call: str | None = None, **limits: Any
-) -> str:
-    """A whole completion: :func:`narrate`'s chain, then the answer block in ``style``.
-
-    ``limits`` are :func:`narrate`'s ``max_iterations``, ``max_events`` and ``max_value_chars``.
-    """
+def rationale_completion(source: str, trace: Trace, questions: Sequence[Question], *, style: str = "execverify",
+                         call: str | None = None, **limits: Any) -> str:
+    """A whole completion: :func:`narrate`'s chain (``limits`` are its ``max_*`` options), then the answer block."""
     text = narrate(source, trace, questions, call=call, **limits)
     return render(source, list(questions), style=style, call=call, rationale=text).reference_completion

@@ -4,17 +4,9 @@ preparation, sandbox sizing, and the end of a run (save, merge, card, push).
 ``datasets``, ``transformers``, ``trl`` and ``accelerate`` are imported inside the functions,
 so importing this module needs none of them (only :class:`RecipeParser` needs ``trl``).
 
-* **Parsing** (:func:`recipe_parser`): TRL's ``TrlParser`` that also records what the user
-  gave (the ``--config`` file and the command-line overrides, :class:`RecipeInputs`) for the
-  model card's reproduce command, and runs the recipe's checks right after parsing.
-* **Checks** (:func:`check_grpo_args`, :func:`check_sft_args`, :func:`check_environment`):
-  every argument is checked before data or a model loads.
-* **Data** (:func:`load_prompt_rows`): configs mixed with a row count each, re-rendered in
-  another prompt style (:func:`restyle_questions`, :func:`restyle_codegen`), filtered by
-  prompt length, and optionally ordered as a curriculum (:func:`curriculum_order`).
-* **Sandbox sizing** (:func:`sandbox_workers`): per-rank worker counts from ``LOCAL_WORLD_SIZE``.
-* **End of a run** (:func:`finish_training`): ``use_cache`` restored, a PEFT adapter merged into
-  a full model, our card written and pushed last.
+Parsing (:func:`recipe_parser`, which records :class:`RecipeInputs` for the card's reproduce command),
+checks (``check_*``, before data or a model loads), data (:func:`load_prompt_rows`), sandbox sizing
+(:func:`sandbox_workers`) and the end of a run (:func:`finish_training`); ``docs/training.md`` has the details.
 
 >>> sandbox_workers(None, cpus=16, local_world_size=8), sandbox_workers(5, cpus=16, local_world_size=8)
 (3, 5)
@@ -38,23 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "RECIPE_ARGS_FILE",
-    "RESTYLE_COLUMNS",
-    "RecipeInputs",
-    "check_environment",
-    "check_grpo_args",
-    "check_sft_args",
-    "curriculum_order",
-    "finish_training",
-    "load_prompt_rows",
-    "model_init_kwargs",
-    "question_counts",
-    "recipe_parser",
-    "restyle_codegen",
-    "restyle_questions",
-    "sandbox_workers",
-]
+__all__ = ["RECIPE_ARGS_FILE", "RESTYLE_COLUMNS", "RecipeInputs", "check_environment", "check_grpo_args",
+           "check_sft_args", "curriculum_order", "finish_training", "load_prompt_rows", "model_init_kwargs",
+           "question_counts", "recipe_parser", "restyle_codegen", "restyle_questions", "sandbox_workers"]
 
 #: The columns :func:`restyle_questions` rebuilds a question row from (the release's layout).
 RESTYLE_COLUMNS = ("id", "code", "call", "task")
@@ -66,18 +44,11 @@ WORKERS_PER_CPU = 1.5
 RECIPE_ARGS_FILE = "recipe_args.yaml"
 
 
-# --------------------------------------------------------------------------- parsing
-
-
 @dataclass
 class RecipeInputs:
-    """What the user gave a recipe: the ``--config`` file's path and values, then the command-line overrides.
-
-    Attributes:
-        config_path (`str | None`): the ``--config`` file, as given.
-        values (`dict`): the config file's mapping updated with the command-line values (typed as
-            the parser reads them); written as :data:`RECIPE_ARGS_FILE`, it reproduces the run.
-    """
+    """What the user gave a recipe: the ``--config`` file as given (``config_path``), and its mapping updated
+    with the command-line values as the parser types them (``values``; written as :data:`RECIPE_ARGS_FILE`,
+    it reproduces the run)."""
 
     config_path: str | None = None
     values: dict[str, Any] = field(default_factory=dict)
@@ -125,18 +96,9 @@ def recipe_parser(dataclass_types: Sequence[type], check: Callable[..., None] | 
     return RecipeParser(tuple(dataclass_types))
 
 
-# --------------------------------------------------------------------------- checks
-
-
 def check_grpo_args(training_args: Any, *, reward_count: int, max_prompt_length: int | None = None,
                     curriculum: bool = False) -> None:
-    """Refuse GRPO settings that TRL would accept and fail on only after loading (or never).
-
-    Raises:
-        ValueError: a bad ``vllm_mode``, a ``reward_weights`` count that differs from the rewards',
-            completions logged without ``num_completions_to_print``, a prompt plus completion longer
-            than ``vllm_max_model_length``, or a curriculum that TRL would reshuffle.
-    """
+    """Raise ``ValueError`` for GRPO settings that TRL would accept and fail on only after loading (or never)."""
     mode = getattr(training_args, "vllm_mode", "colocate")
     if mode not in ("colocate", "server"):
         raise ValueError(f"--vllm_mode must be 'colocate' or 'server', got {mode!r}")
@@ -159,11 +121,8 @@ def check_grpo_args(training_args: Any, *, reward_count: int, max_prompt_length:
 
 
 def question_counts(prompt_style: str | None, n_path: int | None, n_state: int | None) -> tuple[int | None, int | None]:
-    """The path and state question counts a recipe re-renders with: the paper's 5 and 5 unless given.
-
-    Raises:
-        ValueError: counts without a style to re-render in, an unknown style, or a negative count.
-    """
+    """The path and state question counts a recipe re-renders with: the paper's 5 and 5 unless given
+    (``ValueError`` for counts without a style to re-render in, an unknown style, a negative count)."""
     if prompt_style is None:
         if n_path is not None or n_state is not None:
             raise ValueError("--n_path and --n_state apply when re-rendering: add --prompt_style reasoning "
@@ -178,11 +137,7 @@ def question_counts(prompt_style: str | None, n_path: int | None, n_state: int |
 
 
 def check_sft_args(training_args: Any, *, curriculum: bool = False) -> None:
-    """Refuse SFT settings that would undo a curriculum.
-
-    Raises:
-        ValueError: ``curriculum`` with a training sampler other than ``sequential``.
-    """
+    """Raise ``ValueError`` for SFT settings that would undo a curriculum (a sampler other than ``sequential``)."""
     strategy = getattr(training_args, "train_sampling_strategy", "random")
     if curriculum and strategy != "sequential":
         raise ValueError(f"--curriculum orders the rows by difficulty, and the '{strategy}' sampler would shuffle them "
@@ -198,34 +153,16 @@ def check_environment(training_args: Any) -> None:
         raise ImportError("this DeepSpeed launch needs deepspeed: pip install 'execverify-data[train]'")
 
 
-# --------------------------------------------------------------------------- data
-
-
-def load_prompt_rows(
-    dataset_name: str,
-    configs: Sequence[str | None],
-    *,
-    columns: Sequence[str],
-    optional_columns: Sequence[str] = (),
-    samples_per_config: Sequence[int] | None = None,
-    revision: str | None = None,
-    split: str = "train",
-    seed: int = 0,
-    chat_format: bool = True,
-    restyle: Callable[[Any], Any] | None = None,
-    max_prompt_length: int | None = None,
-    tokenizer_path: str | None = None,
-    max_samples: int | None = None,
-    curriculum: bool = False,
-):
+def load_prompt_rows(dataset_name: str, configs: Sequence[str | None], *, columns: Sequence[str],
+                     optional_columns: Sequence[str] = (), samples_per_config: Sequence[int] | None = None,
+                     revision: str | None = None, split: str = "train", seed: int = 0, chat_format: bool = True,
+                     restyle: Callable[[Any], Any] | None = None, max_prompt_length: int | None = None,
+                     tokenizer_path: str | None = None, max_samples: int | None = None, curriculum: bool = False):
     """Training prompts: the ``columns`` of every config in ``configs``, mixed, prepared, ordered.
 
-    In order: each config's ``samples_per_config[i]`` rows are taken after a seeded shuffle
-    (all rows when ``None``); the configs are concatenated and shuffled with ``seed``;
-    ``restyle`` (e.g. :func:`restyle_questions`) rewrites them; string prompts are wrapped as
-    one user message (``chat_format``); rows whose templated prompt has more than
-    ``max_prompt_length`` tokens are dropped; the first ``max_samples`` are kept; with
-    ``curriculum`` the rows are ordered by their ``bucket`` (:func:`curriculum_order`).
+    In order: ``samples_per_config[i]`` rows of each config (after a seeded shuffle), all shuffled with
+    ``seed``, ``restyle``, ``chat_format``, ``max_prompt_length`` (tokens), ``max_samples``, ``curriculum``
+    (the steps of ``docs/training.md``).
 
     Raises:
         ValueError: a config lacks a required column (``bucket`` too with ``curriculum``), has
@@ -277,11 +214,8 @@ def load_prompt_rows(
 
 
 def curriculum_order(rows, seed: int):
-    """``rows`` ordered by their ``bucket`` column (0, the easiest, first), shuffled with ``seed`` within a bucket.
-
-    The trainer must then read them in order: GRPO with ``shuffle_dataset=False``, SFT with
-    ``train_sampling_strategy="sequential"`` (the recipes refuse a curriculum otherwise).
-    """
+    """``rows`` ordered by their ``bucket`` column (0, the easiest, first), shuffled with ``seed`` within a bucket
+    (the trainer must then read them in order, ``docs/training.md``)."""
     if "bucket" not in rows.column_names:
         raise ValueError(f"a curriculum needs the release's `bucket` column; these rows have {rows.column_names}")
     buckets = rows["bucket"]
@@ -332,16 +266,12 @@ def _main_process_first():
 
 def restyle_questions(rows, *, style: str, n_path: int, n_state: int, rationale: bool = False, seed: int = 0,
                       workers: int | None = None):
-    """Question rows of the release re-rendered in ``style`` from their program and call.
+    """Question rows of the release re-rendered in ``style`` from their program and call (``docs/training.md``).
 
-    Each row's ``call`` is traced again in the trusted runner (the release's programs are the
-    library's own, run there at build time too); white-box rows (``task`` ``whitebox``) get up
-    to ``n_path`` path and ``n_state`` state questions after the output question, ``output`` and
-    ``input`` rows their one question; ``rationale`` puts the trace-narrated reasoning in the
-    reference completion (for SFT). The rows get new ``prompt``, ``verification`` (JSON) and
-    ``reference_completion`` columns and keep ``id``, ``task``, ``bucket``, ``difficulty``. The
-    main process renders, the other ranks read its cached result; rows whose call cannot be
-    traced or asked about again are dropped and counted.
+    Each row's ``call`` is traced again in the trusted runner; white-box rows get up to ``n_path`` path
+    and ``n_state`` state questions, ``output``/``input`` rows their one question; ``rationale`` puts the
+    trace-narrated reasoning in the reference completion (for SFT). New ``prompt``, ``verification`` (JSON)
+    and ``reference_completion`` columns; rows that cannot be re-rendered are dropped and counted.
 
     Raises:
         ValueError: a column of :data:`RESTYLE_COLUMNS` is missing, or a question count is negative.
@@ -427,9 +357,6 @@ def model_init_kwargs(model_args: Any, training_args: Any) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- the end of a run
-
-
 def _is_peft(model: Any) -> bool:
     if importlib.util.find_spec("peft") is None:
         return False
@@ -444,9 +371,8 @@ def _merge_adapter(adapter_dir: Path, output_dir: Path, model_args: Any, trust_r
     from transformers import AutoModelForCausalLM
 
     dtype = model_args.dtype if model_args.dtype not in (None, "auto") else None
-    base = AutoModelForCausalLM.from_pretrained(
-        model_args.model_name_or_path, revision=model_args.model_revision, dtype=dtype,
-        trust_remote_code=trust_remote_code)
+    base = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, revision=model_args.model_revision,
+                                                dtype=dtype, trust_remote_code=trust_remote_code)
     merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     merged.config.use_cache = True
     merged.save_pretrained(output_dir)
@@ -470,17 +396,10 @@ def _push_last(trainer: Any, output_dir: Path) -> None:
 
 def finish_training(trainer: Any, recipe: str, script_args: Any, training_args: Any, model_args: Any, *,
                     hyperparameters: Sequence[str], **card_fields: Any) -> Path:
-    """Save the trained model where the next stage loads it, write our card, push it last.
-
-    * ``config.use_cache`` is set back to true (training turns it off) before saving;
-    * a PEFT run saves its adapter in ``OUTPUT_DIR/adapter`` and a merged full model in
-      ``OUTPUT_DIR``, so that the next stage's ``--model_name_or_path OUTPUT_DIR`` loads a model;
-    * the main process writes the model card (``README.md``, :func:`execverify_data.model_card.write_recipe_card`)
-      and :data:`RECIPE_ARGS_FILE`, then, with ``--push_to_hub``, uploads the folder after the
-      trainer's own pushes (which carry TRL's card), so ours is the one on the Hub.
-
-    Returns the output folder.
-    """
+    """Save the trained model where the next stage loads it (a PEFT adapter merged into a full model, ``use_cache``
+    back on), write our card (:func:`execverify_data.model_card.write_recipe_card`) and :data:`RECIPE_ARGS_FILE`,
+    and push after the trainer's own pushes so that ours is the card on the Hub (``docs/training.md``).
+    Returns the output folder."""
     import yaml
 
     from execverify_data.model_card import write_recipe_card

@@ -1,24 +1,11 @@
 """The trace explorer: one traced call as a static HTML page that steps through it.
 
 :func:`render_page` turns a program, a :class:`~execverify_data.trace.Trace` of one of
-its calls and (optionally) the row's questions into one self-contained HTML file: the
-source with the line just executed and the line that runs next marked, a slider and
-the arrow keys to step, the executing frame's locals after the line (canonical text
-and type from :mod:`execverify_data.values`, values without a faithful literal
-marked), the call stack, the output and the questions with their reference answers,
-highlighted on the step they ask about. CSS, JavaScript and data are inline: the page
-needs no server and no network. ``docs/view.md`` describes the page.
-
-:func:`view_row` renders a row of a release folder (the row stores the program and
-the call; the trace is re-made by the trusted runner, as the release builder made it,
-and checked against the row's reference answers), :func:`view_call` a program and a
+its calls and (optionally) the row's questions into one self-contained HTML file (CSS,
+JavaScript and data inline: no server, no network); :func:`view_row` renders a row of a
+release folder (traced again by the trusted runner), :func:`view_call` a program and a
 call, :func:`render_examples` a few deterministic example pages into a release folder.
-
-Long traces are *sampled*: a page holds at most ``max_events`` events (the first half
-of that budget, the last quarter, a quarter spread evenly over the middle, and every
-event a question asks about with the one after it); skipped stretches are shown on the
-page. Value texts are cut at ``max_value_chars``; if the embedded data would still pass
-:data:`MAX_DATA_BYTES`, both limits are halved until it fits.
+Long traces are sampled (:func:`_kept_events`). ``docs/view.md`` describes the page.
 
 >>> from execverify_data.trace import trace_call
 >>> source = "def f(xs):\\n    total = 0\\n    for x in xs:\\n        total += x\\n    return total\\n"
@@ -39,18 +26,8 @@ from typing import Any, Iterable
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 
-__all__ = [
-    "DEFAULT_MAX_EVENTS",
-    "DEFAULT_MAX_VALUE_CHARS",
-    "MAX_DATA_BYTES",
-    "ViewError",
-    "find_row",
-    "page_data",
-    "render_examples",
-    "render_page",
-    "view_call",
-    "view_row",
-]
+__all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_VALUE_CHARS", "MAX_DATA_BYTES", "ViewError", "find_row", "page_data",
+           "render_examples", "render_page", "view_call", "view_row"]
 
 #: Events a page holds at most; longer traces are sampled (see the module docs).
 DEFAULT_MAX_EVENTS = 4000
@@ -69,9 +46,6 @@ _DATA_MARK = "/*EXECVERIFY-VIEW-DATA*/null"
 
 class ViewError(ExecVerifyError, ValueError):
     """A row or page cannot be made (no such row, not a release folder...); the message says what to do."""
-
-
-# ---------------------------------------------------------------------- page data
 
 
 def _question_event(question, trace, lines: dict) -> int | None:
@@ -106,7 +80,8 @@ def _question_agrees(question, trace, event: int | None) -> bool:
 
 
 def _kept_events(total: int, max_events: int, wanted: Iterable[int]) -> list[int]:
-    """The event indices a page holds: all of them, or a sample (module docs) plus ``wanted`` and their successors."""
+    """The event indices a page holds: all of them, or the first half of ``max_events``, the last quarter, a quarter
+    spread evenly over the middle, and every ``wanted`` index with its successor."""
     if total <= max_events:
         return list(range(total))
     head, tail = max_events // 2, max_events // 4
@@ -132,17 +107,8 @@ def _stack_parents(trace) -> list[int]:
     return parents
 
 
-def page_data(
-    source: str,
-    trace,
-    *,
-    call: str,
-    questions=None,
-    title: str | None = None,
-    row: dict | None = None,
-    max_events: int = DEFAULT_MAX_EVENTS,
-    max_value_chars: int = DEFAULT_MAX_VALUE_CHARS,
-) -> dict[str, Any]:
+def page_data(source: str, trace, *, call: str, questions=None, title: str | None = None, row: dict | None = None,
+              max_events: int = DEFAULT_MAX_EVENTS, max_value_chars: int = DEFAULT_MAX_VALUE_CHARS) -> dict[str, Any]:
     """The JSON object a page embeds (see ``docs/view.md`` for its fields).
 
     Args:
@@ -164,12 +130,13 @@ def page_data(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
     from execverify_data.questions import load_verification
+    from execverify_data.questions.select import event_index
 
     if not isinstance(questions, (list, tuple)):
         verification = load_verification(questions)
         questions = verification.questions if verification is not None else ()
     questions = tuple(questions)
-    lines = {(event.line, event.occurrence): index for index, event in enumerate(trace.events)}
+    lines = event_index(trace)
     asked = [_question_event(q, trace, lines) for q in questions]
     parents = _stack_parents(trace)
     while True:
@@ -181,6 +148,7 @@ def page_data(
 
 
 def _build(source, trace, call, questions, asked, parents, title, row, max_events, max_value_chars) -> dict:
+    """The page data at these limits (:func:`page_data` halves them until it fits :data:`MAX_DATA_BYTES`)."""
     from execverify_data.questions import question_text
 
     events = trace.events
@@ -197,25 +165,14 @@ def _build(source, trace, call, questions, asked, parents, title, row, max_event
     node_rows: list[list[int]] = []
 
     def value_id(value) -> int:
-        text = value.text
-        length = len(text)
-        if length > max_value_chars:
-            text = text[:max_value_chars]
-        key = (text, value.type, value.askable, value.reason or "", length)
-        found = values.get(key)
-        if found is None:
-            found = values[key] = len(values)
-        return found
+        return values.setdefault(tuple(_value_json(value, max_value_chars)), len(values))
 
     def state_id(mapping) -> int:
-        found = states.get(id(mapping))
-        if found is None:
-            flat = []
-            for name, value in mapping.items():
-                flat += (names.setdefault(name, len(names)), value_id(value))
-            found = states[id(mapping)] = len(state_rows)
-            state_rows.append(flat)
-        return found
+        if id(mapping) not in states:
+            states[id(mapping)] = len(state_rows)
+            state_rows.append([i for name, value in mapping.items()
+                               for i in (names.setdefault(name, len(names)), value_id(value))])
+        return states[id(mapping)]
 
     def node_id(index: int) -> int:
         chain = []
@@ -243,48 +200,29 @@ def _build(source, trace, call, questions, asked, parents, title, row, max_event
         steps["stack"].append(node_id(parents[index]))
         steps["next"].append(events[index + 1].line if index + 1 < total else -1)
 
-    shown_questions = []
-    for number, (question, index) in enumerate(zip(questions, asked), 1):
-        shown_questions.append({
-            "number": number,
-            "kind": question.kind.value,
-            "text": question_text(question),
-            "answer": question.reference_answer,
-            "line": question.line,
-            "k": question.k,
-            "var": question.var,
-            "event": index,
-            "step": position.get(index) if index is not None else None,
-            "agrees": _question_agrees(question, trace, index),
-        })
+    shown_questions = [
+        {"number": number, "kind": question.kind.value, "text": question_text(question),
+         "answer": question.reference_answer, "line": question.line, "k": question.k, "var": question.var,
+         "event": index, "step": position.get(index) if index is not None else None,
+         "agrees": _question_agrees(question, trace, index)}
+        for number, (question, index) in enumerate(zip(questions, asked), 1)]
     marks = getattr(trace, "stdout_marks", None)  # per-event output lengths, where the tracer records them
     return {
-        "format": FORMAT,
-        "title": title or call,
-        "call": call,
-        "source": source,
-        "python": trace.python,
-        "viewer_python": platform.python_version(),
-        "status": trace.status.value,
+        "format": FORMAT, "title": title or call, "call": call, "source": source, "python": trace.python,
+        "viewer_python": platform.python_version(), "status": trace.status.value,
         "output": None if trace.output is None else _value_json(trace.output, max_value_chars),
         "exception": None if trace.exception is None else trace.exception.to_json(),
-        "stdout": trace.stdout,
-        "stdout_marks": None if marks is None else [marks[i] for i in kept],
-        "total": total,
-        "steps": steps,
-        "functions": list(functions),
-        "names": list(names),
-        "values": [list(key) for key in values],
-        "states": state_rows,
-        "stack_nodes": node_rows,
+        "stdout": trace.stdout, "stdout_marks": None if marks is None else [marks[i] for i in kept],
+        "total": total, "steps": steps, "functions": list(functions), "names": list(names),
+        "values": [list(key) for key in values], "states": state_rows, "stack_nodes": node_rows,
         "questions": shown_questions,
         "sampling": None if len(kept) == total else {"kept": len(kept), "max_events": max_events},
-        "max_value_chars": max_value_chars,
-        "row": row,
+        "max_value_chars": max_value_chars, "row": row,
     }
 
 
 def _value_json(value, max_chars: int) -> list:
+    """A value as the page holds it: text (cut at ``max_chars``), type, askable, reason, full length."""
     text = value.text
     return [text[:max_chars], value.type, value.askable, value.reason or "", len(text)]
 
@@ -322,9 +260,6 @@ def _write(path: Path, text: str) -> Path:
     except OSError as exc:
         raise ViewError(f"cannot write {path}: {exc.strerror or exc}; choose another output path") from None
     return path
-
-
-# ---------------------------------------------------------------------- rows of a release
 
 
 def _release_files(release: Path, config: str | None) -> list[Path]:
@@ -390,11 +325,8 @@ def _runner(python: str | None, max_steps: int, timeout: float):
 
 def view_row(release_dir: str | os.PathLike, row_id: str, out: str | os.PathLike, *, python: str | None = None,
              max_steps: int | None = None, **limits) -> Path:
-    """Write the page of row ``row_id`` of a release folder to ``out``; return its path.
-
-    The row's program and call are traced again by a one-worker trusted runner (with
-    ``python`` as its interpreter, by default this one; the page warns when the row was
-    made by another Python version, and marks any reference answer this trace does not give).
+    """Write the page of row ``row_id`` of a release folder to ``out``; return its path. The row's call is traced
+    again by a one-worker trusted runner running ``python`` (``docs/view.md``, "Rows of a release").
 
     Raises:
         ViewError: no such row, a codegen row, a row that cannot be traced, an unwritable ``out``.
@@ -431,20 +363,10 @@ def view_call(source: str, call: str, out: str | os.PathLike, *, trusted_call: b
     return _write(Path(out), page)
 
 
-# ---------------------------------------------------------------------- examples for a release
-
-
 def render_examples(release_dir: str | os.PathLike, n: int = 5, *, folder: str = "examples",
                     python: str | None = None) -> list[Path]:
-    """Render ``n`` example pages of a release's ``trace`` rows into ``<release_dir>/<folder>/``.
-
-    The choice is deterministic: the rows sorted by id, one per level first (lowest
-    level first, its first id), then the next ids in order. Pages are named
-    ``<row id>.html``; the same release gives the same bytes.
-
-    Returns:
-        `list[Path]`: the pages written, in the order chosen.
-    """
+    """Render ``n`` example pages of a release's ``trace`` rows into ``<release_dir>/<folder>/<row id>.html``
+    and return their paths: one row per level first (lowest level first, its first id), then the next ids."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -455,9 +377,7 @@ def render_examples(release_dir: str | os.PathLike, n: int = 5, *, folder: str =
     if not files:
         raise ViewError(f"{release} has no trace/<split>-*.parquet files; build the release first")
     table = pa.concat_tables([pq.read_table(f, columns=["id", "level"]) for f in files])
-    ids = table.column("id").to_pylist()
-    levels = table.column("level").to_pylist()
-    ordered = sorted(zip(ids, levels))
+    ordered = sorted(zip(table.column("id").to_pylist(), table.column("level").to_pylist()))
     chosen, seen_levels = [], set()
     for row_id, level in sorted(ordered, key=lambda pair: (pair[1], pair[0])):
         if level not in seen_levels and len(chosen) < n:

@@ -10,7 +10,7 @@ The pieces, in the order data flows through them:
 * :class:`Scorer` (``scoring.py``): one verdict per question, with
   :func:`execverify_data.values.same` as the only comparison.
 
-:func:`build` runs the whole chain for one program and call; :func:`ask` the chain after the trace.
+:func:`build` runs the whole chain for one program and call (``trace=`` skips the tracing).
 
 >>> r = build("def f(xs):\\n    return sorted(xs)\\n", "f([3, 1])", n_path=0, n_state=0, style="cruxeval")
 >>> print(r.reference_completion)
@@ -21,51 +21,22 @@ assert f([3, 1]) == [1, 3]
 
 from __future__ import annotations
 
+from typing import Any
+
 from execverify_data.questions.extract import answer_lines, completion_text
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, STEP_KINDS, Kind, Question
 from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer, Verification, load_verification
 from execverify_data.questions.select import analyze_program, select_questions
 from execverify_data.questions.templates import STYLES, TEMPLATE_VERSION, Rendered, question_text, render
 
-__all__ = [
-    "FINAL_KINDS",
-    "NOT_EXECUTED",
-    "STEP_KINDS",
-    "STYLES",
-    "TEMPLATE_VERSION",
-    "Kind",
-    "OiExecutor",
-    "Question",
-    "Rendered",
-    "ScoreResult",
-    "Scorer",
-    "Verification",
-    "analyze_program",
-    "answer_lines",
-    "ask",
-    "build",
-    "completion_text",
-    "load_verification",
-    "question_text",
-    "render",
-    "select_questions",
-]
+__all__ = ["FINAL_KINDS", "NOT_EXECUTED", "STEP_KINDS", "STYLES", "TEMPLATE_VERSION", "Kind", "OiExecutor", "Question",
+           "Rendered", "ScoreResult", "Scorer", "Verification", "analyze_program", "answer_lines", "ask", "build",
+           "completion_text", "load_verification", "question_text", "render", "select_questions"]
 
 
-def build(
-    source: str,
-    call: str,
-    *,
-    seed: int = 0,
-    n_path: int = 2,
-    n_state: int = 2,
-    n_coverage: int = 0,
-    task: str = "output",
-    style: str = "execverify",
-    trusted_call: bool = False,
-    trace=None,
-    rationale: bool = False,
-) -> Rendered:
+def build(source: str, call: str, *, seed: int = 0, n_path: int = 2, n_state: int = 2, n_coverage: int = 0,
+          task: str = "output", style: str = "execverify", trusted_call: bool = False, trace=None,
+          rationale: bool = False) -> Rendered:
     """Trace ``call`` (in this process, unless ``trace`` is given), select questions, render them.
 
     Args:
@@ -82,22 +53,14 @@ def build(
         ProgramError: the program or call cannot be traced, the call did not finish,
             or no question can be asked.
     """
-    from execverify_data.trace import trace_call
-
-    if trace is None:
-        trace = trace_call(source, call, trusted_call=trusted_call)
-    return ask(source, call, trace, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage, task=task,
-               style=style, rationale=rationale)
-
-
-def ask(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2, n_state: int = 2, n_coverage: int = 0,
-        task: str = "output", style: str = "execverify", rationale: bool = False) -> Rendered:
-    """:func:`build` on a trace of ``call`` made elsewhere (synthesis, the trusted runner): select questions, render them."""
     from execverify_data.errors import ProgramError
 
-    questions = select_questions(
-        source, trace, call, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage, task=task
-    )
+    if trace is None:
+        from execverify_data.trace import trace_call
+
+        trace = trace_call(source, call, trusted_call=trusted_call)
+    questions = select_questions(source, trace, call, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage,
+                                 task=task)
     if not questions:
         raise ProgramError("no question can be asked about this call (its return value has no literal and no step was selected)")
     text = None
@@ -106,3 +69,8 @@ def ask(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2, n_stat
 
         text = narrate(source, trace, questions)
     return render(source, questions, style=style, call=call.strip(), rationale=text)
+
+
+def ask(source: str, call: str, trace, **options: Any) -> Rendered:
+    """:func:`build` on a trace of ``call`` made elsewhere (synthesis, the trusted runner); ``options`` as there."""
+    return build(source, call, trace=trace, **options)

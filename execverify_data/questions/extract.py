@@ -1,27 +1,9 @@
 """Answer extraction: from what a model wrote to one answer text per question.
 
 Extraction only finds and trims text; it never decides correctness (that is
-:mod:`execverify_data.questions.scoring`, with :func:`execverify_data.values.parse`
-and :func:`execverify_data.values.same`). It never raises for any input.
-
-Rules (``docs/questions.md`` has the full list):
-
-* A completion is a string, a chat message list (the last ``assistant`` message
-  is read; a content list of ``{"type": "text"}`` parts is joined) or a message dict.
-  A completion longer than :data:`MAX_COMPLETION_CHARS` yields no answers.
-* ``execverify``/``chat``/``reasoning`` style: the last ``<answer>`` ... ``</answer>`` block (a tag
-  alone on its line wins over inline tags; a final unclosed ``<answer>`` runs to the
-  end); inside it, blank lines and code-fence lines are dropped, and each remaining
-  line is one answer, matched to the questions by position. List markers
-  (``1.``, ``2)``, ``-``, ``Answer 3:``) and wrapping backticks are removed.
-* ``cruxeval`` style: the last ``[ANSWER]`` ... ``[/ANSWER]`` block (or, without
-  one, the whole text); its last ``assert`` statement, else its last non-empty line. A
-  bracketed literal spread over several lines is one statement (``assert f(1) == [1,``
-  then ``2]``), as Python reads it.
-* Per kind: ``assert f(x) == y`` and ``f(x) == y`` give ``y`` (``io``) or the call
-  and ``y`` (``oi``); ``line 7`` gives ``7`` (``path``); ``yes``/``no`` give
-  ``True``/``False`` (``coverage``); ``value; type`` is split at the last ``;``
-  followed by a type name, and ``<class 'int'>`` reads as ``int`` (``state``).
+:mod:`execverify_data.questions.scoring`) and never raises for any input. The rules
+(answer blocks of each style, list markers, multi-line cruxeval statements, the forms
+each kind accepts) are listed in ``docs/questions.md``, "Extraction".
 
 >>> answer_lines("Thinking...\\n<answer>\\n1. 8\\n2. `3`\\n</answer>", "execverify")
 ['8', '3']
@@ -42,17 +24,8 @@ from typing import Any
 
 from execverify_data.completions import completion_text
 
-__all__ = [
-    "MAX_COMPLETION_CHARS",
-    "MAX_LINE_CHARS",
-    "answer_lines",
-    "completion_text",
-    "final_parts",
-    "has_answer_block",
-    "normalize_coverage",
-    "normalize_path",
-    "split_state",
-]
+__all__ = ["MAX_COMPLETION_CHARS", "MAX_LINE_CHARS", "answer_lines", "completion_text", "final_parts",
+           "has_answer_block", "normalize_coverage", "normalize_path", "split_state"]
 
 #: Longest completion read, in characters; a longer one has no answers.
 MAX_COMPLETION_CHARS = 200_000
@@ -83,41 +56,34 @@ _YES = {"true", "yes", "executed", "y"}
 _NO = {"false", "no", "not executed", "never executed", "n"}
 
 
+def _last(pattern: re.Pattern, text: str, end: int | None = None) -> re.Match | None:
+    match = None
+    for match in pattern.finditer(text, 0, len(text) if end is None else end):
+        pass
+    return match
+
+
 def _execverify_block(text: str) -> str | None:
-    closes = list(_CLOSE_LINE.finditer(text))
-    if closes:
-        close = closes[-1]
-        opens = [m for m in _OPEN_LINE.finditer(text, 0, close.start())]
-        if opens:
-            return text[opens[-1].end() : close.start()]
-    inline = None
-    for inline in _INLINE.finditer(text):
-        pass
-    last_open = None
-    for last_open in _OPEN_ANY.finditer(text):
-        pass
+    close = _last(_CLOSE_LINE, text)
+    if close:
+        opening = _last(_OPEN_LINE, text, close.start())
+        if opening:
+            return text[opening.end() : close.start()]
+    inline = _last(_INLINE, text)
+    last_open = _last(_OPEN_ANY, text)
     if last_open is not None and (inline is None or last_open.start() >= inline.end()):
         return text[last_open.end() :]  # unclosed final block
-    if inline is not None:
-        return inline.group(1)
-    return None
+    return inline.group(1) if inline is not None else None
 
 
 def _crux_block(text: str) -> str:
-    block = None
-    for block in _CRUX.finditer(text):
-        pass
+    block = _last(_CRUX, text)
     if block is not None:
-        body = block.group(1)
-        after = text[block.end() :]
-        last_open = None
-        for last_open in _CRUX_OPEN.finditer(after):
-            pass
-        return after[last_open.end() :] if last_open is not None else body
-    last_open = None
-    for last_open in _CRUX_OPEN.finditer(text):
-        pass
-    return text[last_open.end() :] if last_open is not None else text
+        text = text[block.end() :]
+    last_open = _last(_CRUX_OPEN, text)
+    if last_open is not None:
+        return text[last_open.end() :]
+    return block.group(1) if block is not None else text
 
 
 def clean_line(line: str) -> str:
@@ -136,19 +102,14 @@ def _lines(block: str) -> list[str]:
     out = []
     for raw in block.split("\n"):
         stripped = raw.strip()
-        if not stripped or stripped.startswith(("```", "~~~")):
-            continue
-        if len(stripped) > MAX_LINE_CHARS:
-            out.append("")  # present but unreadable: counts as an answer, and a wrong one
-            continue
-        out.append(clean_line(stripped))
+        if stripped and not stripped.startswith(("```", "~~~")):
+            # a line too long to read is present but unreadable: it counts as an answer, and a wrong one
+            out.append(clean_line(stripped) if len(stripped) <= MAX_LINE_CHARS else "")
     return out
 
 
 #: most physical lines joined into one statement
 _MAX_JOINED = 200
-
-
 #: printable characters after which the tokenizer may read a bracket as something else than a bracket
 _NOT_PLAIN = re.compile(r"['\"#\\]")
 
@@ -193,7 +154,7 @@ def _statements(lines: list[str]) -> list[str]:
                 joined += "\n" + lines[j]
                 depth = _open_brackets(joined)
                 j += 1
-            if j > i + 1 and depth == 0 and _parses(joined):
+            if j > i + 1 and depth == 0 and _parse(joined) is not None:
                 out.append(joined)
                 i = j
                 continue
@@ -202,14 +163,14 @@ def _statements(lines: list[str]) -> list[str]:
     return out
 
 
-def _parses(text: str) -> bool:
+def _parse(text: str) -> ast.Module | None:
+    """``text`` parsed as a module, None when it does not parse (warnings silenced)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text)
+            return ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return False
-    return True
+        return None
 
 
 def answer_lines(completion: Any, style: str) -> list[str] | None:
@@ -296,15 +257,8 @@ def final_parts(line: str, kind: str) -> tuple[str | None, str | None]:
 
 
 def _parse_statement(text: str) -> ast.stmt | None:
-    if not text or len(text) > MAX_LINE_CHARS:
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            module = ast.parse(text, mode="exec")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    return module.body[0] if len(module.body) == 1 else None
+    module = _parse(text) if text and len(text) <= MAX_LINE_CHARS else None
+    return module.body[0] if module is not None and len(module.body) == 1 else None
 
 
 def normalize_path(line: str) -> str:

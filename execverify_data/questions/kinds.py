@@ -1,17 +1,7 @@
 """Question objects: what is asked about one traced call, and its canonical answer.
 
-Five kinds (semantics exactly as :mod:`execverify_data.trace` defines them; see
-``docs/questions.md``):
-
-* ``io``: given the program and the call, the value the call returns.
-* ``oi``: given the program and the returned value, a call that returns it.
-* ``coverage``: whether line N is executed at all during the call (``True``/``False``).
-* ``path``: the line executed immediately after line N's k-th execution
-  (:meth:`Trace.next_line`), or ``-1`` when no line of the program follows it or
-  line N has no k-th execution.
-* ``state``: the value and type of local ``v`` of the executing frame right after
-  line N's k-th execution (:meth:`Trace.state_after`), written ``value; type``, or
-  ``not executed`` when line N has no k-th execution.
+Five kinds, ``io``, ``oi``, ``coverage``, ``path`` and ``state``, with the semantics of
+:mod:`execverify_data.trace` (the table in ``docs/questions.md``, "Kinds and their exact semantics").
 
 >>> q = Question(Kind.PATH, line=2, k=1, expected=encode(3))
 >>> q.reference_answer
@@ -132,29 +122,17 @@ class Question:
             if not isinstance(expected, dict) or not isinstance(expected.get("text"), str) or not isinstance(expected.get("type"), str):
                 raise InvalidArgument("a question's expected value must be {'text': str, 'type': str}")
             expected = _new_tuple(CanonicalValue, (expected["text"], expected["type"], True, None))
-        question = object.__new__(cls)
-        set_field = object.__setattr__
-        set_field(question, "kind", kind)
-        set_field(question, "line", data.get("line"))
-        set_field(question, "k", data.get("k"))
-        set_field(question, "var", data.get("var"))
-        set_field(question, "expected", expected)
-        set_field(question, "call", data.get("call"))
-        set_field(question, "entry", data.get("entry"))
-        set_field(question, "tags", tuple(data.get("tags") or ()))
+        question = object.__new__(cls)  # the fields set directly, in order (a frozen dataclass)
+        question.__dict__.update(kind=kind, line=data.get("line"), k=data.get("k"), var=data.get("var"),
+                                 expected=expected, call=data.get("call"), entry=data.get("entry"),
+                                 tags=tuple(data.get("tags") or ()))
         if expected is None and kind is not Kind.STATE or any(data.get(name) is None for name in _NEEDS_KEYS[kind]):
             question._validate()  # raises with the list of missing fields
         return question
 
 
 _new_tuple = tuple.__new__
-_NEEDS_KEYS: dict[Kind, tuple[str, ...]] = {}
 _KIND_BY_VALUE = {kind.value: kind for kind in Kind}
-_NEEDS = {
-    Kind.IO: ("expected", "call"),
-    Kind.OI: ("expected", "call"),
-    Kind.COVERAGE: ("line", "expected"),
-    Kind.PATH: ("line", "k", "expected"),
-    Kind.STATE: ("line", "k", "var"),
-}
-_NEEDS_KEYS.update({kind: tuple(name for name in names if name != "expected") for kind, names in _NEEDS.items()})
+_NEEDS = {Kind.IO: ("expected", "call"), Kind.OI: ("expected", "call"), Kind.COVERAGE: ("line", "expected"),
+          Kind.PATH: ("line", "k", "expected"), Kind.STATE: ("line", "k", "var")}
+_NEEDS_KEYS = {kind: tuple(name for name in names if name != "expected") for kind, names in _NEEDS.items()}

@@ -1,17 +1,10 @@
 """Near-miss answers: plausible wrong answers that the scorer must reject.
 
-Used to check data (every published question's near misses must score 0, as
-STYLE.md asks) and in the tests. Each near miss is an answer line in the
-``execverify`` form, labelled with what is wrong with it: ``off by one``,
-``wrong type``, ``wrong line``, ``swapped order``, ``missing element``,
-``extra element``, ``unquoted``, ``not executed``... A near miss is only returned
-when its value really differs from the expected one under
-:func:`execverify_data.values.equal`.
-
-``oi`` near misses that need running (changed arguments) are not made here: the
-scorer would have to run them to know; :func:`near_misses` gives the ``oi``
-answers that are wrong without running (a wrong claimed output, a non-literal
-right-hand side, ``assert True``).
+Used to check data (every published question's near misses must score 0, as STYLE.md
+asks) and in the tests. Each near miss is an ``execverify`` answer line labelled with what
+is wrong with it (``off by one``, ``wrong type``, ``swapped order``...), returned only when
+its value really differs under :func:`execverify_data.values.equal`. ``oi`` near misses are
+only those wrong without running (a wrong claimed output, ``assert True``...).
 
 >>> from execverify_data.values import encode
 >>> [label for label, _ in near_misses(Question(Kind.PATH, line=3, k=1, expected=encode(4)))]

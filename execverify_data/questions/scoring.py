@@ -3,20 +3,10 @@
 :class:`Scorer` reads a ``verification`` object (a dict or its JSON string, as
 :func:`~execverify_data.questions.templates.render` makes it) and a completion,
 extracts one answer per question (:mod:`~execverify_data.questions.extract`) and
-decides each with :func:`execverify_data.values.parse` and
-:func:`execverify_data.values.same` only; answers are never evaluated.
-
-* ``io``, ``coverage``, ``path``: ``same(expected, answer)``.
-* ``state``: ``same(expected value, value part)`` and the type part equals the
-  expected type name; or, when the line execution does not happen, the answer
-  ``not executed``.
-* ``oi``: the call must name the program's function with literal arguments
-  (:func:`execverify_data.values.parse_call`); a claimed output, when written,
-  must be ``same`` as the expected output; then the function runs on those
-  arguments in the warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`
-  and its return value must be ``same`` as the expected output. The verdict is
-  taken here, in the parent, from the returned canonical value.
-
+decides each with :func:`execverify_data.values.same` only; answers are never
+evaluated. An ``oi`` call runs in the warm
+:class:`~execverify_data.sandbox.trusted.TrustedRunner`, and its verdict is taken
+here, in the parent. The rule per kind is in ``docs/questions.md``, "The scoring rule".
 Scoring never raises for any completion: an unreadable answer is a wrong answer.
 
 >>> from execverify_data.questions import build
@@ -58,8 +48,8 @@ class Verification:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kinds", tuple(q.kind for q in self.questions))
-        final = [i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS]
-        object.__setattr__(self, "final_index", final[0] if final else None)
+        final = next((i for i, kind in enumerate(self.kinds) if kind in FINAL_KINDS), None)
+        object.__setattr__(self, "final_index", final)
 
 
 @lru_cache(maxsize=4096)
@@ -73,18 +63,15 @@ def _verification_from_text(text: str) -> Verification:
 
 def _verification_from_dict(data: Any) -> Verification:
     if not isinstance(data, dict) or data.get("format") != VERIFICATION_FORMAT:
-        raise InvalidArgument(
-            f"verification must be the dict made by questions.render (format {VERIFICATION_FORMAT!r}), "
-            f"got {str(data)[:60]!r}"
-        )
+        raise InvalidArgument("verification must be the dict made by questions.render "
+                              f"(format {VERIFICATION_FORMAT!r}), got {str(data)[:60]!r}")
     questions = tuple(Question.from_json(q) for q in data.get("questions", ()))
     if not questions:
         raise InvalidArgument("verification has no questions")
     program = data.get("program")
     if any(q.kind is Kind.OI for q in questions) and not isinstance(program, str):
         raise InvalidArgument("verification of an oi question must include the program")
-    style = data.get("style", "execverify")
-    return Verification(style=style, questions=questions, program=program)
+    return Verification(style=data.get("style", "execverify"), questions=questions, program=program)
 
 
 def load_verification(verification: Any) -> Verification | None:
@@ -144,19 +131,16 @@ class ScoreResult:
     def step_fraction(self) -> float:
         """Right step answers over ``max(step questions, step answers)``: a missing
         answer and an extra one both count as wrong; 1.0 when no step was asked and none given."""
-        steps = len(self.step_correct)
-        denominator = steps + self.extra
+        denominator = len(self.step_correct) + self.extra
         return sum(self.step_correct) / denominator if denominator else 1.0
 
 
 class OiExecutor:
     """Runs a program's function on proposed literal arguments and returns its canonical output.
 
-    Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on
-    first use (never at import or unpickling); results are cached per (program, call).
-    The calls of a batch run ``batch`` at a time in one forked process, each program's
-    together (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`:
-    each gets the result it gets alone).
+    Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on first use (never at import
+    or unpickling); results are cached per (program, call); a batch's calls run together
+    (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`).
 
     Args:
         workers (`int`, optional, defaults to 2): runner processes.
@@ -179,10 +163,7 @@ class OiExecutor:
         self._cache: dict[tuple[str, str], CanonicalValue | None] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_runner"] = None
-        state["_cache"] = {}
-        return state
+        return {**self.__dict__, "_runner": None, "_cache": {}}
 
     def _get_runner(self):
         if self._runner is None:
@@ -244,9 +225,7 @@ def _check(question: Question, answer: str, same_text) -> tuple[bool, bool]:
 
 def _oi_call(question: Question, call: str | None, claimed: str | None) -> str | None:
     """The canonical literal call to run for an oi answer, or None when the answer fails before running."""
-    if call is None:
-        return None
-    if claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
+    if call is None or claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
         return None
     try:
         name, args, kwargs = parse_call(call)
@@ -294,12 +273,10 @@ class Scorer:
         if len(verifications) != len(completions):
             raise InvalidArgument(f"{len(verifications)} verifications for {len(completions)} completions")
         by_id: dict[int, Verification | None] = {}
-        parsed = []
         for v in verifications:  # one parse per distinct object of the batch
-            key = id(v)
-            if key not in by_id:
-                by_id[key] = load_verification(v)
-            parsed.append(by_id[key])
+            if id(v) not in by_id:
+                by_id[id(v)] = load_verification(v)
+        parsed = [by_id[id(v)] for v in verifications]
         memo: dict[tuple[str, str, str], bool] = {}
 
         def same_text(expected: CanonicalValue, text: str) -> bool:
@@ -311,9 +288,9 @@ class Scorer:
             return verdict
 
         partial: list[tuple | None] = []
-        pending: list[tuple[int, int, str]] = []  # (row, question index, call)
+        pending: list[tuple[list[bool], int, Question]] = []  # (a row's verdicts, index, question) of each oi job
         jobs: list[tuple[str, str]] = []
-        for row, (verification, completion) in enumerate(zip(parsed, completions)):
+        for verification, completion in zip(parsed, completions):
             if verification is None:
                 partial.append(None)
                 continue
@@ -334,7 +311,7 @@ class Scorer:
                     readable = readable and call is not None
                     call = _oi_call(question, call, claimed)
                     if call is not None:
-                        pending.append((row, i, call))
+                        pending.append((correct, i, question))
                         jobs.append((verification.program, call))  # type: ignore[arg-type]
                     continue
                 try:
@@ -342,29 +319,16 @@ class Scorer:
                 except (RecursionError, MemoryError):  # pragma: no cover - defensive
                     correct[i], ok = False, False
                 readable = readable and ok
-            well_formed = readable
-            partial.append((verification, answers, correct, len(lines), well_formed))
+            partial.append((verification, answers, correct, len(lines), readable))
         if jobs and run_oi:
-            outputs = self.oi_executor.outputs(jobs)
-            for (row, i, _), output in zip(pending, outputs):
-                verification = partial[row][0]  # type: ignore[index]
-                question = verification.questions[i]
-                partial[row][2][i] = output is not None and same(question.expected, output)  # type: ignore[index]
-        results: list[ScoreResult | None] = []
-        for item in partial:
-            if item is None:
-                results.append(None)
-                continue
-            verification, answers, correct, n_answers, well_formed = item
-            results.append(
-                ScoreResult(
-                    correct=tuple(correct),
-                    answers=tuple(answers),
-                    n_answers=n_answers,
-                    extra=max(0, n_answers - len(verification.questions)),
-                    well_formed=well_formed,
-                    final_index=verification.final_index,
-                    kinds=verification.kinds,
-                )
-            )
+            for (correct, i, question), output in zip(pending, self.oi_executor.outputs(jobs)):
+                correct[i] = output is not None and same(question.expected, output)  # type: ignore[arg-type]
+        results: list[ScoreResult | None] = [None] * len(partial)
+        for row, item in enumerate(partial):
+            if item is not None:
+                verification, answers, correct, n_answers, well_formed = item
+                results[row] = ScoreResult(
+                    correct=tuple(correct), answers=tuple(answers), n_answers=n_answers,
+                    extra=max(0, n_answers - len(verification.questions)), well_formed=well_formed,
+                    final_index=verification.final_index, kinds=verification.kinds)
         return results

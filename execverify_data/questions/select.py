@@ -1,13 +1,9 @@
 """Choosing questions from a program's AST and its trace.
 
-:func:`select_questions` turns one :class:`~execverify_data.trace.Trace` into a list
-of :class:`~execverify_data.questions.kinds.Question`: the ``io`` (or ``oi``)
-question, then ``coverage``, ``path`` and ``state`` questions drawn with
-``random.Random(seed)``. Candidates are grouped by what the AST says about their
-line (a loop header or body, a branch test or branch body, a helper function or a
-comprehension, a line never executed, anything else) and the draw goes round the
-groups, so a handful of questions still covers loops, branches, helper calls and
-unexecuted lines when the program has them. Answers come from the trace only.
+:func:`select_questions` turns one :class:`~execverify_data.trace.Trace` into the ``io``
+(or ``oi``) question, then ``path``, ``state`` and ``coverage`` questions drawn with
+``random.Random(seed)`` round groups of lines (loop, branch, helper, comprehension,
+unexecuted, plain; ``docs/questions.md``, "Selection"). Answers come from the trace only.
 
 >>> from execverify_data.trace import trace_call
 >>> src = "def f(n):\\n    s = 0\\n    for i in range(n):\\n        s += i\\n    if s < 0:\\n        s = -s\\n    return s\\n"
@@ -31,28 +27,14 @@ from execverify_data.questions.kinds import Kind, Question
 from execverify_data.trace import Status, Trace
 from execverify_data.values import encode, parse_call
 
-__all__ = ["ProgramLines", "analyze_program", "select_questions", "DEFAULT_MAX_STATE_CHARS"]
+__all__ = ["ProgramLines", "analyze_program", "event_index", "select_questions", "DEFAULT_MAX_STATE_CHARS"]
 
 #: Longest value text a ``state`` question is asked about (longer values are skipped).
 DEFAULT_MAX_STATE_CHARS = 200
 
 # Statements that always compile to code with a line event of their own.
-_EXECUTABLE = (
-    ast.Assign,
-    ast.AugAssign,
-    ast.AnnAssign,
-    ast.Return,
-    ast.If,
-    ast.For,
-    ast.While,
-    ast.Raise,
-    ast.Assert,
-    ast.Delete,
-    ast.Import,
-    ast.ImportFrom,
-    ast.Break,
-    ast.Continue,
-)
+_EXECUTABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.If, ast.For, ast.While, ast.Raise, ast.Assert,
+               ast.Delete, ast.Import, ast.ImportFrom, ast.Break, ast.Continue)
 
 _TAG_ORDER = ("helper", "comprehension", "branch", "loop", "unexecuted", "plain")
 
@@ -92,9 +74,7 @@ def _stored_names(node: ast.AST) -> list[str]:
     targets: list[ast.AST] = []
     if isinstance(node, ast.Assign):
         targets = list(node.targets)
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-        targets = [node.target]
-    elif isinstance(node, ast.For):
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
         targets = [node.target]
     elif isinstance(node, (ast.Expr, ast.Return, ast.If, ast.While)):
         targets = [n.target for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
@@ -105,6 +85,7 @@ def _stored_names(node: ast.AST) -> list[str]:
     return names
 
 
+@lru_cache(maxsize=64)
 def analyze_program(source: str) -> ProgramLines:
     """Classify the lines of ``source`` (see :class:`ProgramLines`); the last few results are kept (one
     program's questions are built for several inputs and styles). Treat the result as read-only.
@@ -112,11 +93,6 @@ def analyze_program(source: str) -> ProgramLines:
     Raises:
         ProgramError: the program does not parse.
     """
-    return _analyze(source)
-
-
-@lru_cache(maxsize=64)
-def _analyze(source: str) -> ProgramLines:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
@@ -142,21 +118,14 @@ def _analyze(source: str) -> ProgramLines:
                 info.statements.add(node.lineno)
             if in_loop:
                 info.loop.add(node.lineno)
+        if in_function and isinstance(node, (ast.If, ast.While)):
+            info.branch.add(node.lineno)
+        if in_function and isinstance(node, ast.If):
+            info.branch.update(branch[0].lineno for branch in (node.body, node.orelse) if branch)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             if in_function:
                 info.loop.add(node.lineno)
-            if isinstance(node, ast.While) and in_function:
-                info.branch.add(node.lineno)
             visit_body(node.body, in_function, True)
-            visit_body(node.orelse, in_function, in_loop)
-            return
-        if isinstance(node, ast.If):
-            if in_function:
-                info.branch.add(node.lineno)
-                for branch in (node.body, node.orelse):
-                    if branch:
-                        info.branch.add(branch[0].lineno)
-            visit_body(node.body, in_function, in_loop)
             visit_body(node.orelse, in_function, in_loop)
             return
         for name in ("body", "orelse", "finalbody"):
@@ -170,10 +139,9 @@ def _analyze(source: str) -> ProgramLines:
     return info
 
 
-def _check_count(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidArgument(f"{name} must be a non-negative int, got {value!r}")
-    return value
+def event_index(trace: Trace) -> dict[tuple[int, int], int]:
+    """The position in ``trace.events`` of each ``(line, k)``: line N's k-th execution."""
+    return {(event.line, event.occurrence): i for i, event in enumerate(trace.events)}
 
 
 def _entry_name(call: str) -> str:
@@ -183,8 +151,8 @@ def _entry_name(call: str) -> str:
     return head
 
 
-def _spread(rng: random.Random, groups: dict[str, list], n: int, key) -> list:
-    """Draw up to ``n`` items going round the groups (in a seeded order), no key twice."""
+def _spread(rng: random.Random, groups: dict[str, list[int]], n: int) -> list[tuple[str, int]]:
+    """Draw up to ``n`` lines going round the non-empty groups (in a seeded order), no line twice."""
     names = [name for name in _TAG_ORDER if groups.get(name)]
     rng.shuffle(names)
     pools = {name: list(groups[name]) for name in names}
@@ -194,8 +162,8 @@ def _spread(rng: random.Random, groups: dict[str, list], n: int, key) -> list:
             pool = pools[name]
             while pool:
                 item = pool.pop(rng.randrange(len(pool)))
-                if key(item) not in seen:
-                    seen.add(key(item))
+                if item not in seen:
+                    seen.add(item)
                     chosen.append((name, item))
                     break
             if not pool:
@@ -205,18 +173,9 @@ def _spread(rng: random.Random, groups: dict[str, list], n: int, key) -> list:
     return chosen
 
 
-def select_questions(
-    source: str,
-    trace: Trace,
-    call: str,
-    *,
-    seed: int = 0,
-    n_path: int = 2,
-    n_state: int = 2,
-    n_coverage: int = 0,
-    task: str = "output",
-    max_state_chars: int = DEFAULT_MAX_STATE_CHARS,
-) -> list[Question]:
+def select_questions(source: str, trace: Trace, call: str, *, seed: int = 0, n_path: int = 2, n_state: int = 2,
+                     n_coverage: int = 0, task: str = "output", max_state_chars: int = DEFAULT_MAX_STATE_CHARS
+                     ) -> list[Question]:
     """Choose the questions for one traced call.
 
     Args:
@@ -244,7 +203,8 @@ def select_questions(
         InvalidArgument: a count is negative or ``task`` is unknown.
     """
     for name, value in (("n_path", n_path), ("n_state", n_state), ("n_coverage", n_coverage)):
-        _check_count(name, value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidArgument(f"{name} must be a non-negative int, got {value!r}")
     if task not in ("output", "input"):
         raise InvalidArgument(f"task must be 'output' or 'input', got {task!r}")
     if trace.status not in (Status.OK, Status.EXCEPTION):
@@ -273,13 +233,9 @@ def select_questions(
 
     lines = analyze_program(source)
     events = trace.events
-    executed = trace.lines_executed()
-    unexecuted = sorted(lines.statements - executed)
-    occurrences: dict[int, int] = {}
-    first_event: dict[int, object] = {}
-    for event in events:
-        occurrences[event.line] = event.occurrence
-        first_event.setdefault(event.line, event)
+    unexecuted = sorted(lines.statements - trace.lines_executed())
+    index = event_index(trace)
+    occurrences = {line: k for line, k in index}  # the last k of a line is its count
 
     def tags_of(line: int, function: str | None) -> list[str]:
         tags = []
@@ -293,15 +249,11 @@ def select_questions(
 
     groups: dict[str, list[int]] = {}
     for line in sorted(occurrences):
-        for tag in tags_of(line, first_event[line].function):  # type: ignore[attr-defined]
+        for tag in tags_of(line, events[index[(line, 1)]].function):
             groups.setdefault(tag, []).append(line)
-    index = {(event.line, event.occurrence): i for i, event in enumerate(events)}
 
     # path: a line and one of its executions; never-executed lines answer -1
-    path_groups = dict(groups)
-    if unexecuted:
-        path_groups["unexecuted"] = unexecuted
-    for tag, line in _spread(rng, path_groups, n_path, key=lambda line: line):
+    for tag, line in _spread(rng, {**groups, "unexecuted": unexecuted}, n_path):
         if tag == "unexecuted":
             k, answer = 1, -1
         else:
@@ -311,12 +263,9 @@ def select_questions(
         questions.append(Question(Kind.PATH, line=line, k=k, expected=encode(answer), tags=(tag,)))
 
     # state: a line, one of its executions, and a variable it binds (else any local)
-    state_groups = dict(groups)
-    unexecuted_state = [line for line in unexecuted if lines.assigned.get(line)]
-    if unexecuted_state:
-        state_groups["unexecuted"] = unexecuted_state
     state_picks = []
-    for tag, line in _spread(rng, state_groups, n_state * 3, key=lambda line: line):
+    unexecuted_state = [line for line in unexecuted if lines.assigned.get(line)]
+    for tag, line in _spread(rng, {**groups, "unexecuted": unexecuted_state}, n_state * 3):
         if len(state_picks) >= n_state:
             break
         if tag == "unexecuted":
@@ -324,11 +273,7 @@ def select_questions(
             continue
         k = rng.randint(1, occurrences[line])
         state = events[index[(line, k)]].locals
-        usable = {
-            name: value
-            for name, value in state.items()
-            if value.askable and len(value.text) <= max_state_chars
-        }
+        usable = {name: value for name, value in state.items() if value.askable and len(value.text) <= max_state_chars}
         bound_here = [name for name in lines.assigned.get(line, []) if name in usable]
         names = bound_here or sorted(usable)
         if not names:

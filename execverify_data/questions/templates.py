@@ -1,20 +1,9 @@
 """Every prompt template of the question layer, in one place and versioned.
 
-Four styles:
-
-* ``execverify``: the program with numbered lines, the call, a numbered list of
-  questions (the final-answer question first), and one answer per line inside
-  ``<answer>`` ... ``</answer>``.
-* ``cruxeval``: one ``io`` or ``oi`` question as a CRUXEval assertion to complete,
-  ``[PYTHON]`` ... ``[/PYTHON]`` in the prompt and ``[ANSWER]`` ... ``[/ANSWER]`` in
-  the completion.
-* ``chat``: the ``execverify`` prompt as a list of chat messages (system + user).
-* ``reasoning``: the ExecVerify paper's RL prompt form: chat messages whose system
-  message is the paper's ("You are a programming expert."), the ``execverify``
-  questions, and a response asked as ``<reasoning>`` ... ``</reasoning>`` followed by
-  the ``<answer>`` ... ``</answer>`` block (the block the scorer reads, one answer
-  per line as in ``execverify``). A reference completion with a rationale puts it
-  in the reasoning block.
+Four styles (:data:`STYLES`; ``docs/questions.md``, "Templates", shows each): ``execverify``
+(numbered code and questions, one answer per line in ``<answer>``), ``cruxeval`` (one
+``io``/``oi`` assertion to complete), ``chat`` (the ``execverify`` prompt as messages) and
+``reasoning`` (the paper's RL form: ``<reasoning>`` then ``<answer>``).
 
 Change any text here and :data:`TEMPLATE_VERSION` must change with it; it is
 stored in every ``verification`` object and dataset row. (Adding the
@@ -31,25 +20,14 @@ assert f(3) == 8
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, Kind, Question
 
-__all__ = [
-    "STYLES",
-    "TEMPLATE_VERSION",
-    "VERIFICATION_FORMAT",
-    "Rendered",
-    "answer_block",
-    "codegen_messages",
-    "number_lines",
-    "question_text",
-    "render",
-    "verification_for",
-]
+__all__ = ["STYLES", "TEMPLATE_VERSION", "VERIFICATION_FORMAT", "Rendered", "answer_block", "codegen_messages",
+           "number_lines", "ordinal", "question_text", "render", "verification_for"]
 
 #: Version of every text in this module; bump it on any change of a prompt or answer form.
 TEMPLATE_VERSION = "1.0"
@@ -73,9 +51,7 @@ EXECVERIFY_FOOTER = (
     "Reason step by step if you like. Then write the answers, one per line and in the order of the questions, "
     "between {open} and {close}, for example:\n{open}\nanswer to question 1\nanswer to question 2\n{close}"
 )
-SYSTEM_MESSAGE = (
-    "You simulate Python programs exactly, line by line, the way the CPython interpreter runs them."
-)
+SYSTEM_MESSAGE = "You simulate Python programs exactly, line by line, the way the CPython interpreter runs them."
 REASONING_OPEN, REASONING_CLOSE = "<reasoning>", "</reasoning>"
 #: The system message of the ``reasoning`` style: the one of the paper's RL data (Stage I and Stage II).
 REASONING_SYSTEM_MESSAGE = "You are a programming expert."
@@ -106,11 +82,9 @@ CRUX_EXAMPLE_OUTPUT = "[PYTHON]\ndef g(s):\n    return s.upper() + '!'\nassert g
 CRUX_EXAMPLE_INPUT = "[PYTHON]\ndef g(n):\n    return n * 3\nassert g(??) == 12\n[/PYTHON]\n[ANSWER]\nassert g(4) == 12\n[/ANSWER]"
 
 
-def _ordinal(k: int) -> str:
-    if 10 <= k % 100 <= 20:
-        suffix = "th"
-    else:
-        suffix = {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+def ordinal(k: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``... ``11th``, ``21st``."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
     return f"{k}{suffix}"
 
 
@@ -131,18 +105,14 @@ def question_text(question: Question) -> str:
         )
     if kind is Kind.COVERAGE:
         return f"Is line {question.line} executed during the call? Answer True or False."
-    nth = _ordinal(question.k)  # type: ignore[arg-type]
+    nth = ordinal(question.k)  # type: ignore[arg-type]
     times = "once" if question.k == 1 else f"{question.k} times"
     if kind is Kind.PATH:
-        return (
-            f"Which line is executed immediately after the {nth} execution of line {question.line}? "
-            f"Answer with a line number, or -1 if no line follows it or line {question.line} is not executed {times}."
-        )
-    return (
-        f"What are the value and the type of variable `{question.var}` right after the {nth} execution of line "
-        f"{question.line}? Answer as `value; type` (for example `[1, 2]; list`), or `{NOT_EXECUTED}` "
-        f"if line {question.line} is not executed {times}."
-    )
+        return (f"Which line is executed immediately after the {nth} execution of line {question.line}? Answer with "
+                f"a line number, or -1 if no line follows it or line {question.line} is not executed {times}.")
+    return (f"What are the value and the type of variable `{question.var}` right after the {nth} execution of line "
+            f"{question.line}? Answer as `value; type` (for example `[1, 2]; list`), or `{NOT_EXECUTED}` "
+            f"if line {question.line} is not executed {times}.")
 
 
 def number_lines(source: str) -> str:
@@ -159,19 +129,14 @@ def number_lines(source: str) -> str:
 
 def answer_block(answers: list[str], style: str) -> str:
     """The closing answer block a perfect model writes for ``answers`` (already formatted lines)."""
-    if style == "cruxeval":
-        return f"{CRUX_OPEN}\n" + "\n".join(answers) + f"\n{CRUX_CLOSE}"
-    return f"{ANSWER_OPEN}\n" + "\n".join(answers) + f"\n{ANSWER_CLOSE}"
-
-
-def _crux_assertion(question: Question) -> str:
-    return f"assert {question.call} == {question.expected.text}"  # type: ignore[union-attr]
+    opening, closing = (CRUX_OPEN, CRUX_CLOSE) if style == "cruxeval" else (ANSWER_OPEN, ANSWER_CLOSE)
+    return f"{opening}\n" + "\n".join(answers) + f"\n{closing}"
 
 
 def reference_answers(questions: list[Question], style: str) -> list[str]:
     """The answer lines of a perfect completion, one per question."""
     if style == "cruxeval":
-        return [_crux_assertion(q) for q in questions]
+        return [f"assert {q.call} == {q.expected.text}" for q in questions]  # type: ignore[union-attr]
     return [q.reference_answer for q in questions]
 
 
@@ -193,12 +158,8 @@ class Rendered:
     verification: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "prompt": self.prompt,
-            "questions": self.questions,
-            "reference_completion": self.reference_completion,
-            "verification": self.verification,
-        }
+        """The four fields as a dict, in order."""
+        return dict(self.__dict__)
 
 
 def verification_for(source: str, questions: list[Question], style: str) -> dict[str, Any]:
@@ -245,14 +206,8 @@ def _execverify_body(source: str, questions: list[Question], call: str | None, f
     return "\n".join(parts), texts
 
 
-def render(
-    source: str,
-    questions: list[Question],
-    *,
-    style: str = "execverify",
-    call: str | None = None,
-    rationale: str | None = None,
-) -> Rendered:
+def render(source: str, questions: list[Question], *, style: str = "execverify", call: str | None = None,
+           rationale: str | None = None) -> Rendered:
     """Render ``questions`` about ``source`` as a prompt with its reference completion.
 
     Args:
@@ -319,7 +274,3 @@ def codegen_messages(problem: str) -> list[dict[str, str]]:
                                     ropen=REASONING_OPEN, rclose=REASONING_CLOSE)
     return [{"role": "system", "content": REASONING_SYSTEM_MESSAGE}, {"role": "user", "content": text}]
 
-
-def dumps(rendered: Rendered) -> str:
-    """One JSON line for a rendered prompt (the ``execverify questions --json`` output)."""
-    return json.dumps(rendered.to_json(), ensure_ascii=False)
