@@ -21,8 +21,6 @@ assert f([3, 1]) == [1, 3]
 
 from __future__ import annotations
 
-from typing import Any
-
 from execverify_data.questions.extract import answer_lines, completion_text
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, STEP_KINDS, Kind, Question
 from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer, Verification, load_verification
@@ -30,7 +28,7 @@ from execverify_data.questions.select import analyze_program, select_questions
 from execverify_data.questions.templates import STYLES, TEMPLATE_VERSION, Rendered, question_text, render
 
 __all__ = ["FINAL_KINDS", "NOT_EXECUTED", "STEP_KINDS", "STYLES", "TEMPLATE_VERSION", "Kind", "OiExecutor", "Question",
-           "Rendered", "ScoreResult", "Scorer", "Verification", "analyze_program", "answer_lines", "ask", "build",
+           "Rendered", "ScoreResult", "Scorer", "Verification", "analyze_program", "answer_lines", "build",
            "completion_text", "load_verification", "question_text", "render", "select_questions"]
 
 
@@ -69,8 +67,3 @@ def build(source: str, call: str, *, seed: int = 0, n_path: int = 2, n_state: in
 
         text = narrate(source, trace, questions)
     return render(source, questions, style=style, call=call.strip(), rationale=text)
-
-
-def ask(source: str, call: str, trace, **options: Any) -> Rendered:
-    """:func:`build` on a trace of ``call`` made elsewhere (synthesis, the trusted runner); ``options`` as there."""
-    return build(source, call, trace=trace, **options)
