@@ -75,13 +75,7 @@ def drawable(type_text: str | None) -> bool:
 
 
 def _validate(t: Type, text) -> None:
-    if t.name == "|":
-        for a in t.args:
-            _validate(a, text)
-        return
-    if t.name == "...":
-        return
-    if t.name not in _SUPPORTED:
+    if t.name not in _SUPPORTED and t.name not in ("|", "..."):
         raise InvalidArgument(f"cannot draw inputs of type {t} in {text!r}; use concrete types among {_SUPPORTED}")
     for a in t.args:
         _validate(a, text)
@@ -251,9 +245,7 @@ def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints
     if name == "None":
         return None
     if name == "str":
-        if not top:
-            return rng.choice(_WORDS) if rng.random() < 0.7 else _text(rng, lo, hi)
-        return _text(rng, lo, hi)
+        return rng.choice(_WORDS) if not top and rng.random() < 0.7 else _text(rng, lo, hi)
     if name == "bytes":
         return _text(rng, lo, hi).encode("ascii")
     if name == "list":
@@ -577,8 +569,7 @@ _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
-DOMAINS = ("text", "word", "line", "digits", "numstr", "count", "limit", "number", "fragment", "char", "sepchar", "flag",
-           "amount", "amounts", "blob", "numstrs", "words", "key")
+DOMAINS = tuple(_DOMAIN_TYPES)
 
 
 # ------------------------------------------------------------------ several inputs
@@ -653,10 +644,8 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             i = rng.randrange(len(base)) if base else 0
             if base:
                 base[i] = _mutate(base[i], types[i], rng, True)
-                if seeded:
-                    pass  # a mutation of a seed is sized as the seed was
-                elif i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
-                    continue  # an insertion or deletion left the size bounds
+                if not seeded and i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
+                    continue  # an insertion or deletion left the size bounds (a mutated seed keeps the seed's size)
                 if domains[i] in ("count", "limit", "number") and base[i] < 0:
                     continue  # a count stays a count
             args = tuple(base)
