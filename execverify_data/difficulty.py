@@ -1,21 +1,9 @@
 """Difficulty: per-row features, a heuristic score with curriculum buckets, and a model-based filter.
 
-Two ways to rank rows, usable separately or together:
-
-* **Heuristic (no model).** :func:`static_features` (from the program text) and
-  :func:`dynamic_features` (from a :class:`~execverify_data.trace.Trace`) give
-  numbers; :func:`heuristic_score` maps them to ``[0, 1]`` (a weighted mean of
-  log-scaled, capped features, see :data:`WEIGHTS` and :data:`CAPS`);
-  :func:`bucket` cuts the score at :data:`BUCKET_EDGES` into curriculum buckets
-  ``0`` (easiest) .. ``4``. Everything is a pure function of the row, so rows can be
-  scored shard by shard. Calibration figures (Spearman correlation with the level
-  and with trace length) are in ``docs/release.md``
-  (``python benchmarks/bench_release.py --calibrate``).
-* **Model-based (ExecVerify's rule, configurable).** :class:`PassRateFilter`
-  samples a weak solver ``samples`` times (default 10, temperature 1.0), scores each
-  completion with the project's :class:`~execverify_data.questions.Scorer`, and
-  keeps a row when the weak solver passed at most ``keep_max_pass`` times (default 3)
-  and the strong solver (when given) solved it at least once.
+A heuristic (:func:`static_features` and :func:`dynamic_features` give numbers,
+:func:`heuristic_score` maps them to ``[0, 1]``, :func:`bucket` cuts the score into curriculum
+buckets ``0`` .. ``4``; pure functions of the row), and ExecVerify's rule with solvers
+(:class:`PassRateFilter`). ``docs/release.md`` defines each feature and gives the calibration.
 
 >>> src = "def f(xs):\\n    total = 0\\n    for x in xs:\\n        if x > 0:\\n            total += x\\n    return total\\n"
 >>> s = static_features(src)

@@ -102,21 +102,16 @@ def _text(rng: random.Random, lo: int, hi: int) -> str:
 
 
 class Hints:
-    """What a program compares its inputs with: its string, bytes and int literals.
+    """What a program compares its inputs with: its string, bytes and int literals, and its string predicates.
 
-    Drawing with hints (:func:`draw_inputs` ``hints=``), a scalar is, some of the
-    time, built around one of them: a top-level string with a literal spliced in
-    (its length unchanged), a short string or dict key that is a literal, an int
-    next to one; and a top-level string sometimes takes a style (all digits, letters only,
-    upper, lower, title, capitalized, all spaces, a non-ASCII or an unprintable character)
-    that string predicates test for. Conditions such as
-    ``if 'an' in word`` or ``if text.isdigit()`` then go both ways across the draws,
-    where uniform draws almost never make them true (half of the synthesized
-    programs used to be rejected for a constant output). The literals are the
-    program's, so the inputs still say nothing a reader cannot see in the code.
-
-    A program that calls a string predicate (``isdigit``, ``isupper``, ``isascii``...) gets,
-    most of the time, the style that makes that predicate true (:data:`PREDICATE_STYLES`).
+    Drawing with hints (:func:`draw_inputs` ``hints=``), a scalar is, some of the time, built around a literal
+    (a top-level string with one spliced in, its length unchanged; a short string or dict key that is one; an
+    int next to one), and a top-level string sometimes takes a style (digits, letters, upper, title, spaces, a
+    non-ASCII or an unprintable character...), most of the time the one that makes a predicate the program
+    calls true (:data:`PREDICATE_STYLES`). Conditions such as ``if 'an' in word`` or ``if text.isdigit()``
+    then go both ways across the draws, where uniform draws almost never make them true (half of the
+    synthesized programs used to be rejected for a constant output). The literals are the program's, so the
+    inputs still say nothing a reader cannot see in the code.
 
     >>> h = Hints.of_source("def f(s):\\n    return s.count('an') + 3 if s.isupper() else 0")
     >>> h.strs, h.ints, h.styles

@@ -63,18 +63,12 @@ _PYTHON = platform.python_version()
 
 
 class Status(str, enum.Enum):
-    """How a traced call ended.
-
-    * ``ok``: the call returned; ``Trace.output`` holds the value.
-    * ``exception``: the call raised; ``Trace.exception`` says what.
-    * ``step_limit``: the call executed more than ``max_steps`` lines.
-    * ``timeout``: the call ran longer than ``timeout`` seconds.
-    * ``crashed``: no complete trace exists. From :func:`trace_call`: tracing was
-      switched off before the call ended (a trace callback failed, usually with a
-      RecursionError when the program recursed to the limit, or the program called
-      ``sys.settrace``). From :mod:`execverify_data.sandbox.trusted`: the process
-      running the call died without a result (``os._exit``, a signal, memory
-      exhaustion outside Python's control). ``exception`` says which.
+    """How a traced call ended: ``ok`` (``Trace.output`` holds the value), ``exception`` (``Trace.exception`` says
+    what), ``step_limit`` (more than ``max_steps`` lines), ``timeout`` (longer than ``timeout`` seconds), or
+    ``crashed``: no complete trace exists. From :func:`trace_call`: tracing was switched off before the call ended
+    (a trace callback failed, usually with a RecursionError when the program recursed to the limit, or the program
+    called ``sys.settrace``). From :mod:`execverify_data.sandbox.trusted`: the process running the call died
+    without a result (``os._exit``, a signal, memory exhaustion outside Python's control). ``exception`` says which.
     """
 
     OK = "ok"
@@ -100,12 +94,10 @@ class Event(NamedTuple):
 
     Args:
         function (`str`): ``co_name`` of the frame: ``'f'``, ``'<listcomp>'``, ``'<genexpr>'``, ``'<lambda>'``...
-        frame (`int`): id of the call, unique within the trace (0 is the entry call); a
-            generator keeps its id across resumptions.
+        frame (`int`): id of the call, unique within the trace (0 is the entry call); a generator keeps its id.
         depth (`int`): number of traced frames below this one on the stack (0 for the entry call).
         line (`int`): 1-based line number in the program source.
-        occurrence (`int`): k in "the k-th execution of line N", counted over the whole
-            trace (all frames), starting at 1.
+        occurrence (`int`): k in "the k-th execution of line N", over the whole trace (all frames), from 1.
         locals (`Mapping[str, CanonicalValue]`): the frame's locals after the line finished
             (read-only by convention; events may share one mapping).
 

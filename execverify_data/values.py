@@ -247,9 +247,7 @@ class _Encoder:
         return ", ".join([f"{self.text(k, depth)}: {self.text(v, depth)}" for k, v in mapping])
 
     def list_(self, obj: list, depth: int) -> str:
-        if _all_plain(obj):
-            return self.spend(repr(obj))
-        return f"[{self.items(obj, depth)}]"
+        return self.spend(repr(obj)) if _all_plain(obj) else f"[{self.items(obj, depth)}]"
 
     def tuple_(self, obj: tuple, depth: int) -> str:
         if _all_plain(obj):
@@ -630,12 +628,8 @@ def _parse_tree(text: Any, max_chars: int) -> tuple[ast.expr, dict[str, int]]:
 def parse(text: str, *, max_chars: int = MAX_ANSWER_CHARS, max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS) -> Any:
     """Read an answer text as a Python value, accepting only literals.
 
-    Accepted: ``None``/``True``/``False``, numbers (with a sign, complex ``a+bj``),
-    strings and bytes literals, tuples, lists, sets, dicts, ``inf``/``nan``
-    (also ``math.inf``), and the calls ``set``, ``frozenset``, ``float``,
-    ``complex``, ``Counter``, ``deque``, ``OrderedDict``, ``defaultdict``,
-    ``range``, ``bytes``, ``bytearray`` (also as ``collections.X``) with literal
-    arguments. Nothing is evaluated.
+    Accepted: the literals, ``inf``/``nan`` and the calls of a short list of constructors with literal
+    arguments (``docs/values.md`` lists them). Nothing is evaluated.
 
     Args:
         text (`str`): the answer.
