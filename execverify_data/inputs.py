@@ -477,6 +477,9 @@ _LONG_WORDS = ("banana", "orange", "purple", "window", "silver", "garden", "pepp
                "summer", "yellow", "kitten", "letter", "coffee", "apple", "lemon", "mango", "cherry", "pencil",
                "forest", "bottle", "castle", "dragon", "island")
 _SEPS = (",", ";", "-", "|", ":")
+#: the domains drawn as one element of a pool, and as an int in a range
+_PICKS = {"char": _CHARS, "sepchar": _SEPS[:3] + (" ",), "amount": _FLOATS, "key": _WORDS}
+_RANGES = {"count": (0, 8), "limit": (1, 6)}
 
 
 def _fit(text: str, lo: int, hi: int, rng: random.Random, pool: str = _CHARS) -> str:
@@ -502,8 +505,7 @@ def _domain_draw(domain: str, rng: random.Random, lo: int, hi: int, hints: Hints
 
 def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hints | None) -> object:
     if domain == "text":
-        words = [rng.choice(_WORDS) for _ in range(6)]
-        return _fit(" ".join(words), lo, hi, rng)
+        return _fit(" ".join([rng.choice(_WORDS) for _ in range(6)]), lo, hi, rng)
     if domain == "word":
         word = rng.choice(_LONG_WORDS)
         if rng.random() < 0.3:
@@ -511,44 +513,32 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         word = _fit(word, lo, hi, rng)
         return _STYLES[rng.choice(("upper", "title", "capitalized"))](word, rng) if rng.random() < 0.2 else word
     if domain == "line":
-        seps = [p for p in (hints.strs if hints else ()) if p in _SEPS] or [","]
-        sep = rng.choice(seps)
+        sep = rng.choice([p for p in (hints.strs if hints else ()) if p in _SEPS] or [","])
         fields = []
         while len(sep.join(fields)) < hi:
             fields.append(rng.choice(_WORDS) if rng.random() < 0.6 else str(rng.randint(0, 99)))
         return _fit(sep.join(fields), lo, hi, rng, pool="abc")
-    if domain == "digits":
+    if domain == "digits" or (domain == "numstr" and rng.random() < 0.5):
         return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
     if domain == "numstr":
-        if rng.random() < 0.5:
-            return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
         return _fit(rng.choice(_LONG_WORDS) + str(rng.randint(0, 99)), lo, hi, rng)
-    if domain == "count":
-        return rng.randint(0, 8)
-    if domain == "limit":
-        return rng.randint(1, 6)
+    if domain in _PICKS:
+        return rng.choice(_PICKS[domain])
+    if domain in _RANGES:
+        return rng.randint(*_RANGES[domain])
     if domain == "number":
         return rng.choice((rng.randint(0, 99), rng.randint(100, 99999), rng.randint(1000, 999999)))
     if domain == "fragment":
         strs = [x for x in (hints.strs if hints else ()) if 0 < len(x) <= 3]
         if strs and rng.random() < 0.4:
             return rng.choice(strs)
-        word = rng.choice(_WORDS + _LONG_WORDS)
-        return word[: rng.randint(1, 2)]
-    if domain == "char":
-        return rng.choice(_CHARS)
-    if domain == "sepchar":
-        return rng.choice(_SEPS[:3] + (" ",))
+        return rng.choice(_WORDS + _LONG_WORDS)[: rng.randint(1, 2)]
     if domain == "flag":
         return rng.random() < 0.5
-    if domain == "amount":
-        return rng.choice(_FLOATS)
     if domain == "amounts":
         return [rng.choice(_FLOATS) for _ in range(rng.randint(lo, hi))]
     if domain == "blob":
         return _domain_value("text", rng, lo, hi, hints).encode("ascii")
-    if domain == "key":
-        return rng.choice(_WORDS)
     if domain == "numstrs":
         return [str(rng.randint(0, 99)) if rng.random() < 0.6 else rng.choice(_WORDS) + (str(rng.randint(0, 9)) if rng.random() < 0.3 else "")
                 for _ in range(rng.randint(lo, hi))]
