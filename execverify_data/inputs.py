@@ -127,10 +127,7 @@ class Hints:
     STYLE_RATE = 0.2
 
     def __init__(self, strs=(), ints=(), bytes_=(), styles=()):
-        self.strs = tuple(strs)
-        self.ints = tuple(ints)
-        self.bytes_ = tuple(bytes_)
-        self.styles = tuple(styles)
+        self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:

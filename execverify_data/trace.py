@@ -325,12 +325,8 @@ class _Recorder:
         for name, value in frame.f_locals.items():
             cached, canonical, shape = cache.get(name, _NOT_CACHED)
             if cached is value:
-                if shape is None or (
-                    shape
-                    and len(value) == len(shape[0])
-                    and all(map(is_, value, shape[0]))
-                    and (len(shape) == 1 or all(map(is_, value.values(), shape[1])))
-                ):
+                if shape is None or (shape and len(value) == len(shape[0]) and all(map(is_, value, shape[0]))
+                                     and (len(shape) == 1 or all(map(is_, value.values(), shape[1])))):
                     state[name] = canonical
                     continue
             elif name[0] == ".":  # compiler-made locals such as a comprehension's ".0" (never cached)
