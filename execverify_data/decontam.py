@@ -1,19 +1,10 @@
 """Decontamination against evaluation benchmarks: normalized-AST hashes and token n-gram overlap.
 
-A row's program is *contaminated* by a benchmark when
-
-* the normalized-AST hash (:func:`execverify_data.synth.filters.normalized_hash`:
-  identifiers renamed by first use, literals replaced by their type, docstrings and
-  annotations dropped) of the whole program or of any of its functions equals that
-  of a benchmark program or function, or
-* the fraction of its token ``n``-grams (``n`` = 10 by default; Python tokens, comments
-  and docstrings dropped) that occur in the benchmark is at least ``threshold``
-  (0.5 by default).
-
-Shipped references: CRUXEval (800 programs) and HumanEval (164 problems, prompt +
-canonical solution). REval and LiveCodeBench-Exec are read from a local copy
-(:func:`load_local`): a JSONL file or a folder of JSONL files whose rows hold the
-program in ``code``, ``program``, ``function`` or ``prompt`` + ``canonical_solution``.
+A program is *contaminated* by a benchmark when the normalized-AST hash
+(:func:`execverify_data.synth.filters.normalized_hash`) of the whole program or of one of its
+functions is a benchmark program's or function's, or when at least ``threshold`` of its token
+``n``-grams occur in the benchmark. CRUXEval and HumanEval ship with the package; REval and
+LiveCodeBench-Exec are read from a local copy (:func:`load_local`). See ``docs/release.md``.
 
 >>> d = Decontaminator.from_sources({"toy": ["def g(a):\\n    b = a * 2\\n    return sorted(b)\\n"]})
 >>> d.check("def f(xs):\\n    ys = xs * 3\\n    return sorted(ys)\\n")
@@ -179,10 +170,8 @@ def default_sources() -> dict[str, list[str]]:
     """The shipped benchmarks' programs: ``cruxeval`` and ``humaneval``."""
     from execverify_data.data import cruxeval_records, humaneval_records
 
-    return {
-        "cruxeval": [r["code"] for r in cruxeval_records()],
-        "humaneval": [p["prompt"] + p["canonical_solution"] for p in humaneval_records()],
-    }
+    return {"cruxeval": [r["code"] for r in cruxeval_records()],
+            "humaneval": [p["prompt"] + p["canonical_solution"] for p in humaneval_records()]}
 
 
 def _row_code(row: Mapping) -> str | None:

@@ -1,21 +1,9 @@
 """Difficulty: per-row features, a heuristic score with curriculum buckets, and a model-based filter.
 
-Two ways to rank rows, usable separately or together:
-
-* **Heuristic (no model).** :func:`static_features` (from the program text) and
-  :func:`dynamic_features` (from a :class:`~execverify_data.trace.Trace`) give
-  numbers; :func:`heuristic_score` maps them to ``[0, 1]`` (a weighted mean of
-  log-scaled, capped features, see :data:`WEIGHTS` and :data:`CAPS`);
-  :func:`bucket` cuts the score at :data:`BUCKET_EDGES` into curriculum buckets
-  ``0`` (easiest) .. ``4``. Everything is a pure function of the row, so rows can be
-  scored shard by shard. Calibration figures (Spearman correlation with the level
-  and with trace length) are in ``docs/release.md``
-  (``python benchmarks/bench_release.py --calibrate``).
-* **Model-based (ExecVerify's rule, configurable).** :class:`PassRateFilter`
-  samples a weak solver ``samples`` times (default 10, temperature 1.0), scores each
-  completion with the project's :class:`~execverify_data.questions.Scorer`, and
-  keeps a row when the weak solver passed at most ``keep_max_pass`` times (default 3)
-  and the strong solver (when given) solved it at least once.
+A heuristic (:func:`static_features` and :func:`dynamic_features` give numbers,
+:func:`heuristic_score` maps them to ``[0, 1]``, :func:`bucket` cuts the score into curriculum
+buckets ``0`` .. ``4``; pure functions of the row), and ExecVerify's rule with solvers
+(:class:`PassRateFilter`). ``docs/release.md`` defines each feature and gives the calibration.
 
 >>> src = "def f(xs):\\n    total = 0\\n    for x in xs:\\n        if x > 0:\\n            total += x\\n    return total\\n"
 >>> s = static_features(src)
@@ -39,21 +27,8 @@ from typing import Any
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = [
-    "BUCKET_EDGES",
-    "BUCKET_NAMES",
-    "CAPS",
-    "FEATURES",
-    "WEIGHTS",
-    "PassRateFilter",
-    "PassRateResult",
-    "bucket",
-    "dynamic_features",
-    "features",
-    "heuristic_score",
-    "spearman",
-    "static_features",
-]
+__all__ = ["BUCKET_EDGES", "BUCKET_NAMES", "CAPS", "FEATURES", "WEIGHTS", "PassRateFilter", "PassRateResult", "bucket",
+           "dynamic_features", "features", "heuristic_score", "spearman", "static_features"]
 
 STATIC_FEATURES = ("lines", "ast_nodes", "nesting_depth", "catalog_entries", "control_flow")
 DYNAMIC_FEATURES = ("trace_length", "distinct_lines", "loop_iterations", "branch_changes", "variables_mutated", "output_size")
@@ -79,14 +54,13 @@ BUCKET_EDGES: tuple[float, ...] = (0.25, 0.45, 0.60, 0.78)
 BUCKET_NAMES: tuple[str, ...] = ("very_easy", "easy", "medium", "hard", "very_hard")
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.Try)  # a function's own def is no nesting
 
 
 def _nesting(node: ast.AST, depth: int = 0) -> int:
     best = depth
     for child in ast.iter_child_nodes(node):
-        inner = depth + 1 if isinstance(child, _COMPOUND) and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else depth
-        best = max(best, _nesting(child, inner))
+        best = max(best, _nesting(child, depth + 1 if isinstance(child, _COMPOUND) else depth))
     return best
 
 
@@ -108,16 +82,12 @@ def static_features(source: str, *, catalog_ids: Sequence[str] | None = None) ->
         from execverify_data.synth.checker import catalog_entries_used
 
         catalog_ids = sorted(catalog_entries_used(source))
-    return {
-        "lines": sum(1 for line in source.splitlines() if line.strip()),
-        "ast_nodes": sum(1 for _ in ast.walk(tree)),
-        "nesting_depth": _nesting(tree),
-        "catalog_entries": len(set(catalog_ids)),
-        "control_flow": sum(isinstance(n, (*_LOOPS, ast.If)) for n in ast.walk(tree)),
-    }
+    return {"lines": sum(1 for line in source.splitlines() if line.strip()), "ast_nodes": sum(1 for _ in ast.walk(tree)),
+            "nesting_depth": _nesting(tree), "catalog_entries": len(set(catalog_ids)),
+            "control_flow": sum(isinstance(n, (*_LOOPS, ast.If)) for n in ast.walk(tree))}
 
 
-def dynamic_features(trace, *, source: str | None = None) -> dict[str, int]:
+def dynamic_features(trace) -> dict[str, int]:
     """Features of one traced call.
 
     ``trace_length`` (line events), ``distinct_lines``, ``loop_iterations`` (events
@@ -132,8 +102,7 @@ def dynamic_features(trace, *, source: str | None = None) -> dict[str, int]:
     seen: dict[int, int] = {}
     last_next: dict[int, int] = {}
     last_in_frame: dict[int, int] = {}  # frame -> index of its previous event
-    changes = 0
-    mutated = 0
+    changes = mutated = 0
     previous: dict[int, Mapping] = {}
     for i, event in enumerate(events):
         seen[event.line] = seen.get(event.line, 0) + 1
@@ -157,14 +126,8 @@ def dynamic_features(trace, *, source: str | None = None) -> dict[str, int]:
         size = len(trace.exception.type)
     else:
         size = 0
-    return {
-        "trace_length": len(events),
-        "distinct_lines": len(seen),
-        "loop_iterations": sum(c - 1 for c in seen.values()),
-        "branch_changes": changes,
-        "variables_mutated": mutated,
-        "output_size": size,
-    }
+    return {"trace_length": len(events), "distinct_lines": len(seen), "loop_iterations": sum(c - 1 for c in seen.values()),
+            "branch_changes": changes, "variables_mutated": mutated, "output_size": size}
 
 
 def features(source: str, trace, *, catalog_ids: Sequence[str] | None = None) -> dict[str, int]:

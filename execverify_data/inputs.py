@@ -75,13 +75,7 @@ def drawable(type_text: str | None) -> bool:
 
 
 def _validate(t: Type, text) -> None:
-    if t.name == "|":
-        for a in t.args:
-            _validate(a, text)
-        return
-    if t.name == "...":
-        return
-    if t.name not in _SUPPORTED:
+    if t.name not in _SUPPORTED and t.name not in ("|", "..."):
         raise InvalidArgument(f"cannot draw inputs of type {t} in {text!r}; use concrete types among {_SUPPORTED}")
     for a in t.args:
         _validate(a, text)
@@ -108,21 +102,16 @@ def _text(rng: random.Random, lo: int, hi: int) -> str:
 
 
 class Hints:
-    """What a program compares its inputs with: its string, bytes and int literals.
+    """What a program compares its inputs with: its string, bytes and int literals, and its string predicates.
 
-    Drawing with hints (:func:`draw_inputs` ``hints=``), a scalar is, some of the
-    time, built around one of them: a top-level string with a literal spliced in
-    (its length unchanged), a short string or dict key that is a literal, an int
-    next to one; and a top-level string sometimes takes a style (all digits, letters only,
-    upper, lower, title, capitalized, all spaces, a non-ASCII or an unprintable character)
-    that string predicates test for. Conditions such as
-    ``if 'an' in word`` or ``if text.isdigit()`` then go both ways across the draws,
-    where uniform draws almost never make them true (half of the synthesized
-    programs used to be rejected for a constant output). The literals are the
-    program's, so the inputs still say nothing a reader cannot see in the code.
-
-    A program that calls a string predicate (``isdigit``, ``isupper``, ``isascii``...) gets,
-    most of the time, the style that makes that predicate true (:data:`PREDICATE_STYLES`).
+    Drawing with hints (:func:`draw_inputs` ``hints=``), a scalar is, some of the time, built around a literal
+    (a top-level string with one spliced in, its length unchanged; a short string or dict key that is one; an
+    int next to one), and a top-level string sometimes takes a style (digits, letters, upper, title, spaces, a
+    non-ASCII or an unprintable character...), most of the time the one that makes a predicate the program
+    calls true (:data:`PREDICATE_STYLES`). Conditions such as ``if 'an' in word`` or ``if text.isdigit()``
+    then go both ways across the draws, where uniform draws almost never make them true (half of the
+    synthesized programs used to be rejected for a constant output). The literals are the program's, so the
+    inputs still say nothing a reader cannot see in the code.
 
     >>> h = Hints.of_source("def f(s):\\n    return s.count('an') + 3 if s.isupper() else 0")
     >>> h.strs, h.ints, h.styles
@@ -138,10 +127,7 @@ class Hints:
     STYLE_RATE = 0.2
 
     def __init__(self, strs=(), ints=(), bytes_=(), styles=()):
-        self.strs = tuple(strs)
-        self.ints = tuple(ints)
-        self.bytes_ = tuple(bytes_)
-        self.styles = tuple(styles)
+        self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -251,9 +237,7 @@ def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints
     if name == "None":
         return None
     if name == "str":
-        if not top:
-            return rng.choice(_WORDS) if rng.random() < 0.7 else _text(rng, lo, hi)
-        return _text(rng, lo, hi)
+        return rng.choice(_WORDS) if not top and rng.random() < 0.7 else _text(rng, lo, hi)
     if name == "bytes":
         return _text(rng, lo, hi).encode("ascii")
     if name == "list":
@@ -490,6 +474,9 @@ _LONG_WORDS = ("banana", "orange", "purple", "window", "silver", "garden", "pepp
                "summer", "yellow", "kitten", "letter", "coffee", "apple", "lemon", "mango", "cherry", "pencil",
                "forest", "bottle", "castle", "dragon", "island")
 _SEPS = (",", ";", "-", "|", ":")
+#: the domains drawn as one element of a pool, and as an int in a range
+_PICKS = {"char": _CHARS, "sepchar": _SEPS[:3] + (" ",), "amount": _FLOATS, "key": _WORDS}
+_RANGES = {"count": (0, 8), "limit": (1, 6)}
 
 
 def _fit(text: str, lo: int, hi: int, rng: random.Random, pool: str = _CHARS) -> str:
@@ -515,8 +502,7 @@ def _domain_draw(domain: str, rng: random.Random, lo: int, hi: int, hints: Hints
 
 def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hints | None) -> object:
     if domain == "text":
-        words = [rng.choice(_WORDS) for _ in range(6)]
-        return _fit(" ".join(words), lo, hi, rng)
+        return _fit(" ".join([rng.choice(_WORDS) for _ in range(6)]), lo, hi, rng)
     if domain == "word":
         word = rng.choice(_LONG_WORDS)
         if rng.random() < 0.3:
@@ -524,44 +510,32 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         word = _fit(word, lo, hi, rng)
         return _STYLES[rng.choice(("upper", "title", "capitalized"))](word, rng) if rng.random() < 0.2 else word
     if domain == "line":
-        seps = [p for p in (hints.strs if hints else ()) if p in _SEPS] or [","]
-        sep = rng.choice(seps)
+        sep = rng.choice([p for p in (hints.strs if hints else ()) if p in _SEPS] or [","])
         fields = []
         while len(sep.join(fields)) < hi:
             fields.append(rng.choice(_WORDS) if rng.random() < 0.6 else str(rng.randint(0, 99)))
         return _fit(sep.join(fields), lo, hi, rng, pool="abc")
-    if domain == "digits":
+    if domain == "digits" or (domain == "numstr" and rng.random() < 0.5):
         return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
     if domain == "numstr":
-        if rng.random() < 0.5:
-            return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
         return _fit(rng.choice(_LONG_WORDS) + str(rng.randint(0, 99)), lo, hi, rng)
-    if domain == "count":
-        return rng.randint(0, 8)
-    if domain == "limit":
-        return rng.randint(1, 6)
+    if domain in _PICKS:
+        return rng.choice(_PICKS[domain])
+    if domain in _RANGES:
+        return rng.randint(*_RANGES[domain])
     if domain == "number":
         return rng.choice((rng.randint(0, 99), rng.randint(100, 99999), rng.randint(1000, 999999)))
     if domain == "fragment":
         strs = [x for x in (hints.strs if hints else ()) if 0 < len(x) <= 3]
         if strs and rng.random() < 0.4:
             return rng.choice(strs)
-        word = rng.choice(_WORDS + _LONG_WORDS)
-        return word[: rng.randint(1, 2)]
-    if domain == "char":
-        return rng.choice(_CHARS)
-    if domain == "sepchar":
-        return rng.choice(_SEPS[:3] + (" ",))
+        return rng.choice(_WORDS + _LONG_WORDS)[: rng.randint(1, 2)]
     if domain == "flag":
         return rng.random() < 0.5
-    if domain == "amount":
-        return rng.choice(_FLOATS)
     if domain == "amounts":
         return [rng.choice(_FLOATS) for _ in range(rng.randint(lo, hi))]
     if domain == "blob":
         return _domain_value("text", rng, lo, hi, hints).encode("ascii")
-    if domain == "key":
-        return rng.choice(_WORDS)
     if domain == "numstrs":
         return [str(rng.randint(0, 99)) if rng.random() < 0.6 else rng.choice(_WORDS) + (str(rng.randint(0, 9)) if rng.random() < 0.3 else "")
                 for _ in range(rng.randint(lo, hi))]
@@ -577,8 +551,7 @@ _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
-DOMAINS = ("text", "word", "line", "digits", "numstr", "count", "limit", "number", "fragment", "char", "sepchar", "flag",
-           "amount", "amounts", "blob", "numstrs", "words", "key")
+DOMAINS = tuple(_DOMAIN_TYPES)
 
 
 # ------------------------------------------------------------------ several inputs
@@ -653,10 +626,8 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             i = rng.randrange(len(base)) if base else 0
             if base:
                 base[i] = _mutate(base[i], types[i], rng, True)
-                if seeded:
-                    pass  # a mutation of a seed is sized as the seed was
-                elif i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
-                    continue  # an insertion or deletion left the size bounds
+                if not seeded and i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
+                    continue  # an insertion or deletion left the size bounds (a mutated seed keeps the seed's size)
                 if domains[i] in ("count", "limit", "number") and base[i] < 0:
                     continue  # a count stays a count
             args = tuple(base)

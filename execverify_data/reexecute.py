@@ -87,23 +87,18 @@ def check_rows(rows: Iterable[dict], *, python: str | None = None, hash_seed: in
     env = {**os.environ, "PYTHONHASHSEED": str(hash_seed),
            "PYTHONPATH": os.pathsep.join(p for p in (_PACKAGE_ROOT, os.environ.get("PYTHONPATH")) if p)}
     settings = json.dumps({"states": states, "max_steps": max_steps, "timeout": timeout})
-    shares = [jobs[i::workers] for i in range(workers)]
+    from concurrent.futures import ThreadPoolExecutor
+
+    shares = [share for share in (jobs[i::workers] for i in range(workers)) if share]
     procs = [subprocess.Popen([python or sys.executable, "-c", _BOOT, settings], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-             for share in shares if share]
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for _ in shares]
+
+    def talk(proc: subprocess.Popen, share: list[str]) -> tuple[str, str]:
+        return proc.communicate("\n".join(share) + "\n")
+
+    with ThreadPoolExecutor(max(1, len(procs))) as pool:  # one thread per child: all pipes are drained at once
+        outputs = list(pool.map(talk, procs, shares))
     report = Report()
-    import threading
-
-    outputs: list[tuple[str, str]] = [("", "")] * len(procs)
-
-    def talk(i: int, share: list[str]) -> None:
-        outputs[i] = procs[i].communicate("\n".join(share) + "\n")
-
-    threads = [threading.Thread(target=talk, args=(i, share)) for i, share in enumerate(s for s in shares if s)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
     for proc, (out, err) in zip(procs, outputs):
         if proc.returncode != 0:
             raise RuntimeError(f"the re-execution child ({python or sys.executable}) failed: {err.strip()[-2000:]}")

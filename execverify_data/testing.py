@@ -40,14 +40,8 @@ from typing import Any
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = [
-    "CHATML_TEMPLATE",
-    "QWEN2_SPLIT_REGEX",
-    "TINY_SPECIAL_TOKENS",
-    "OpenAICompatibleServer",
-    "build_tiny_model",
-    "train_tiny_tokenizer",
-]
+__all__ = ["CHATML_TEMPLATE", "QWEN2_SPLIT_REGEX", "TINY_SPECIAL_TOKENS", "OpenAICompatibleServer", "build_tiny_model",
+           "train_tiny_tokenizer"]
 
 #: Special tokens, in id order (0, 1, 2): padding/end of text, start and end of a chat turn.
 TINY_SPECIAL_TOKENS: tuple[str, ...] = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
@@ -116,40 +110,24 @@ def train_tiny_tokenizer(corpus: Sequence[str] | None = None, *, vocab_size: int
     texts = _default_corpus() if corpus is None else _check_corpus(corpus)
     floor = 256 + len(TINY_SPECIAL_TOKENS)
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < floor:
-        raise InvalidArgument(
-            f"vocab_size must be an int of at least {floor} (256 bytes + {len(TINY_SPECIAL_TOKENS)} special tokens), "
-            f"got {vocab_size!r}"
-        )
+        raise InvalidArgument(f"vocab_size must be an int of at least {floor} (256 bytes + "
+                              f"{len(TINY_SPECIAL_TOKENS)} special tokens), got {vocab_size!r}")
     tokenizer = Tokenizer(models.BPE())
     tokenizer.normalizer = normalizers.NFC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(QWEN2_SPLIT_REGEX), behavior="isolated", invert=False),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(QWEN2_SPLIT_REGEX), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=list(TINY_SPECIAL_TOKENS),
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(TINY_SPECIAL_TOKENS),
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tokenizer.train_from_iterator(texts, trainer)
     return tokenizer
 
 
-def build_tiny_model(
-    out_dir: str | os.PathLike[str],
-    *,
-    corpus: Sequence[str] | None = None,
-    vocab_size: int = 1024,
-    hidden_size: int = 64,
-    layers: int = 2,
-    heads: int = 4,
-    max_position_embeddings: int = 4096,
-    seed: int = 0,
-) -> Path:
+def build_tiny_model(out_dir: str | os.PathLike[str], *, corpus: Sequence[str] | None = None, vocab_size: int = 1024,
+                     hidden_size: int = 64, layers: int = 2, heads: int = 4, max_position_embeddings: int = 4096,
+                     seed: int = 0) -> Path:
     """Write a tiny Qwen2 causal LM and its tokenizer to ``out_dir``; return the folder.
 
     Takes about 0.1 s on a CPU once torch and transformers are imported (about 3 s cold).
@@ -178,19 +156,13 @@ def build_tiny_model(
         model = AutoModelForCausalLM.from_pretrained(path)
         tokenizer = AutoTokenizer.from_pretrained(path)
     """
-    for name, value, lo in (
-        ("hidden_size", hidden_size, 1),
-        ("layers", layers, 1),
-        ("heads", heads, 1),
-        ("max_position_embeddings", max_position_embeddings, 16),
-    ):
+    for name, value, lo in (("hidden_size", hidden_size, 1), ("layers", layers, 1), ("heads", heads, 1),
+                            ("max_position_embeddings", max_position_embeddings, 16)):
         if isinstance(value, bool) or not isinstance(value, int) or value < lo:
             raise InvalidArgument(f"{name} must be an int of at least {lo}, got {value!r}")
     if hidden_size % heads or (hidden_size // heads) % 2:
-        raise InvalidArgument(
-            f"hidden_size ({hidden_size}) must be divisible by heads ({heads}) "
-            "with an even head size (rotary embeddings)"
-        )
+        raise InvalidArgument(f"hidden_size ({hidden_size}) must be divisible by heads ({heads}) "
+                              "with an even head size (rotary embeddings)")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed must be an int, got {seed!r}")
     if not isinstance(out_dir, (str, os.PathLike)):
@@ -203,13 +175,9 @@ def build_tiny_model(
     model_json = raw.get_vocab(with_added_tokens=True)
     bpe = json.loads(raw.to_str())["model"]
     tokenizer = Qwen2Tokenizer(
-        vocab=bpe["vocab"],
-        merges=[tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in bpe["merges"]],
-        unk_token=None,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=["<|im_start|>", "<|im_end|>"],
-    )
+        vocab=bpe["vocab"], merges=[tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in bpe["merges"]],
+        unk_token=None, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>", "<|im_end|>"])
     tokenizer.chat_template = CHATML_TEMPLATE
     ids = {token: tokenizer.convert_tokens_to_ids(token) for token in TINY_SPECIAL_TOKENS}
     if [ids[t] for t in TINY_SPECIAL_TOKENS] != [model_json[t] for t in TINY_SPECIAL_TOKENS]:
@@ -217,27 +185,15 @@ def build_tiny_model(
 
     kv_heads = heads // 2 if heads % 2 == 0 else heads
     config = Qwen2Config(
-        vocab_size=len(tokenizer),
-        hidden_size=hidden_size,
-        intermediate_size=2 * hidden_size,
-        num_hidden_layers=layers,
-        num_attention_heads=heads,
-        num_key_value_heads=kv_heads,
-        max_position_embeddings=max_position_embeddings,
-        tie_word_embeddings=True,
-        use_sliding_window=False,
-        bos_token_id=None,
-        eos_token_id=ids["<|im_end|>"],
-        pad_token_id=ids["<|endoftext|>"],
-    )
+        vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=2 * hidden_size, num_hidden_layers=layers,
+        num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=max_position_embeddings,
+        tie_word_embeddings=True, use_sliding_window=False, bos_token_id=None, eos_token_id=ids["<|im_end|>"],
+        pad_token_id=ids["<|endoftext|>"])
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = Qwen2ForCausalLM(config)
-    model.generation_config = GenerationConfig(
-        eos_token_id=[ids["<|im_end|>"], ids["<|endoftext|>"]],
-        pad_token_id=ids["<|endoftext|>"],
-        do_sample=True,
-    )
+    model.generation_config = GenerationConfig(eos_token_id=[ids["<|im_end|>"], ids["<|endoftext|>"]],
+                                               pad_token_id=ids["<|endoftext|>"], do_sample=True)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
@@ -333,40 +289,24 @@ class OpenAICompatibleServer:
                 try:
                     with owner._lock:
                         texts = owner.generator.generate(
-                            [prompt],
-                            n=body.get("n", 1),
-                            temperature=body.get("temperature", 1.0),
-                            top_p=body.get("top_p", 1.0),
-                            max_new_tokens=body.get("max_tokens", 16),
-                            seed=body.get("seed"),
-                            stop=[stop] if isinstance(stop, str) else stop,
-                        )[0]
+                            [prompt], n=body.get("n", 1), temperature=body.get("temperature", 1.0),
+                            top_p=body.get("top_p", 1.0), max_new_tokens=body.get("max_tokens", 16),
+                            seed=body.get("seed"), stop=[stop] if isinstance(stop, str) else stop)[0]
                 except (TypeError, ValueError) as exc:
                     return self._error(400, str(exc))
                 if chat:
-                    choices = [
-                        {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
-                        for i, t in enumerate(texts)
-                    ]
+                    choices = [{"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+                               for i, t in enumerate(texts)]
                 else:
                     choices = [{"index": i, "text": t, "finish_reason": "stop"} for i, t in enumerate(texts)]
                 kind = "chat.completion" if chat else "text_completion"
-                self._send(
-                    200,
-                    {
-                        "id": f"cmpl-{len(owner.requests)}",
-                        "object": kind,
-                        "created": int(time.time()),
-                        "model": owner.model_name,
-                        "choices": choices,
-                    },
-                )
+                self._send(200, {"id": f"cmpl-{len(owner.requests)}", "object": kind, "created": int(time.time()),
+                                 "model": owner.model_name, "choices": choices})
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="openai-test-server", daemon=True
-        )
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="openai-test-server",
+                                        daemon=True)
         self._thread.start()
         return self
 

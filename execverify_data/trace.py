@@ -42,18 +42,8 @@ from execverify_data import values
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
 from execverify_data.values import CanonicalValue, encode
 
-__all__ = [
-    "DEFAULT_MAX_STEPS",
-    "DEFAULT_TIMEOUT",
-    "PROGRAM_FILENAME",
-    "Event",
-    "ExceptionInfo",
-    "Status",
-    "Trace",
-    "compile_program",
-    "trace_call",
-    "trusted_arguments",
-]
+__all__ = ["DEFAULT_MAX_STEPS", "DEFAULT_TIMEOUT", "PROGRAM_FILENAME", "Event", "ExceptionInfo", "Status", "Trace",
+           "compile_program", "trace_call", "trusted_arguments"]
 
 #: Default budget of line events per trace.
 DEFAULT_MAX_STEPS = 100_000
@@ -73,18 +63,12 @@ _PYTHON = platform.python_version()
 
 
 class Status(str, enum.Enum):
-    """How a traced call ended.
-
-    * ``ok``: the call returned; ``Trace.output`` holds the value.
-    * ``exception``: the call raised; ``Trace.exception`` says what.
-    * ``step_limit``: the call executed more than ``max_steps`` lines.
-    * ``timeout``: the call ran longer than ``timeout`` seconds.
-    * ``crashed``: no complete trace exists. From :func:`trace_call`: tracing was
-      switched off before the call ended (a trace callback failed, usually with a
-      RecursionError when the program recursed to the limit, or the program called
-      ``sys.settrace``). From :mod:`execverify_data.sandbox.trusted`: the process
-      running the call died without a result (``os._exit``, a signal, memory
-      exhaustion outside Python's control). ``exception`` says which.
+    """How a traced call ended: ``ok`` (``Trace.output`` holds the value), ``exception`` (``Trace.exception`` says
+    what), ``step_limit`` (more than ``max_steps`` lines), ``timeout`` (longer than ``timeout`` seconds), or
+    ``crashed``: no complete trace exists. From :func:`trace_call`: tracing was switched off before the call ended
+    (a trace callback failed, usually with a RecursionError when the program recursed to the limit, or the program
+    called ``sys.settrace``). From :mod:`execverify_data.sandbox.trusted`: the process running the call died
+    without a result (``os._exit``, a signal, memory exhaustion outside Python's control). ``exception`` says which.
     """
 
     OK = "ok"
@@ -110,12 +94,10 @@ class Event(NamedTuple):
 
     Args:
         function (`str`): ``co_name`` of the frame: ``'f'``, ``'<listcomp>'``, ``'<genexpr>'``, ``'<lambda>'``...
-        frame (`int`): id of the call, unique within the trace (0 is the entry call); a
-            generator keeps its id across resumptions.
+        frame (`int`): id of the call, unique within the trace (0 is the entry call); a generator keeps its id.
         depth (`int`): number of traced frames below this one on the stack (0 for the entry call).
         line (`int`): 1-based line number in the program source.
-        occurrence (`int`): k in "the k-th execution of line N", counted over the whole
-            trace (all frames), starting at 1.
+        occurrence (`int`): k in "the k-th execution of line N", over the whole trace (all frames), from 1.
         locals (`Mapping[str, CanonicalValue]`): the frame's locals after the line finished
             (read-only by convention; events may share one mapping).
 
@@ -130,14 +112,8 @@ class Event(NamedTuple):
     locals: Mapping[str, CanonicalValue]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "function": self.function,
-            "frame": self.frame,
-            "depth": self.depth,
-            "line": self.line,
-            "occurrence": self.occurrence,
-            "locals": {name: value.to_json() for name, value in self.locals.items()},
-        }
+        return {"function": self.function, "frame": self.frame, "depth": self.depth, "line": self.line,
+                "occurrence": self.occurrence, "locals": {name: value.to_json() for name, value in self.locals.items()}}
 
 
 @dataclass(frozen=True)
@@ -160,7 +136,6 @@ class Trace:
     python: str = _PYTHON
     stdout: str = ""
 
-    # ------------------------------------------------------------------ helpers
     def lines_executed(self) -> frozenset[int]:
         """The line numbers with at least one event ("is line N executed")."""
         return frozenset(event.line for event in self.events)
@@ -175,10 +150,8 @@ class Trace:
         for index, event in enumerate(self.events):
             if event.line == line and event.occurrence == k:
                 return index
-        raise InvalidArgument(
-            f"line {line} was executed {self.occurrences(line)} time(s), so it has no execution number {k}; "
-            "check trace.occurrences(line) first"
-        )
+        raise InvalidArgument(f"line {line} was executed {self.occurrences(line)} time(s), so it has no execution "
+                              f"number {k}; check trace.occurrences(line) first")
 
     def event_at(self, line: int, k: int) -> Event:
         """The event of line ``line``'s ``k``-th execution (k from 1); raises InvalidArgument if none."""
@@ -203,7 +176,6 @@ class Trace:
         """
         return self.events[self._index(line, k)].locals.get(var)
 
-    # ------------------------------------------------------------------ serialisation
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: ``status``, ``output`` (``{"text","type"}`` or ``None``),
         ``exception`` (``{"type","message"}`` or ``None``), ``python``, ``stdout``, ``events``."""
@@ -252,14 +224,8 @@ def _literal_call(call: str) -> tuple[str, tuple, dict]:
     try:
         return values.parse_call(call)
     except AnswerError as exc:
-        raise ProgramError(
-            f"the call {call[:80]!r} is not a literal call ({exc}); for trusted benchmark data whose "
-            "arguments are expressions, pass trusted_call=True (CLI: --trusted-call)"
-        ) from None
-
-
-def _pack(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
-    return args, kwargs
+        raise ProgramError(f"the call {call[:80]!r} is not a literal call ({exc}); for trusted benchmark data whose "
+                           "arguments are expressions, pass trusted_call=True (CLI: --trusted-call)") from None
 
 
 def trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
@@ -271,14 +237,13 @@ def trusted_arguments(call: str, namespace: dict) -> tuple[str, tuple, dict]:
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         raise ProgramError(f"the call {call[:80]!r} must call a function by name, such as f(1, 'a')")
     name = node.func.id
-    node.func = ast.Name(id="__execverify_pack__", ctx=ast.Load())
-    expression = ast.fix_missing_locations(ast.Expression(body=node))
-    code = compile(expression, _CALL_FILENAME, "eval", dont_inherit=True)
-    namespace["__execverify_pack__"] = _pack  # lambdas in the call see the program's own globals
+    node.func = ast.Name(id=values._PACK, ctx=ast.Load())
+    code = compile(ast.fix_missing_locations(ast.Expression(body=node)), _CALL_FILENAME, "eval", dont_inherit=True)
+    namespace[values._PACK] = values._pack  # lambdas in the call see the program's own globals
     try:
         args, kwargs = eval(code, namespace)  # trusted: benchmark call expressions, only with trusted_call=True
     finally:
-        del namespace["__execverify_pack__"]
+        del namespace[values._PACK]
     return name, args, kwargs
 
 
@@ -360,12 +325,8 @@ class _Recorder:
         for name, value in frame.f_locals.items():
             cached, canonical, shape = cache.get(name, _NOT_CACHED)
             if cached is value:
-                if shape is None or (
-                    shape
-                    and len(value) == len(shape[0])
-                    and all(map(is_, value, shape[0]))
-                    and (len(shape) == 1 or all(map(is_, value.values(), shape[1])))
-                ):
+                if shape is None or (shape and len(value) == len(shape[0]) and all(map(is_, value, shape[0]))
+                                     and (len(shape) == 1 or all(map(is_, value.values(), shape[1])))):
                     state[name] = canonical
                     continue
             elif name[0] == ".":  # compiler-made locals such as a comprehension's ".0" (never cached)
@@ -538,14 +499,8 @@ class _Capped(io.StringIO):
         return len(text)
 
 
-def trace_call(
-    source: str,
-    call: str,
-    *,
-    trusted_call: bool = False,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    timeout: float | None = DEFAULT_TIMEOUT,
-) -> Trace:
+def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps: int = DEFAULT_MAX_STEPS,
+               timeout: float | None = DEFAULT_TIMEOUT) -> Trace:
     """Run ``call`` against ``source`` in this process and record its execution.
 
     The module body of ``source`` runs first, untraced (it defines the functions);
@@ -610,9 +565,7 @@ def trace_call(
         except _Timeout:
             return Trace(Status.TIMEOUT, stdout=stdout.getvalue())
         except BaseException as exc:  # noqa: BLE001 - the program's own failure at definition time
-            raise ProgramError(
-                f"the program failed before the call: {type(exc).__name__}: {exc}"
-            ) from None
+            raise ProgramError(f"the program failed before the call: {type(exc).__name__}: {exc}") from None
         tracer = recorder.on_call
         previous_tracer = sys.gettrace()  # e.g. coverage's: put back afterwards
         lost = None
@@ -644,11 +597,9 @@ def trace_call(
             # program calls sys.settrace itself: the events are incomplete.
             outcome = "returned" if status is Status.OK else f"raised {exception.type}"
             recorder.stopped = Status.CRASHED
-            lost_info = ExceptionInfo(
-                "TracerError",
-                f"tracing stopped before the call ended (a trace callback failed, usually at the recursion "
-                f"limit, or the program changed sys.settrace); the events are incomplete; the call {outcome}",
-            )
+            lost_info = ExceptionInfo("TracerError", "tracing stopped before the call ended (a trace callback failed, "
+                                      "usually at the recursion limit, or the program changed sys.settrace); the "
+                                      f"events are incomplete; the call {outcome}")
     except _Timeout:  # a late alarm outside the call
         recorder.stop(Status.TIMEOUT, None)
     finally:
@@ -661,9 +612,8 @@ def trace_call(
     return _new_trace(status, recorder.build_events(), output, exception, stdout.getvalue())
 
 
-def _new_trace(
-    status: Status, events: tuple[Event, ...], output: CanonicalValue | None, exception: ExceptionInfo | None, stdout: str
-) -> Trace:
+def _new_trace(status: Status, events: tuple[Event, ...], output: CanonicalValue | None,
+               exception: ExceptionInfo | None, stdout: str) -> Trace:
     """``Trace(status, events, output, exception, _PYTHON, stdout)``, built without the frozen
     dataclass's ``__init__`` (one ``object.__setattr__`` call per field: a microsecond per trace)."""
     trace = object.__new__(Trace)

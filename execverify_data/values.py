@@ -1,58 +1,14 @@
 """Canonical values: one exact text for every Python value we ask about, one
 restricted parser for answers, and one comparison rule used everywhere.
 
-Three functions make the public surface:
-
-* :func:`encode` turns a live object into a :class:`CanonicalValue` (canonical
-  Python-literal ``text``, ``type`` name, and whether it is ``askable``);
-* :func:`parse` reads an answer text back into a value, accepting only literals
-  and a short list of constructors, and never calling ``eval`` or ``exec``;
-* :func:`same` decides whether an answer matches an expected value.
-
-The dataset, the TRL rewards and the lm-eval scorers all go through these, so
-the same answer can never be scored differently in two places.
-
-Canonical text
---------------
-* ``None``, ``True``, ``False``; ints in decimal, also beyond Python's
-  4300-digit conversion limit (converted in chunks, the process-wide limit is
-  never changed); floats as ``repr`` gives them, except ``float('nan')``,
-  ``float('inf')`` and ``float('-inf')``; complex numbers as ``repr`` gives them
-  when that reads back to the same number, else ``complex(<real>, <imag>)``
-  (non-finite or negative-zero parts, ``-2j``).
-* ``str`` and ``bytes`` as ``repr``; ``bytearray(b'...')``.
-* lists, tuples (``(1,)`` for one element) and dicts (insertion order) as ``repr``
-  writes them; sets as ``{...}`` and frozensets as ``frozenset({...})`` with
-  elements sorted by a total order that does not depend on hash
-  randomisation (numbers by value, then strings, bytes, tuples...); empty ones
-  as ``set()`` and ``frozenset()``.
-* ``Counter({...})`` (most common first, as ``repr``), ``deque([...])`` (and
-  ``maxlen=``), ``OrderedDict({...})``, ``defaultdict(list, {...})`` for the
-  factories ``int``, ``float``, ``str``, ``bool``, ``list``, ``tuple``, ``dict``,
-  ``set``, ``frozenset``, and ``range(start, stop[, step])``.
-
-A value is not *askable* when no faithful literal exists: iterators,
-generators, dict views, functions, modules, classes, instances of other types,
-recursive containers, nesting deeper than :data:`MAX_DEPTH`, or text longer than
-``max_chars`` (default :data:`MAX_TEXT_CHARS`). Its ``text`` is then a
-placeholder such as ``<list_iterator object>`` that never parses.
-
-Comparison rule (:func:`same`, :func:`equal`)
----------------------------------------------
-* Types must match exactly: ``1``, ``1.0`` and ``True`` differ; so do a tuple
-  and a list, a dict and an ``OrderedDict``, a set and a frozenset.
-* Floats (also the parts of complex numbers) match when both are NaN, or both
-  are the same infinity, or ``math.isclose(a, b, rel_tol=FLOAT_REL_TOL,
-  abs_tol=FLOAT_ABS_TOL)``; so ``0.0`` and ``-0.0`` match.
-* Sets, frozensets and dict keys are compared as sets (order-insensitive), each
-  element matched to an equal element of the same type; their float elements
-  are compared exactly (hashing decides membership). Dict values are compared
-  with this rule. ``OrderedDict`` and ``Counter`` are dicts here, except that
-  two ``OrderedDict`` must also list their keys in the same order.
-* Lists, tuples, deques compare element by element (deques also by ``maxlen``);
-  ``defaultdict`` also by its factory; ranges as Python compares them.
-* An expected value that is not askable matches nothing; an answer that does
-  not parse matches nothing.
+:func:`encode` turns a live object into a :class:`CanonicalValue` (canonical
+Python-literal ``text``, ``type`` name, and whether it is ``askable``); :func:`parse`
+reads an answer text back into a value, accepting only literals and a short list of
+constructors, never calling ``eval`` or ``exec``; :func:`same` (on values:
+:func:`equal`) decides whether an answer matches an expected value. The dataset, the
+TRL rewards and the lm-eval scorers all go through these, so the same answer can never
+be scored differently in two places. ``docs/values.md`` gives the canonical text of
+each type, when a value is not askable, and the comparison rule, case by case.
 
 >>> v = encode({3, 1, 2})
 >>> v.text, v.type, v.askable
@@ -80,24 +36,9 @@ from typing import Any, NamedTuple
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
 
 __all__ = [
-    "CanonicalValue",
-    "FLOAT_ABS_TOL",
-    "FLOAT_REL_TOL",
-    "MAX_ANSWER_CHARS",
-    "MAX_DEPTH",
-    "MAX_ITEMS",
-    "MAX_TEXT_CHARS",
-    "encode",
-    "equal",
-    "format_arguments",
-    "format_call",
-    "literal_calls",
-    "parse",
-    "parse_arguments",
-    "parse_call",
-    "read_canonical",
-    "same",
-    "self_equal",
+    "CanonicalValue", "FLOAT_ABS_TOL", "FLOAT_REL_TOL", "MAX_ANSWER_CHARS", "MAX_DEPTH", "MAX_ITEMS", "MAX_TEXT_CHARS",
+    "encode", "equal", "format_arguments", "format_call", "literal_calls", "parse", "parse_arguments", "parse_call",
+    "read_canonical", "same", "self_equal",
 ]
 
 #: Longest canonical text of an askable value.
@@ -118,9 +59,7 @@ _LOG10_2 = math.log10(2)
 _INT_LIMIT = 10**_DIGITS_SAFE
 _NoneType = type(None)
 
-_DEFAULT_FACTORIES: dict[str, type] = {
-    f.__name__: f for f in (int, float, str, bool, list, tuple, dict, set, frozenset)
-}
+_DEFAULT_FACTORIES: dict[str, type] = {f.__name__: f for f in (int, float, str, bool, list, tuple, dict, set, frozenset)}
 
 
 class CanonicalValue(NamedTuple):
@@ -160,9 +99,8 @@ _new_tuple = tuple.__new__  # builds a CanonicalValue without the NamedTuple's P
 
 
 class _NotAskable(Exception):
-    def __init__(self, placeholder: str, reason: str):
+    def __init__(self, reason: str):
         super().__init__(reason)
-        self.placeholder = placeholder
         self.reason = reason
 
 
@@ -202,13 +140,8 @@ def _complex_text(z: complex) -> str:
     whose real part is ``-0.0``).
     """
     real, imag = z.real, z.imag
-    if (
-        math.isfinite(real)
-        and math.isfinite(imag)
-        and math.copysign(1.0, real) > 0
-        and (imag != 0 or math.copysign(1.0, imag) > 0)
-        and not (real == 0 and imag < 0)
-    ):
+    if (math.isfinite(real) and math.isfinite(imag) and math.copysign(1.0, real) > 0
+            and (imag != 0 or math.copysign(1.0, imag) > 0) and not (real == 0 and imag < 0)):
         return repr(z)
     return f"complex({_float_text(real)}, {_float_text(imag)})"
 
@@ -217,9 +150,7 @@ def _order_key(value: Any) -> tuple:
     """A total order over hashable values that does not depend on hash randomisation."""
     t = type(value)
     if t is bool or t is int or t is float:
-        if value != value:
-            return (2,)
-        return (1, value, t.__name__)
+        return (2,) if value != value else (1, value, t.__name__)
     if value is None:
         return (0,)
     if t is str:
@@ -247,6 +178,7 @@ def _is_plain(x: Any) -> bool:
     return False
 
 
+_SCALAR_TEXT = {float: _float_text, complex: _complex_text, range: repr}
 _ALWAYS_PLAIN = frozenset({str, bool, _NoneType, bytes})
 _REPR_EXACT = _ALWAYS_PLAIN | {int}  # element types whose repr in a list, tuple or dict is canonical
 _INTEGRAL = frozenset({int, bool})
@@ -276,41 +208,37 @@ class _Encoder:
     def spend(self, text: str) -> str:
         self.budget -= len(text)
         if self.budget < 0:
-            raise _NotAskable("", "too large")
+            raise _NotAskable("too large")
         return text
 
     def text(self, obj: Any, depth: int) -> str:
         t = type(obj)
         if t is str or t is bool or obj is None or t is bytes:
             if t in (str, bytes) and len(obj) > self.budget:
-                raise _NotAskable("", "too large")
+                raise _NotAskable("too large")
             return self.spend(repr(obj))
         if t is int:
             if obj.bit_length() * _LOG10_2 > self.budget + 1:
-                raise _NotAskable("", "too large")
+                raise _NotAskable("too large")
             return self.spend(_int_text(obj))
-        if t is float:
-            return self.spend(_float_text(obj))
-        if t is complex:
-            return self.spend(_complex_text(obj))
-        if t is range:
-            return self.spend(repr(obj))
+        if t in _SCALAR_TEXT:
+            return self.spend(_SCALAR_TEXT[t](obj))
         if t is bytearray:
             return self.spend(f"bytearray({self.text(bytes(obj), depth)})")
         if t in _CONTAINERS:
             if depth >= MAX_DEPTH:
-                raise _NotAskable("", "nested too deeply")
+                raise _NotAskable("nested too deeply")
             if len(obj) > self.budget:
-                raise _NotAskable("", "too large")
+                raise _NotAskable("too large")
             key = id(obj)
             if key in self.path:
-                raise _NotAskable("", "recursive container")
+                raise _NotAskable("recursive container")
             self.path.add(key)
             try:
                 return _CONTAINERS[t](self, obj, depth + 1)
             finally:
                 self.path.discard(key)
-        raise _NotAskable("", f"no faithful literal for type {t.__name__}")
+        raise _NotAskable(f"no faithful literal for type {t.__name__}")
 
     def items(self, values, depth: int) -> str:
         return ", ".join([self.text(v, depth) for v in values])
@@ -319,9 +247,7 @@ class _Encoder:
         return ", ".join([f"{self.text(k, depth)}: {self.text(v, depth)}" for k, v in mapping])
 
     def list_(self, obj: list, depth: int) -> str:
-        if _all_plain(obj):
-            return self.spend(repr(obj))
-        return f"[{self.items(obj, depth)}]"
+        return self.spend(repr(obj)) if _all_plain(obj) else f"[{self.items(obj, depth)}]"
 
     def tuple_(self, obj: tuple, depth: int) -> str:
         if _all_plain(obj):
@@ -335,25 +261,18 @@ class _Encoder:
             return self.spend(repr(obj))
         return "{" + self.pairs(obj.items(), depth) + "}"
 
+    # An empty set, frozenset, Counter or OrderedDict is its constructor's call, e.g. "set()".
     def set_(self, obj: set, depth: int) -> str:
-        if not obj:
-            return self.spend("set()")
-        return "{" + self.items(sorted(obj, key=_order_key), depth) + "}"
+        return "{" + self.items(sorted(obj, key=_order_key), depth) + "}" if obj else self.spend("set()")
 
     def frozenset_(self, obj: frozenset, depth: int) -> str:
-        if not obj:
-            return self.spend("frozenset()")
-        return "frozenset({" + self.items(sorted(obj, key=_order_key), depth) + "})"
+        return f"frozenset({{{self.items(sorted(obj, key=_order_key), depth)}}})" if obj else self.spend("frozenset()")
 
     def counter(self, obj: Counter, depth: int) -> str:
-        if not obj:
-            return self.spend("Counter()")
-        return "Counter({" + self.pairs(obj.most_common(), depth) + "})"
+        return f"Counter({{{self.pairs(obj.most_common(), depth)}}})" if obj else self.spend("Counter()")
 
     def ordered_dict(self, obj: OrderedDict, depth: int) -> str:
-        if not obj:
-            return self.spend("OrderedDict()")
-        return "OrderedDict({" + self.pairs(obj.items(), depth) + "})"
+        return f"OrderedDict({{{self.pairs(obj.items(), depth)}}})" if obj else self.spend("OrderedDict()")
 
     def default_dict(self, obj: defaultdict, depth: int) -> str:
         factory = obj.default_factory
@@ -362,7 +281,7 @@ class _Encoder:
         elif _DEFAULT_FACTORIES.get(getattr(factory, "__name__", "")) is factory:
             name = factory.__name__
         else:
-            raise _NotAskable("", "defaultdict whose factory has no literal name")
+            raise _NotAskable("defaultdict whose factory has no literal name")
         return f"defaultdict({name}, {{{self.pairs(obj.items(), depth)}}})"
 
     def deque_(self, obj: deque, depth: int) -> str:
@@ -371,15 +290,9 @@ class _Encoder:
 
 
 _CONTAINERS = {
-    list: _Encoder.list_,
-    tuple: _Encoder.tuple_,
-    dict: _Encoder.dict_,
-    set: _Encoder.set_,
-    frozenset: _Encoder.frozenset_,
-    Counter: _Encoder.counter,
-    OrderedDict: _Encoder.ordered_dict,
-    defaultdict: _Encoder.default_dict,
-    deque: _Encoder.deque_,
+    list: _Encoder.list_, tuple: _Encoder.tuple_, dict: _Encoder.dict_, set: _Encoder.set_,
+    frozenset: _Encoder.frozenset_, Counter: _Encoder.counter, OrderedDict: _Encoder.ordered_dict,
+    defaultdict: _Encoder.default_dict, deque: _Encoder.deque_,
 }
 
 
@@ -387,7 +300,7 @@ def encode(obj: Any, *, max_chars: int = MAX_TEXT_CHARS) -> CanonicalValue:
     """Describe ``obj`` by its canonical literal text and its type name.
 
     Never raises for any object, and never calls the object's own ``__repr__``
-    or ``__eq__`` (only those of the builtin types listed in the module docs).
+    or ``__eq__`` (only those of the builtin types listed in ``docs/values.md``).
 
     Args:
         obj (`Any`): the value.
@@ -423,10 +336,8 @@ def encode(obj: Any, *, max_chars: int = MAX_TEXT_CHARS) -> CanonicalValue:
     elif kind is bool or kind is _NoneType:
         plain = True
     elif kind is dict:
-        plain = len(obj) <= max_chars and (
-            (set(map(type, obj)) <= _REPR_EXACT or _all_plain(obj))
-            and (set(map(type, obj.values())) <= _REPR_EXACT or _all_plain(obj.values()))
-        )
+        plain = len(obj) <= max_chars and (set(map(type, obj)) <= _REPR_EXACT or _all_plain(obj)) and (
+            set(map(type, obj.values())) <= _REPR_EXACT or _all_plain(obj.values()))
     elif kind is float:
         plain = math.isfinite(obj)
     else:
@@ -459,22 +370,18 @@ _SPECIAL_FLOAT_NAMES = {"inf": math.inf, "nan": math.nan}
 def _protect_big_ints(text: str) -> tuple[str, dict[str, int]]:
     """Replace decimal int literals too long for ``ast.parse`` by placeholder names."""
     big: dict[str, int] = {}
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
+    offsets = [0]  # where each line starts in text
+    for line in text.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
     pieces, last = [], 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             digits = tok.string.replace("_", "")
             if tok.type == tokenize.NUMBER and len(digits) >= _DIGITS_SAFE and digits.isdigit():
-                start = offsets[tok.start[0] - 1] + tok.start[1]
-                end = offsets[tok.end[0] - 1] + tok.end[1]
                 name = f"{_BIG_PREFIX}{len(big)}"
                 big[name] = _decimal_to_int(digits)
-                pieces.append(text[last:start])
-                pieces.append(name)
-                last = end
+                pieces += (text[last:offsets[tok.start[0] - 1] + tok.start[1]], name)
+                last = offsets[tok.end[0] - 1] + tok.end[1]
     except (tokenize.TokenError, SyntaxError, IndentationError) as exc:
         raise AnswerError(f"not a Python literal: {exc}") from None
     pieces.append(text[last:])
@@ -487,9 +394,7 @@ class _Builder:
     __slots__ = ("big", "max_depth", "items_left")
 
     def __init__(self, big: dict[str, int], max_depth: int, max_items: int):
-        self.big = big
-        self.max_depth = max_depth
-        self.items_left = max_items
+        self.big, self.max_depth, self.items_left = big, max_depth, max_items
 
     def count(self, n: int) -> None:
         self.items_left -= n
@@ -540,9 +445,8 @@ class _Builder:
         raise AnswerError("arithmetic is not allowed in an answer (only complex literals such as 1+2j); write the value")
 
     def elements(self, nodes: list[ast.expr], depth: int) -> list[Any]:
-        for element in nodes:
-            if isinstance(element, ast.Starred):
-                raise AnswerError("'*' unpacking is not allowed in an answer; write the elements")
+        if any(isinstance(element, ast.Starred) for element in nodes):
+            raise AnswerError("'*' unpacking is not allowed in an answer; write the elements")
         self.count(len(nodes))
         return [self.build(element, depth + 1) for element in nodes]
 
@@ -558,9 +462,7 @@ class _Builder:
     def node_Dict(self, node: ast.Dict, depth: int) -> dict:
         if any(key is None for key in node.keys):
             raise AnswerError("'**' unpacking is not allowed in an answer; write the items")
-        keys = self.elements(node.keys, depth)
-        values = self.elements(node.values, depth)
-        return _hashed(dict, zip(keys, values))
+        return _hashed(dict, zip(self.elements(node.keys, depth), self.elements(node.values, depth)))
 
     def node_Call(self, node: ast.Call, depth: int) -> Any:
         name = _callee_name(node.func)
@@ -571,8 +473,7 @@ class _Builder:
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise AnswerError("unpacking is not allowed in an answer")
         if name == "defaultdict" and node.args:
-            factory = _factory_name(node.args[0])
-            args = [factory, *(self.build(a, depth + 1) for a in node.args[1:])]
+            args = [_factory_name(node.args[0]), *(self.build(a, depth + 1) for a in node.args[1:])]
         else:
             args = [self.build(a, depth + 1) for a in node.args]
         kwargs = {k.arg: self.build(k.value, depth + 1) for k in node.keywords}
@@ -694,17 +595,9 @@ def _make_bytes(kind):
 
 
 _CONSTRUCTORS = {
-    "set": _make_set(set),
-    "frozenset": _make_set(frozenset),
-    "float": _make_float,
-    "complex": _make_complex,
-    "Counter": _make_counter,
-    "OrderedDict": _make_ordered_dict,
-    "defaultdict": _make_defaultdict,
-    "deque": _make_deque,
-    "range": _make_range,
-    "bytes": _make_bytes(bytes),
-    "bytearray": _make_bytes(bytearray),
+    "set": _make_set(set), "frozenset": _make_set(frozenset), "float": _make_float, "complex": _make_complex,
+    "Counter": _make_counter, "OrderedDict": _make_ordered_dict, "defaultdict": _make_defaultdict, "deque": _make_deque,
+    "range": _make_range, "bytes": _make_bytes(bytes), "bytearray": _make_bytes(bytearray),
 }
 
 
@@ -732,21 +625,11 @@ def _parse_tree(text: Any, max_chars: int) -> tuple[ast.expr, dict[str, int]]:
     return tree.body, big
 
 
-def parse(
-    text: str,
-    *,
-    max_chars: int = MAX_ANSWER_CHARS,
-    max_depth: int = MAX_DEPTH,
-    max_items: int = MAX_ITEMS,
-) -> Any:
+def parse(text: str, *, max_chars: int = MAX_ANSWER_CHARS, max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS) -> Any:
     """Read an answer text as a Python value, accepting only literals.
 
-    Accepted: ``None``/``True``/``False``, numbers (with a sign, complex ``a+bj``),
-    strings and bytes literals, tuples, lists, sets, dicts, ``inf``/``nan``
-    (also ``math.inf``), and the calls ``set``, ``frozenset``, ``float``,
-    ``complex``, ``Counter``, ``deque``, ``OrderedDict``, ``defaultdict``,
-    ``range``, ``bytes``, ``bytearray`` (also as ``collections.X``) with literal
-    arguments. Nothing is evaluated.
+    Accepted: the literals, ``inf``/``nan`` and the calls of a short list of constructors with literal
+    arguments (``docs/values.md`` lists them). Nothing is evaluated.
 
     Args:
         text (`str`): the answer.
@@ -806,9 +689,7 @@ def read_canonical(text: str, type_name: str, *, max_chars: int = MAX_ANSWER_CHA
     return parse(text, max_chars=max_chars, max_items=max_items)
 
 
-def parse_call(
-    text: str, *, max_chars: int = MAX_ANSWER_CHARS
-) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+def parse_call(text: str, *, max_chars: int = MAX_ANSWER_CHARS) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
     """Read a literal call such as ``f([1, 2], 'a', k=3)``.
 
     Returns ``(function name, positional args, keyword args)``; every argument
@@ -859,22 +740,9 @@ def _pack(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
 _PACK = "__execverify_pack__"
 #: What a compiled literal call may name: the constructors and factories :func:`parse` accepts.
 _CALL_NAMESPACE: dict[str, Any] = {
-    "__builtins__": {},
-    _PACK: _pack,
-    **{name: kind for name, kind in _DEFAULT_FACTORIES.items()},
-    "float": float,
-    "complex": complex,
-    "range": range,
-    "bytes": bytes,
-    "bytearray": bytearray,
-    "Counter": Counter,
-    "OrderedDict": OrderedDict,
-    "defaultdict": defaultdict,
-    "deque": deque,
-    "inf": math.inf,
-    "nan": math.nan,
-    "math": math,
-    "collections": __import__("collections"),
+    "__builtins__": {}, _PACK: _pack, **_DEFAULT_FACTORIES,
+    **{kind.__name__: kind for kind in (complex, range, bytes, bytearray, Counter, OrderedDict, defaultdict, deque)},
+    **_SPECIAL_FLOAT_NAMES, "math": math, "collections": __import__("collections"),
 }
 _COMPILED_CALLS: dict[str, tuple[str, Any, dict[str, Any]]] = {}
 _COMPILED_CALLS_KEPT = 256
@@ -888,15 +756,12 @@ def _compile_call(text: str, max_chars: int) -> tuple[str, Any, dict[str, Any]]:
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         raise AnswerError("unpacking is not allowed in a literal call; write the arguments")
     builder = _Builder(big, MAX_DEPTH, MAX_ITEMS)
-    for a in node.args:  # the gate: raises AnswerError for anything parse() would refuse
+    for a in [*node.args, *(k.value for k in node.keywords)]:  # the gate: raises AnswerError as parse() would
         builder.build(a, 1)
-    for k in node.keywords:
-        builder.build(k.value, 1)
     name = node.func.id
     node.func = ast.copy_location(ast.Name(id=_PACK, ctx=ast.Load()), node.func)  # the rest keeps its parsed locations
-    expression = ast.Expression(body=node)
     try:
-        code = compile(expression, "<execverify-literal-call>", "eval", dont_inherit=True)
+        code = compile(ast.Expression(body=node), "<execverify-literal-call>", "eval", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         raise AnswerError(f"the call does not compile: {exc}") from None
     return name, code, {**_CALL_NAMESPACE, **big}
@@ -925,11 +790,8 @@ def format_arguments(args: tuple | list, kwargs: dict[str, Any] | None = None) -
     Raises:
         InvalidArgument: an argument has no faithful literal.
     """
-    parts = []
-    for value in args:
-        parts.append(_literal_text(value))
-    for name, value in (kwargs or {}).items():
-        parts.append(f"{name}={_literal_text(value)}")
+    parts = [_literal_text(value) for value in args]
+    parts += [f"{name}={_literal_text(value)}" for name, value in (kwargs or {}).items()]
     return ", ".join(parts)
 
 
@@ -1010,7 +872,7 @@ _MISSING = object()
 
 
 def equal(a: Any, b: Any) -> bool:
-    """The comparison rule of :func:`same`, on values (see the module docs).
+    """The comparison rule of :func:`same`, on values (see ``docs/values.md``).
 
     >>> equal([1, 2.0], [1, 2.0000000001]), equal((1,), [1]), equal({1: "a"}, {True: "a"})
     (True, False, False)

@@ -186,11 +186,9 @@ def is_literal(node: ast.AST) -> bool:
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return all(is_literal(e) for e in node.elts)
     if isinstance(node, ast.Dict):
-        return None not in node.keys and all(is_literal(k) for k in node.keys) and all(
-            is_literal(v) for v in node.values)
+        return None not in node.keys and all(map(is_literal, node.keys)) and all(map(is_literal, node.values))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        operand = node.operand
-        return isinstance(operand, ast.Constant) and type(operand.value) in (int, float, complex)
+        return isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float, complex)
     return False
 
 
