@@ -1,19 +1,14 @@
 """``execverify-lm-eval``: lm-eval's command line with the execverify task folder included.
 
-lm-eval 0.4.13 has no entry point through which a package can register tasks, so this
-script adds ``--include_path <installed task folder>`` and hands over to lm-eval's own
-CLI; every other argument is lm-eval's (``execverify-lm-eval --help``)::
-
-    execverify-lm-eval --model hf --model_args pretrained=Qwen/Qwen2.5-0.5B --tasks execverify_cruxeval_o
-    execverify-lm-eval ls tasks
-
-The same works without this script: ``lm_eval --include_path "$(execverify tasks-path)" ...``.
+lm-eval 0.4.13 has no entry point through which a package can register tasks, so this script
+adds ``--include_path <installed task folder>`` and hands over to lm-eval's own CLI (the same as
+``lm_eval --include_path "$(execverify tasks-path)" ...``); every other argument is lm-eval's.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["build_argv", "main"]
 

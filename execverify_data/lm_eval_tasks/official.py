@@ -1,21 +1,18 @@
 """Verdicts by the benchmarks' own definitions: their ``assert`` programs, decided here.
 
-CRUXEval, LiveCodeBench and REval score an answer by executing a short program: the benchmark's
-code followed by an assertion built from the answer text (CRUXEval: ``assert {output} ==
-{answer}``). The answer text may be any expression (``'ab' + 'c'``, ``dict(e=1, d=2)``,
-``f(3)``), so it has to be run, and it has to run as untrusted code. :func:`passes` does what
-upstream's ``exec`` does, split between two processes:
+CRUXEval, LiveCodeBench and REval score an answer by executing the benchmark's code followed by
+an assertion built from the answer text (CRUXEval: ``assert {output} == {answer}``). The answer
+may be any expression (``'ab' + 'c'``, ``f(3)``), so it must run, as untrusted code.
+:func:`passes` does what upstream's ``exec`` does, split between two processes:
 
-* here (the trusted parent) the statements are parsed (:func:`execverify_data.verdicts.plan_program`);
-  literal leaves are read with :func:`ast.literal_eval` (the gold values always are literals); the
-  comparisons, ``not``, ``and``/``or`` and ``x if c else y`` of each ``assert`` are applied here
-  with Python's own operators on plain values, so ``True == 1`` and ``1 == 1.0`` pass as they do
-  upstream;
-* every other leaf (``'ab' + 'c'``, ``f(3)``) and every statement that is not an ``assert`` runs
-  in the untrusted sandbox (:class:`execverify_data.sandbox.UntrustedPool`) after the benchmark's
-  program; the sandbox returns canonical text (:func:`execverify_data.values.encode`), read back
-  with the restricted parser (:func:`execverify_data.verdicts.answers`). The sandbox never sees a
-  gold value and no boolean computed there is used.
+* here (the trusted parent) the statements are parsed (:func:`execverify_data.verdicts.plan_program`),
+  literal leaves read with :func:`ast.literal_eval`, and each ``assert``'s comparisons, ``not``,
+  ``and``/``or`` and ``x if c else y`` applied with Python's own operators (``True == 1`` passes
+  as upstream);
+* every other leaf and every statement that is not an ``assert`` runs in the untrusted sandbox
+  (:class:`execverify_data.sandbox.UntrustedPool`) after the benchmark's program; its values come
+  back as canonical text read by the restricted parser (:func:`execverify_data.verdicts.answers`).
+  The sandbox never sees a gold value and no boolean computed there is used.
 
 Where this differs from running the program with ``exec`` (never in the answers models write;
 listed in the task README): a value that has no literal (an iterator, a NumPy scalar, a dict
@@ -32,24 +29,14 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from execverify_data.verdicts import Opaque, answers, is_literal, plan_program
 
-__all__ = [
-    "Check",
-    "LCB_IMPORTS",
-    "Opaque",
-    "cruxeval_check",
-    "cruxeval_input_answer",
-    "cruxeval_output_answer",
-    "lcb_answer",
-    "lcb_check",
-    "RAISES",
-    "evaluate",
-    "passes",
-]
+__all__ = ["LCB_IMPORTS", "RAISES", "Check", "Opaque", "cruxeval_check", "cruxeval_input_answer",
+           "cruxeval_output_answer", "evaluate", "lcb_answer", "lcb_check", "passes"]
 
 #: Seconds upstream allows each program (CRUXEval's and lcb_runner's ``check_correctness(..., 3)``).
 UPSTREAM_TIMEOUT = 3.0
@@ -76,13 +63,6 @@ class Check:
     timeout: float = UPSTREAM_TIMEOUT
 
 
-def _plan(check: Check):
-    """The :class:`~execverify_data.verdicts.Decidable` of a check; None when its text does not compile."""
-    if len(check.statements) > _MAX_STATEMENTS_CHARS:
-        return None
-    return plan_program(check.statements, check.known)
-
-
 def _answers(result) -> list:
     """The values of a sandbox result's calls (none when it did not run to the end), read here."""
     return answers(result.calls if result is not None and result.ok else (), opaque=True)
@@ -91,22 +71,19 @@ def _answers(result) -> list:
 def _imports_for(text: str) -> str:
     """``numpy``/``pandas`` as upstream's imports bind them, only for text that names them (an
     import costs the sandboxed child about a second; unnamed, they cannot change a verdict)."""
-    lines = []
-    if re.search(r"\bnp\b", text):
-        lines.append("import numpy as np")
-    if re.search(r"\bpd\b", text):
-        lines.append("import pandas as pd")
-    return "\n".join(lines)
+    named = (("np", "import numpy as np"), ("pd", "import pandas as pd"))
+    return "\n".join(line for name, line in named if re.search(rf"\b{name}\b", text))
 
 
-def _run(jobs: list[dict], pool) -> list:
+def _run(jobs: dict[int, dict], pool) -> list[tuple[int, Any]]:
+    """``(index, sandbox result)`` of each job, run concurrently on ``pool``."""
     if not jobs:
         return []
     if pool is None:
         from execverify_data.sandbox import default_pool
 
         pool = default_pool()
-    return pool.run_many(jobs)
+    return list(zip(jobs, pool.run_many(list(jobs.values()))))
 
 
 def _job(program: str, text: str, calls: list[str], timeout: float) -> dict:
@@ -126,18 +103,19 @@ def passes(checks: Sequence[Check], *, pool=None) -> list[bool]:
     ...         Check(program, "assert 'abc' == 'abc'\\nassert f(1)"), Check(program, "assert 'abc' == abc")])
     [True, False, False, False]
     """
-    planned = [_plan(check) for check in checks]
+    # a Decidable per check; None when its text is too long or does not compile
+    planned = [plan_program(c.statements, c.known) if len(c.statements) <= _MAX_STATEMENTS_CHARS else None
+               for c in checks]
     verdicts: list[bool | None] = [None] * len(checks)
-    jobs, owners = [], []
+    jobs: dict[int, dict] = {}
     for i, (check, plan) in enumerate(zip(checks, planned)):
         if plan is None:
             verdicts[i] = False
         elif not plan.calls:
             verdicts[i] = plan.verdict([])
         else:
-            jobs.append(_job(check.program, check.statements, list(plan.calls), check.timeout))
-            owners.append(i)
-    for i, result in zip(owners, _run(jobs, pool)):
+            jobs[i] = _job(check.program, check.statements, list(plan.calls), check.timeout)
+    for i, result in _run(jobs, pool):
         verdicts[i] = planned[i].verdict(_answers(result))
     return [bool(v) for v in verdicts]
 
@@ -162,7 +140,7 @@ def evaluate(items: Sequence[tuple[str, str]], *, pool=None, timeout: float = UP
     [[1, 2], 'aa', RAISES, <list_iterator object>]
     """
     out: list[Any] = [None] * len(items)
-    jobs, owners = [], []
+    jobs: dict[int, dict] = {}
     for i, (program, text) in enumerate(items):
         try:
             with warnings.catch_warnings():
@@ -178,9 +156,8 @@ def evaluate(items: Sequence[tuple[str, str]], *, pool=None, timeout: float = UP
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 out[i] = RAISES
         else:
-            jobs.append(_job(program, text, [f"({text.strip()}\n)"], timeout))
-            owners.append(i)
-    for i, result in zip(owners, _run(jobs, pool)):
+            jobs[i] = _job(program, text, [f"({text.strip()}\n)"], timeout)
+    for i, result in _run(jobs, pool):
         value = _answers(result)[:1]
         out[i] = value[0] if value and not isinstance(value[0], Exception) else RAISES
     return out

@@ -1,33 +1,22 @@
 """REval (DREval) tasks: coverage, state, path, output and Incremental Consistency, direct and CoT.
 
-REval (Chen et al., "Reasoning Runtime Behavior of a Program with LLM: How Far Are We?",
-ICSE 2025; repository r-eval/REval) has no license file, so neither its data nor its prompt
-templates are shipped: both are read at run time from the upstream repository at the pinned
-commit :data:`REVAL_COMMIT` (``data/DREval_data.jsonl``, ``data/DREval_tasks.jsonl``,
-``prompts/{direct,cot}_{coverage,state,path,output}.txt``), or from local copies given with
-``--metadata`` (``reval_path``: a REval checkout; ``reval_data_path``, ``reval_tasks_path``,
-``reval_prompts_path``). Templates are filled as REval's ``prompt.py``/``evaluation.py`` do
-(:func:`render`). Only the function problems (HumanEval part) are evaluated; the ClassEval
-part needs REval's test-class harness (see README.md).
+REval (Chen et al., ICSE 2025; r-eval/REval) has no license file, so neither its data nor its
+prompt templates are shipped: both are read at run time from the upstream repository at
+:data:`REVAL_COMMIT`, or from local copies named by ``--metadata`` (``reval_path``,
+``reval_data_path``, ``reval_tasks_path``, ``reval_prompts_path``; see README.md). Only the
+function problems (HumanEval part) are evaluated. Gold answers are REval's own (:mod:`.reval_gold`).
 
-Gold answers are REval's own definition (:mod:`.reval_gold`: REval's tracer and ``States``).
-Two scoring rules:
-
-* **official** (``execverify_reval_*``): REval's ``evaluation.py`` — its ``_postprocess``
-  readings (:func:`coverage_answer`, :func:`path_answer`, :func:`state_reading`,
-  :func:`output_answer`), its state judge (value and type read with ``eval`` / ``pydoc.locate``:
-  here literals are read in the parent, other values evaluated in the untrusted sandbox, with
-  REval's unquoted-string fallback; ``==``/``in`` membership, floats within 1e-6) and its output
-  judge (``exec`` of the completed assertion: :func:`.official.passes`);
-* **strict** (``execverify_reval_*_strict``): the same gold and readings, but every value read
-  as a literal and compared type-strictly by :class:`execverify_data.questions.Scorer`, and a
-  direct path answer's leading blank lines skipped.
+* **official** (``execverify_reval_*``): REval's ``evaluation.py`` readings and judges; values
+  that are not literals are evaluated in the untrusted sandbox (:mod:`.official`);
+* **strict** (``*_strict``): the same gold and readings, every value read as a literal and
+  compared type-strictly by :class:`execverify_data.questions.Scorer`.
 
 Nothing runs at import time.
 """
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from functools import lru_cache
@@ -38,16 +27,13 @@ REVAL_REPO = "r-eval/REval"
 REVAL_COMMIT = "2f148b913deb4ae0e0ce41f0245ef35054ede8d6"  # pinned: data and prompt templates
 REVAL_RAW = f"https://raw.githubusercontent.com/{REVAL_REPO}/{REVAL_COMMIT}/"
 KINDS = ("coverage", "state", "path", "output")
-STYLES = ("direct", "cot")
 FLOAT_TOLERANCE = 1e-6  # REval: abs(answer - actual) < 1e-6 for float states
 
 # --------------------------------------------------------------------------- prompts (REval's own, read at run time)
 
 
 def _template_location(kind: str, style: str, metadata: dict) -> str:
-    """Where REval's ``prompts/{style}_{kind}.txt`` is read from: ``reval_prompts_path`` (a
-    folder of those files), ``reval_path`` (a REval checkout: ``<path>/prompts/``), else the
-    upstream repository at :data:`REVAL_COMMIT`."""
+    """``prompts/{style}_{kind}.txt`` under ``reval_prompts_path``, ``reval_path`` or upstream."""
     name = f"{style}_{kind}.txt"
     if metadata.get("reval_prompts_path"):
         return str(Path(metadata["reval_prompts_path"]) / name)
@@ -73,10 +59,8 @@ def _read_text(location: str) -> str:
 
 
 def template_fields(kind: str, unit: dict) -> dict[str, Any]:
-    """The keyword arguments REval's ``evaluation.py`` passes to ``template.format`` for a
-    function (HumanEval) problem: the code as is (path: every line numbered ``"{i}\t{line}\n"``),
-    the invocation ``entry_point + input[:-2] + ")"`` (also as ``invocation_abbr``), the 1-based
-    line and its unstripped text, the variable; output: ``invocation = "\n" + output_pred``."""
+    """The keyword arguments REval's ``evaluation.py`` passes to ``template.format`` for a function
+    problem (path: the code's lines numbered ``"{i}\t{line}\n"``; output: ``"\n" + output_pred``)."""
     code = unit["code"]
     if kind == "output":
         return {"code": code, "invocation": "\n" + unit["output_pred"]}
@@ -101,11 +85,6 @@ def render(template: str, kind: str, unit: dict) -> str:
 
 def _read_jsonl(location: str) -> list[dict]:
     return [json.loads(line) for line in _read_text(location).splitlines() if line.strip()]
-
-
-def _call(entry_point: str, arguments: str) -> str:
-    # REval's invocation: f"{fn_name}{_input[:-2]})" of an input such as "([1.0, 2.0], 0.3,)"
-    return f"{entry_point}{arguments[:-2]})"
 
 
 def _is_function_problem(record: dict) -> bool:
@@ -138,8 +117,7 @@ def gold_answers(run, line: int, var: str) -> dict[str, Any]:
 
 @lru_cache(maxsize=4)
 def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
-    """One unit per (problem, input, task item): the fields of its four questions and their gold
-    answers, REval's runs of each problem (:func:`.reval_gold.run_problem`)."""
+    """One unit per (problem, input, task item): its questions' fields and gold answers."""
     from execverify_data.lm_eval_tasks.reval_gold import run_problem
 
     data = _read_jsonl(data_path)
@@ -155,26 +133,14 @@ def _units(data_path: str, tasks_path: str) -> tuple[dict, ...]:
         for number, (pair, run) in enumerate(zip(pairs, runs)):
             if run is None:
                 continue  # the program raised on this input: REval stops there
-            call = _call(entry, record["inputs"][pair["input_idx"]])
+            # REval's invocation: f"{fn_name}{_input[:-2]})" of an input such as "([1.0, 2.0], 0.3,)"
+            call = f"{entry}{record['inputs'][pair['input_idx']][:-2]})"
             for j, t in enumerate(pair["task"]):
                 line, var = int(t["lineno"]), t["var"]
-                units.append(
-                    {
-                        "id": f"DREval/{idx}/{pair['input_idx']}/{j}",
-                        "task_id": f"DREval/{idx}",
-                        "input_idx": pair["input_idx"],
-                        "pair": number,
-                        "item": j,
-                        "code": code,
-                        "invocation": call,
-                        "lineno": line,
-                        "var": var,
-                        "output_pred": pair["output_pred"],
-                        "gold": json.dumps(gold_answers(run, line, var)),
-                        "call": call,
-                        "entry_point": entry,
-                    }
-                )
+                units.append({"id": f"DREval/{idx}/{pair['input_idx']}/{j}", "task_id": f"DREval/{idx}",
+                              "input_idx": pair["input_idx"], "pair": number, "item": j, "code": code,
+                              "invocation": call, "lineno": line, "var": var, "output_pred": pair["output_pred"],
+                              "gold": json.dumps(gold_answers(run, line, var)), "call": call, "entry_point": entry})
     return tuple(units)
 
 
@@ -186,42 +152,25 @@ def _locations(metadata: dict) -> tuple[str, str]:
     )
 
 
-def _dataset(rows: list[dict]):
-    import datasets
-
-    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
-
-
 def _row(unit: dict, kind: str, style: str, templates: dict[str, str]) -> dict:
-    row = dict(unit)
-    row["prompt"] = render(templates[kind], kind, unit)
-    row["kind"] = kind
-    row["style"] = style
-    row["reference"] = reference_answer(unit, kind, style)
-    return row
+    return {**unit, "prompt": render(templates[kind], kind, unit), "kind": kind, "style": style,
+            "reference": reference_answer(unit, kind, style)}
 
 
 def _loader(kind: str, style: str = "direct"):
     def load(**metadata: Any):
+        from execverify_data.lm_eval_tasks.utils import _dataset
+
         units = _units(*_locations(metadata))
         needed = KINDS if kind == "consistency" else (kind,)
         templates = {k: _read_text(_template_location(k, style, metadata)) for k in needed}
-        if kind == "output":  # one doc per (problem, input) pair, as REval's output task
-            seen, rows = set(), []
-            for unit in units:
-                key = (unit["task_id"], unit["pair"])
-                if key not in seen:
-                    seen.add(key)
-                    rows.append(_row(unit, kind, style, templates))
-            return _dataset(rows)
         if kind == "consistency":  # the four questions of each unit, next to each other
-            rows = []
+            return _dataset([{**_row(unit, k, style, templates), "unit": unit["id"]} for unit in units for k in KINDS])
+        if kind == "output":  # one doc per (problem, input) pair, as REval's output task
+            first: dict[tuple, dict] = {}
             for unit in units:
-                for k in KINDS:
-                    row = _row(unit, k, style, templates)
-                    row["unit"] = unit["id"]
-                    rows.append(row)
-            return _dataset(rows)
+                first.setdefault((unit["task_id"], unit["pair"]), unit)
+            units = tuple(first.values())
         return _dataset([_row(u, kind, style, templates) for u in units])
 
     load.__name__ = f"load_{kind}" + ("" if style == "direct" else f"_{style}")
@@ -249,10 +198,7 @@ def reference_answer(unit: dict, kind: str, style: str = "direct") -> str:
     if kind == "coverage":
         answer = "YES" if gold else "NO"
     elif kind == "path":
-        if not gold or gold[0] == -1:
-            answer = "-1"
-        else:
-            answer = unit["code"].split("\n")[gold[0] - 1].strip()
+        answer = "-1" if not gold or gold[0] == -1 else unit["code"].split("\n")[gold[0] - 1].strip()
     elif kind == "state":
         values = [v for v in gold or () if v["askable"]]
         if gold is None:
@@ -272,8 +218,7 @@ def reference_answer(unit: dict, kind: str, style: str = "direct") -> str:
 
 
 def _unfinished(completion: str, style: str) -> bool:
-    """REval's CoT rule: a CoT answer without ``[/THOUGHT]`` did not finish (read as NO for
-    coverage, wrong otherwise)."""
+    # REval's CoT rule: a CoT answer without [/THOUGHT] did not finish (NO for coverage, wrong otherwise)
     return style == "cot" and "[/THOUGHT]" not in completion
 
 
@@ -284,12 +229,10 @@ def _tags(text: str) -> tuple[str, int]:
     idx = text.find("[ANSWER]")
     if idx != -1:
         text = text[idx + 8 :].strip()
-    idx = text.find("[/ANSWER]")
-    if idx != -1:
-        text = text[:idx].strip()
-    idx = text.find("[/ANSWER")
-    if idx != -1:
-        text = text[:idx].strip()
+    for tag in ("[/ANSWER]", "[/ANSWER"):
+        idx = text.find(tag)
+        if idx != -1:
+            text = text[:idx].strip()
     return text, idx
 
 
@@ -301,8 +244,7 @@ def coverage_answer(completion: str, style: str = "direct") -> bool:
     if _unfinished(text, style):
         return False
     head = _tags(text)[0][:3]
-    yes, no = "YES" in head, "NO" in head
-    return yes and not no
+    return "YES" in head and "NO" not in head
 
 
 def path_answer(completion: str, style: str = "direct") -> str | int:
@@ -350,8 +292,6 @@ def _builtin_class(name: str) -> type | None:
     """The builtin class ``pydoc.locate(name)`` finds (``int``, ``builtins.int``), else None: a
     module, a function, a class of another module or nothing (REval's ``is_builtin_type`` fails
     on those, or their type is no builtin one). Imports nothing."""
-    import builtins
-
     parts = [part for part in name.split(".") if part]
     if parts and parts[0] == "builtins":
         parts = parts[1:]
@@ -444,9 +384,7 @@ def penalized(answer: str, question: str) -> bool:
     """REval's ``penalty_pattern`` for output answers: an assertion on a constant
     (``assert True``, ``assertTrue(True)``...) or fewer asserts than the question has."""
     constants = ("assertTrue(True)", "assertFalse(False)", "assert True", "assert False")
-    if any(c in answer for c in constants):
-        return True
-    return answer.count("assert") < question.count("assert")
+    return any(c in answer for c in constants) or answer.count("assert") < question.count("assert")
 
 
 def output_check(gold: dict, completion: str, code: str, entry_point: str, call: str, output_pred: str,
@@ -542,38 +480,12 @@ def judge(kind: str, gold: Any, completion: str, code: str, style: str = "direct
 # --------------------------------------------------------------------------- the strict judge
 
 
-def _block(text: str) -> str:
-    # the strict reading: REval's tag cuts, always stripped
-    return _tags(text)[0].strip()
-
-
-def _verification(question) -> dict:
-    from execverify_data.questions.templates import verification_for
-
-    return verification_for("", [question], "cruxeval")
-
-
-def _state_type(text: str) -> str:
-    text = text.strip().lower()
-    match = _CLASS.match(text)
-    if match:
-        text = match.group(1)
-    match = _GENERIC.match(text)
-    if match:
-        text = match.group(1)
-    if text == "string":
-        return "str"
-    if text == "integer":
-        return "int"
-    if "," in text or "tuple" in text:
-        return "tuple"
-    return text
-
-
 def _score(question, answer: str) -> bool:
     from execverify_data.lm_eval_tasks.utils import score
+    from execverify_data.questions.templates import verification_for
 
-    return bool(score(_verification(question), f"[ANSWER]\n{answer}\n[/ANSWER]").correct[0])
+    verification = verification_for("", [question], "cruxeval")
+    return bool(score(verification, f"[ANSWER]\n{answer}\n[/ANSWER]").correct[0])
 
 
 def judge_strict(kind: str, gold: Any, completion: str, code: str, style: str = "direct", output_pred: str = "",
@@ -588,31 +500,20 @@ def judge_strict(kind: str, gold: Any, completion: str, code: str, style: str = 
     if kind == "coverage":
         answer = "True" if coverage_answer(completion, style) else "False"
         return _score(Question(Kind.COVERAGE, line=1, expected=encode(bool(gold))), answer)
+    if _unfinished(completion, style):
+        return False
     if kind == "path":
-        if _unfinished(completion, style):
-            return False
-        first = _block(completion).split("\n")[0].strip()
+        first = _tags(completion)[0].strip().split("\n")[0].strip()
         if not first or not gold:
             return False
         candidates = [-1] if first == "-1" else [i + 1 for i, text in enumerate(code.split("\n")) if text.strip() == first]
         return any(_score(Question(Kind.PATH, line=1, k=1, expected=encode(actual)), str(candidate))
                    for candidate in candidates for actual in gold)
-    if kind == "state":
-        if _unfinished(completion, style):
-            return False
-        text = _block(completion)
-        for curly, straight in _QUOTES.items():
-            text = text.replace(curly, straight)
-        if text.capitalize() == "Nil" or text == "[Nil]":
-            return gold is None
-        semicolon = text.rfind(";")
-        if semicolon == -1:
-            return False
-        value, type_name = text[:semicolon].strip(), _state_type(text[semicolon + 1 :])
-        if value.capitalize() == "Nil":
-            return gold is None
-        if gold is None:
-            return False
+    if kind == "state":  # REval's reading, its value and type taken as written
+        reading = state_reading(completion, style)
+        if reading.kind in ("error", "nil") or gold is None:
+            return reading.kind == "nil" and gold is None
+        value, type_name = reading.value, reading.type
         for actual in gold:
             if not actual.get("askable", True):
                 continue
@@ -627,11 +528,7 @@ def judge_strict(kind: str, gold: Any, completion: str, code: str, style: str = 
                 except Exception:  # noqa: BLE001 - an unreadable answer is wrong
                     pass
         return False
-    if _unfinished(completion, style):
-        return False
-    block = _block(completion)
-    in_lines, res_lines = output_pred.strip().split("\n"), block.split("\n")
-    answer = "\n".join(in_lines[: len(in_lines) - len(res_lines)] + res_lines) if len(res_lines) < len(in_lines) else block
+    answer = output_answer(completion, output_pred, style)  # an "ERROR" answer reads as a penalized `assert False`
     if penalized(answer, output_pred):
         return False
     question = Question(Kind.IO, expected=CanonicalValue(gold["text"], gold["type"]), call="f()", entry="f")
@@ -712,12 +609,8 @@ def incremental_consistency(items: list[tuple]) -> float:
     units: dict[str, dict[str, bool]] = {}
     for unit, kind, ok in items:
         units.setdefault(unit, {})[kind] = bool(ok)
-    credit = {
-        (True, True, True, True): 1.0,
-        (True, True, True, False): 0.5,
-        (True, True, False, False): 0.25,
-        (True, False, False, False): 0.125,
-    }
+    credit = {(True, True, True, True): 1.0, (True, True, True, False): 0.5, (True, True, False, False): 0.25,
+              (True, False, False, False): 0.125}
     scores = [credit.get(tuple(v.get(kind, False) for kind in KINDS), 0.0) for v in units.values()]
     return sum(scores) / len(scores) if scores else 0.0
 

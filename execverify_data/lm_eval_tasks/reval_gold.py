@@ -20,10 +20,8 @@ From the states:
   of its parts' values), or Nil when L never runs or nothing is found;
 * **the output**: the call's return value.
 
-This is not the project's tracer (:mod:`execverify_data.trace`, whose after-state of a line is
-the same frame's next state): REval's gold differs from it in about 100 of the HumanEval part's
-1,157 state questions (generator expressions and lambdas on the line, tuples and subscripts,
-iterators read as Nil), and the official REval tasks reproduce REval's numbers.
+This is not the project's tracer (:mod:`execverify_data.trace`): REval's gold differs from it in
+about 100 of the HumanEval part's 1,157 state questions, and the official tasks reproduce REval.
 
 The programs are benchmark data and run here, in process, as REval runs them (one function
 object per problem, its inputs in order); nothing a model writes runs here.
@@ -56,7 +54,8 @@ FILENAME = "<internals>"
 NIL = None
 _SKIPPED_CLASSES = ("module", "function", "builtin_function_or_method")
 _UNSUPPORTED: list = []  # a variable form REval's interpreter does not read: no answer matches
-_LOCALS, _RETURN, _EXCEPTION = 1, 2, 3
+_LOCALS = 1
+_FIELDS = {"line": _LOCALS, "return": 2, "exception": 3}  # the state field each trace event sets
 
 
 def _snapshot(frame_locals: dict) -> dict[str, Any]:
@@ -84,12 +83,8 @@ class _Recorder:
             states[-1][field] = value
 
     def local(self, frame, event: str, arg: Any):
-        if event == "line":
-            self.add(frame.f_lineno, _LOCALS, _snapshot(frame.f_locals))
-        elif event == "return":
-            self.add(frame.f_lineno, _RETURN, True)
-        elif event == "exception":
-            self.add(frame.f_lineno, _EXCEPTION, True)
+        if event in _FIELDS:
+            self.add(frame.f_lineno, _FIELDS[event], _snapshot(frame.f_locals) if event == "line" else True)
         return None  # as REval's local_trace: a frame keeps its local trace function
 
     def call(self, frame, event: str, arg: Any):
@@ -123,8 +118,7 @@ class RevalRun:
         return [self.states[min(i + 1, last)][_LOCALS] for i, at in enumerate(self.lines) if at == target]
 
     def _local(self, target: int, name: str) -> list | None:
-        found = [state[name] for state in self._after(target) if name in state]
-        return found or NIL
+        return [state[name] for state in self._after(target) if name in state] or NIL
 
     def _read(self, target: int, node: ast.AST) -> list | None:
         if isinstance(node, ast.Constant):
@@ -133,10 +127,7 @@ class RevalRun:
             return self._local(target, node.id)
         if isinstance(node, ast.Attribute):
             objects = self._read(target, node.value)
-            if objects is NIL:
-                return NIL
-            found = [getattr(o, node.attr) for o in objects if hasattr(o, node.attr)]
-            return found or NIL
+            return NIL if objects is NIL else [getattr(o, node.attr) for o in objects if hasattr(o, node.attr)] or NIL
         if isinstance(node, ast.Subscript):
             containers, keys = self._read(target, node.value), self._read(target, node.slice)
             if containers is NIL or keys is NIL:
@@ -150,9 +141,7 @@ class RevalRun:
             return found or NIL
         if isinstance(node, ast.Tuple):
             parts = [self._read(target, e) for e in node.elts]
-            if any(p is NIL for p in parts):
-                return NIL
-            return list(itertools.product(*parts))
+            return NIL if any(p is NIL for p in parts) else list(itertools.product(*parts))
         return _UNSUPPORTED
 
     def value(self, line: int, var: str) -> list | None:
@@ -207,14 +196,14 @@ def run_problem(code: str, entry_point: str, inputs: list[str], *, timeout: floa
         recorder = _Recorder()
         previous = sys.gettrace()
         try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                with _time_limit(timeout):
-                    arguments = eval(text, {"__builtins__": builtins})  # trusted: REval's own input data
-                    sys.settrace(recorder.call)
-                    try:
-                        output = function(*arguments)
-                    finally:
-                        sys.settrace(previous)
+            with (contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()),
+                  _time_limit(timeout)):
+                arguments = eval(text, {"__builtins__": builtins})  # trusted: REval's own input data
+                sys.settrace(recorder.call)
+                try:
+                    output = function(*arguments)
+                finally:
+                    sys.settrace(previous)
         except Exception:  # noqa: BLE001 - REval asserts that every run of its data succeeds
             runs.append(None)
             continue

@@ -1,31 +1,15 @@
 """Glue between lm-eval task YAMLs and ``execverify_data``: datasets, prompts, scoring.
 
-Nothing runs at import time. Two scoring rules:
+Nothing runs at import time. Two scoring rules (README.md):
 
-* **official** (the tasks named after a benchmark: ``execverify_cruxeval_o``, ``_i``, their CoT
-  variants, ``execverify_lcb_exec``, ``_cot``): the benchmark's own answer extraction and verdict
-  program (``assert {output} == {answer}``), decided by :mod:`.official` (answers evaluated in
-  the untrusted sandbox, verdicts here);
-* **strict** (the ``*_strict`` variants and the project's own tasks): the project's single scorer,
-  :class:`execverify_data.questions.Scorer` (values compared by :func:`execverify_data.values.same`),
-  so an answer gets the same verdict here, in the TRL rewards and in the released dataset.
+* **official** (the tasks named after a benchmark): the benchmark's own answer extraction and
+  verdict program (``assert {output} == {answer}``), decided by :mod:`.official`;
+* **strict** (the ``*_strict`` variants and the project's own tasks): the project's single
+  scorer, :class:`execverify_data.questions.Scorer`, as in the TRL rewards and the release.
 
-Datasets are built by ``custom_dataset`` functions; lm-eval calls them with the task's
-``metadata`` merged with ``--metadata`` (and, through ``simple_evaluate``, the model
-arguments), so each loader reads only its own keys:
-
-* ``lcb_path``: a local LiveCodeBench execution file (jsonl/json/parquet) instead of
-  the Hub dataset ``livecodebench/execution-v2`` at :data:`LCB_REVISION` (``lcb_revision``
-  overrides the revision);
-* ``reval_path``: a local REval checkout (``data/`` and ``prompts/``), or each part on its
-  own: ``reval_data_path`` / ``reval_tasks_path`` (``DREval_data.jsonl`` /
-  ``DREval_tasks.jsonl``) and ``reval_prompts_path`` (REval's prompt templates), instead of
-  downloading them from the REval repository at its pinned commit;
-* ``release_path``: a local release folder (or one parquet/jsonl file) instead of the Hub;
-  ``release_repo``: the Hub dataset id of the release.
-
-A loader whose data must be downloaded and cannot be (offline) raises :class:`DataUnavailable`:
-one line naming the ``--metadata`` key to pass.
+Loaders (``custom_dataset``) read their own keys of the task ``metadata`` (``lcb_path``,
+``lcb_revision``, ``lcb_limit``, ``release_path``, ``release_repo``); data that must be
+downloaded and cannot be raises :class:`DataUnavailable` naming the key to pass.
 
 Prompt strings of CRUXEval (MIT, (c) Meta Platforms) and LiveCodeBench (MIT) are
 reproduced verbatim from their repositories for fidelity; see README.md.
@@ -39,37 +23,15 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "DataUnavailable",
-    "LCB_REVISION",
-    "cruxeval_input_prompt",
-    "cruxeval_input_cot_prompt",
-    "cruxeval_output_prompt",
-    "cruxeval_output_cot_prompt",
-    "lcb_output_prompt",
-    "lcb_output_cot_prompt",
-    "load_cruxeval_input",
-    "load_cruxeval_input_strict",
-    "load_cruxeval_output",
-    "load_cruxeval_trace",
-    "load_humaneval",
-    "load_lcb_exec",
-    "load_lcb_exec_strict",
-    "load_synth_io",
-    "load_synth_oi",
-    "load_synth_trace",
-    "process_cruxeval_input",
-    "process_cruxeval_input_cot",
-    "process_cruxeval_output",
-    "process_cruxeval_output_cot",
-    "process_humaneval",
-    "process_humaneval_strict",
-    "process_lcb",
-    "process_lcb_cot",
-    "process_results",
+    "DataUnavailable", "LCB_REVISION", "cruxeval_input_prompt", "cruxeval_input_cot_prompt", "cruxeval_output_prompt",
+    "cruxeval_output_cot_prompt", "lcb_output_prompt", "lcb_output_cot_prompt", "load_cruxeval_input",
+    "load_cruxeval_input_strict", "load_cruxeval_output", "load_cruxeval_trace", "load_humaneval", "load_lcb_exec",
+    "load_lcb_exec_strict", "load_synth_io", "load_synth_oi", "load_synth_trace", "process_cruxeval_input",
+    "process_cruxeval_input_cot", "process_cruxeval_output", "process_cruxeval_output_cot", "process_humaneval",
+    "process_humaneval_strict", "process_lcb", "process_lcb_cot", "process_results",
 ]
 
-TASK_DIR = Path(__file__).resolve().parent
-DATA_DIR = TASK_DIR / "data"
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 # --------------------------------------------------------------------------- prompts
 # CRUXEval prompts (facebookresearch/cruxeval, prompts.py, MIT): verbatim.
@@ -239,28 +201,21 @@ assert {input} == ??
 """
 
 
-def cruxeval_output_prompt(doc: dict) -> str:
-    return _CRUX_OUTPUT.format(code=doc["code"], input=doc["input"])
+def _prompt(name: str, template: str, field: str):
+    def prompt(doc: dict) -> str:
+        """lm-eval ``doc_to_text``: the upstream template filled with the doc's ``code`` and ``input``/``output``."""
+        return template.format(code=doc["code"], **{field: doc[field]})
+
+    prompt.__name__ = name
+    return prompt
 
 
-def cruxeval_output_cot_prompt(doc: dict) -> str:
-    return _CRUX_OUTPUT_COT.format(code=doc["code"], input=doc["input"])
-
-
-def cruxeval_input_prompt(doc: dict) -> str:
-    return _CRUX_INPUT.format(code=doc["code"], output=doc["output"])
-
-
-def cruxeval_input_cot_prompt(doc: dict) -> str:
-    return _CRUX_INPUT_COT.format(code=doc["code"], output=doc["output"])
-
-
-def lcb_output_prompt(doc: dict) -> str:
-    return _LCB_OUTPUT.format(code=doc["code"], input=doc["input"])
-
-
-def lcb_output_cot_prompt(doc: dict) -> str:
-    return _LCB_OUTPUT_COT.format(code=doc["code"], input=doc["input"])
+cruxeval_output_prompt = _prompt("cruxeval_output_prompt", _CRUX_OUTPUT, "input")
+cruxeval_output_cot_prompt = _prompt("cruxeval_output_cot_prompt", _CRUX_OUTPUT_COT, "input")
+cruxeval_input_prompt = _prompt("cruxeval_input_prompt", _CRUX_INPUT, "output")
+cruxeval_input_cot_prompt = _prompt("cruxeval_input_cot_prompt", _CRUX_INPUT_COT, "output")
+lcb_output_prompt = _prompt("lcb_output_prompt", _LCB_OUTPUT, "input")
+lcb_output_cot_prompt = _prompt("lcb_output_cot_prompt", _LCB_OUTPUT_COT, "input")
 
 
 # --------------------------------------------------------------------------- scoring
@@ -281,13 +236,8 @@ def score(verification: Any, completion: Any):
 def process_results(doc: dict, results: list) -> dict[str, float]:
     """lm-eval ``process_results``: ``acc`` (every question right) and ``question_acc``
     (fraction of the doc's questions right; equal to ``acc`` for one-question docs)."""
-    completion = results[0] if results else ""
-    result = score(doc["verification"], completion)
-    correct = result.correct
-    return {
-        "acc": float(all(correct)),
-        "question_acc": sum(correct) / len(correct),
-    }
+    correct = score(doc["verification"], results[0] if results else "").correct
+    return {"acc": float(all(correct)), "question_acc": sum(correct) / len(correct)}
 
 
 def _completion(results: list) -> str:
@@ -295,62 +245,37 @@ def _completion(results: list) -> str:
     return completion if isinstance(completion, str) else str(completion)
 
 
-def _official(check) -> dict[str, float]:
-    """``acc`` of one answer by its benchmark's verdict program (0 where upstream skips it)."""
-    from execverify_data.lm_eval_tasks.official import passes
-
-    return {"acc": float(check is not None and passes([check])[0])}
-
-
-def _cruxeval_processor(task: str, cot: bool):
+def _official_processor(name: str, check: str, cot: bool, **task: str):
     def process(doc: dict, results: list) -> dict[str, float]:
-        from execverify_data.lm_eval_tasks.official import cruxeval_check
+        """lm-eval ``process_results`` of an official task: ``acc`` by the benchmark's own answer
+        extraction and ``assert`` program (:mod:`.official`; 0 where upstream scores it 0 unrun)."""
+        from execverify_data.lm_eval_tasks import official
 
-        return _official(cruxeval_check(doc["code"], doc["input"], doc["output"], _completion(results), task=task, cot=cot))
+        made = getattr(official, check)(doc["code"], doc["input"], doc["output"], _completion(results), cot=cot, **task)
+        return {"acc": float(made is not None and official.passes([made])[0])}
 
-    process.__name__ = f"process_cruxeval_{task}" + ("_cot" if cot else "")
-    process.__doc__ = (f"lm-eval ``process_results`` of the official CRUXEval {task} task{' (CoT)' if cot else ''}: "
-                       "``acc`` by CRUXEval's own extraction and ``assert`` program (see :mod:`.official`).")
+    process.__name__ = name
     return process
 
 
-process_cruxeval_output = _cruxeval_processor("output", False)
-process_cruxeval_output_cot = _cruxeval_processor("output", True)
-process_cruxeval_input = _cruxeval_processor("input", False)
-process_cruxeval_input_cot = _cruxeval_processor("input", True)
-
-
-def _lcb_processor(cot: bool):
-    def process(doc: dict, results: list) -> dict[str, float]:
-        from execverify_data.lm_eval_tasks.official import lcb_check
-
-        return _official(lcb_check(doc["code"], doc["input"], doc["output"], _completion(results), cot=cot))
-
-    process.__name__ = "process_lcb" + ("_cot" if cot else "")
-    process.__doc__ = (f"lm-eval ``process_results`` of the official LiveCodeBench-Exec task{' (CoT)' if cot else ''}: "
-                       "``acc`` by ``lcb_runner``'s extraction and ``assert`` program (see :mod:`.official`).")
-    return process
-
-
-process_lcb = _lcb_processor(False)
-process_lcb_cot = _lcb_processor(True)
+process_cruxeval_output = _official_processor("process_cruxeval_output", "cruxeval_check", False, task="output")
+process_cruxeval_output_cot = _official_processor("process_cruxeval_output_cot", "cruxeval_check", True, task="output")
+process_cruxeval_input = _official_processor("process_cruxeval_input", "cruxeval_check", False, task="input")
+process_cruxeval_input_cot = _official_processor("process_cruxeval_input_cot", "cruxeval_check", True, task="input")
+process_lcb = _official_processor("process_lcb", "lcb_check", False)
+process_lcb_cot = _official_processor("process_lcb_cot", "lcb_check", True)
 
 
 class DataUnavailable(SystemExit):
-    """Data a loader must download cannot be downloaded (offline, no such revision...).
+    """Data a loader must download cannot be downloaded: one line naming the ``--metadata`` key to pass.
 
-    The message is one line naming the ``--metadata`` key that gives a local copy. It is a
-    ``SystemExit``: lm-eval's command line does not catch errors raised by task loaders, so any
-    other exception ends in a long traceback; this one prints its line and exits with status 1.
-    Python callers can catch it by name.
+    A ``SystemExit`` because lm-eval's command line does not catch errors of task loaders (any other
+    exception ends in a long traceback); this one prints its line and exits with status 1.
     """
 
     def __init__(self, message: str):
-        super().__init__(message)
+        super().__init__(message)  # str(exc) and exc.code: the message
         self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def download(what: str, key: str, example: str, fetch):
@@ -398,10 +323,6 @@ def _read_table(path: str | Path) -> list[dict]:
     return _read_jsonl(path)
 
 
-def _rows_limit(rows: list[dict], limit: Any) -> list[dict]:
-    return rows if limit is None else rows[: int(limit)]
-
-
 # --------------------------------------------------------------------------- CRUXEval
 
 
@@ -446,12 +367,10 @@ def load_cruxeval_input_strict(**metadata) -> Any:
 
 def load_cruxeval_trace(**metadata) -> Any:
     """Path, state and coverage questions over the 800 CRUXEval programs (scripts/make_cruxeval_trace.py)."""
-    rows = []
-    for row in _read_jsonl(DATA_DIR / "cruxeval_trace.jsonl"):
-        row = dict(row)
+    rows = _read_jsonl(DATA_DIR / "cruxeval_trace.jsonl")
+    for row in rows:
         row["verification"] = json.dumps(row["verification"], ensure_ascii=False)
         row["reference"] = row.pop("reference_completion")
-        rows.append(row)
     return _dataset(rows)
 
 
@@ -493,23 +412,18 @@ def _lcb_records(lcb_path: str | None, lcb_revision: str) -> list[dict]:
 
 
 def _lcb_rows(lcb_path: str | None, lcb_limit: Any, lcb_revision: str, strict: bool) -> list[dict]:
+    records = _lcb_records(lcb_path, lcb_revision)
     rows = []
-    for record in _rows_limit(_lcb_records(lcb_path, lcb_revision), lcb_limit):
+    for record in records if lcb_limit is None else records[: int(lcb_limit)]:
         verification = _lcb_verification(record)
         if strict and verification is None:
             continue  # the strict rule needs a literal output
-        rows.append(
-            {
-                "id": str(record.get("id", record.get("question_id", len(rows)))),
-                "question_id": str(record.get("question_id", "")),
-                "function_name": record.get("function_name", ""),
-                "code": record["code"],
-                "input": record["input"],
-                "output": record["output"],
-                "verification": json.dumps(verification, ensure_ascii=False) if verification else "",
-                "reference": f"assert {record['input']} == {record['output']}\n[/ANSWER]",
-            }
-        )
+        rows.append({"id": str(record.get("id", record.get("question_id", len(rows)))),
+                     "question_id": str(record.get("question_id", "")),
+                     "function_name": record.get("function_name", ""), "code": record["code"],
+                     "input": record["input"], "output": record["output"],
+                     "verification": json.dumps(verification, ensure_ascii=False) if verification else "",
+                     "reference": f"assert {record['input']} == {record['output']}\n[/ANSWER]"})
     return rows
 
 
@@ -548,11 +462,8 @@ def _prompt_text(prompt: Any) -> str:
 
 
 def _release_records(part: str, release_path: str | None, release_repo: str) -> tuple[list[dict], bool]:
-    """The test rows of config ``part`` and whether they still need filtering by question kinds.
-
-    A release folder has ``<config>/test-*.parquet`` (``execverify_data.release``); any other
-    folder or file is read whole (its files whose path contains ``test``) and filtered.
-    """
+    """The test rows of config ``part`` (``<config>/test-*.parquet`` of a release folder; any other
+    folder or file read whole, files whose path contains ``test``) and whether they need filtering."""
     if not release_path:
 
         def fetch():
@@ -600,15 +511,10 @@ def _synth_rows(part: str, release_path: str | None, release_repo: str) -> list[
         verification = load_verification(raw)
         if mixed and not _wanted(part, set(verification.kinds)):
             continue
-        rows.append(
-            {
-                "id": str(record.get("id", number)),
-                "prompt": _prompt_text(record["prompt"]),
-                "verification": raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False),
-                "reference": _prompt_text(record.get("reference_completion") or record.get("completion") or ""),
-                "style": verification.style,
-            }
-        )
+        rows.append({"id": str(record.get("id", number)), "prompt": _prompt_text(record["prompt"]),
+                     "verification": raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False),
+                     "reference": _prompt_text(record.get("reference_completion") or record.get("completion") or ""),
+                     "style": verification.style})
     return rows
 
 
@@ -629,10 +535,8 @@ def load_synth_trace(release_path: str | None = None, release_repo: str = RELEAS
 
 def synth_final_results(doc: dict, results: list) -> dict[str, float]:
     """``acc``: the final (io/oi) answer; ``question_acc``: all questions of the row."""
-    completion = results[0] if results else ""
-    result = score(doc["verification"], completion)
-    final = result.final_correct
-    return {"acc": float(bool(final)), "question_acc": sum(result.correct) / len(result.correct)}
+    result = score(doc["verification"], results[0] if results else "")
+    return {"acc": float(bool(result.final_correct)), "question_acc": sum(result.correct) / len(result.correct)}
 
 
 # --------------------------------------------------------------------------- HumanEval
@@ -641,8 +545,7 @@ def load_humaneval(**metadata) -> Any:
     """The 164 HumanEval problems shipped with the package (MIT)."""
     from execverify_data.data import humaneval_records
 
-    rows = [dict(r, reference=r["canonical_solution"]) for r in humaneval_records()]
-    return _dataset(rows)
+    return _dataset([dict(r, reference=r["canonical_solution"]) for r in humaneval_records()])
 
 
 def humaneval_prompt(doc: dict) -> str:
@@ -668,9 +571,7 @@ def process_humaneval_strict(doc: dict, results: list) -> dict[str, float]:
     the function), run by :func:`execverify_data.rewards.unit_test_reward` (5 s)."""
     from execverify_data.rewards import unit_test_reward
 
-    body = _completion(results).split("```")[0]
-    program = doc["prompt"] + body
-    reward = unit_test_reward(
-        completions=["```python\n" + program + "\n```"], tests=[[doc["test"]]], entry_point=[doc["entry_point"]]
-    )
+    program = doc["prompt"] + _completion(results).split("```")[0]
+    reward = unit_test_reward(completions=["```python\n" + program + "\n```"], tests=[[doc["test"]]],
+                              entry_point=[doc["entry_point"]])
     return {"pass@1": float(reward[0] or 0.0)}
