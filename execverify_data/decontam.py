@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_int
 
 __all__ = ["Decontaminator", "Match", "default_sources", "load_local", "ngrams", "program_hashes"]
 
@@ -107,8 +107,7 @@ class Decontaminator:
 
     def __init__(self, *, hashes: Mapping[str, str], grams: Mapping[tuple[str, ...], str], sizes: Mapping[str, int],
                  n: int = DEFAULT_N, threshold: float = DEFAULT_THRESHOLD):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise InvalidArgument(f"n must be a positive int, got {n!r}")
+        check_int("n", n)
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
             raise InvalidArgument(f"threshold must be a number in (0, 1], got {threshold!r}")
         self.hashes, self.grams, self.sizes, self.n, self.threshold = dict(hashes), dict(grams), dict(sizes), n, float(threshold)

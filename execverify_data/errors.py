@@ -7,7 +7,7 @@ catch either. Messages say what was wrong and what to do next.
 
 from __future__ import annotations
 
-__all__ = ["ExecVerifyError", "AnswerError", "InvalidArgument", "ProgramError"]
+__all__ = ["ExecVerifyError", "AnswerError", "InvalidArgument", "ProgramError", "check_int"]
 
 
 class ExecVerifyError(Exception):
@@ -24,3 +24,16 @@ class InvalidArgument(ExecVerifyError, TypeError):
 
 class ProgramError(ExecVerifyError, ValueError):
     """A program or call given to the tracer or a runner cannot be used (syntax error, non-literal call...)."""
+
+
+def check_int(name: str, value: object, minimum: int = 1) -> None:
+    """Raise :class:`InvalidArgument` unless ``value`` is an int (a bool is not) of at least ``minimum``.
+
+    >>> check_int("k", 3, minimum=3)
+    >>> check_int("workers", True)
+    Traceback (most recent call last):
+    execverify_data.errors.InvalidArgument: workers must be a positive int, got True
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        kind = {0: "a non-negative int", 1: "a positive int"}.get(minimum, f"an int >= {minimum}")
+        raise InvalidArgument(f"{name} must be {kind}, got {value!r}")

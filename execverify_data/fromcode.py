@@ -66,7 +66,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from execverify_data import shards
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_int
 from execverify_data.pipeline import RecordRun
 from execverify_data.records import ProgramRecord
 
@@ -377,10 +377,8 @@ class FromCodeConfig:
     def __post_init__(self) -> None:
         for name in ("k", "min_inputs", "k_max", "candidates", "shard_size", "max_steps"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
+            check_int(name, value)
+        check_int("seed", self.seed, minimum=0)
         if not self.min_inputs <= self.k <= self.k_max:
             raise InvalidArgument(f"need min_inputs <= k <= k_max, got {self.min_inputs}, {self.k}, {self.k_max}")
         if not 0 <= self.min_size <= self.max_size:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from execverify_data import shards
-from execverify_data.errors import ExecVerifyError, InvalidArgument
+from execverify_data.errors import ExecVerifyError, InvalidArgument, check_int
 from execverify_data.records import ProgramRecord, RowOutcome, Tally
 from execverify_data.seeds import generator_offset, row_seed
 
@@ -100,16 +100,13 @@ class SynthConfig:
     llm_chat: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.n_programs, bool) or not isinstance(self.n_programs, int) or self.n_programs < 1:
-            raise InvalidArgument(f"n_programs must be a positive int, got {self.n_programs!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
+        check_int("n_programs", self.n_programs)
+        check_int("seed", self.seed, minimum=0)
         levels = tuple(self.levels)
         if not levels or any(lv not in (1, 2, 3, 4, 5, 6) for lv in levels) or len(set(levels)) != len(levels):
             raise InvalidArgument(f"levels must be distinct values from 1 to 6, got {self.levels!r}")
         object.__setattr__(self, "levels", levels)
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 3:
-            raise InvalidArgument(f"inputs per program must be an int >= 3, got {self.k!r}")
+        check_int("inputs per program", self.k, minimum=3)
         if not isinstance(self.shard_size, int) or self.shard_size < 1:
             raise InvalidArgument(f"shard_size must be a positive int, got {self.shard_size!r}")
         if self.tracer not in ("inprocess", "trusted"):
@@ -117,8 +114,7 @@ class SynthConfig:
         if not 0 <= self.min_size <= self.max_size:
             raise InvalidArgument(f"need 0 <= min_size <= max_size, got {self.min_size}, {self.max_size}")
         object.__setattr__(self, "generators", _check_generators(self.generators))
-        if isinstance(self.llm_samples, bool) or not isinstance(self.llm_samples, int) or self.llm_samples < 1:
-            raise InvalidArgument(f"llm_samples must be a positive int, got {self.llm_samples!r}")
+        check_int("llm_samples", self.llm_samples)
         if (isinstance(self.llm_max_new_tokens, bool) or not isinstance(self.llm_max_new_tokens, int)
                 or self.llm_max_new_tokens < 1):
             raise InvalidArgument(f"llm_max_new_tokens must be a positive int, got {self.llm_max_new_tokens!r}")
@@ -521,8 +517,7 @@ def synthesize(config: SynthConfig, out: str | os.PathLike, *, workers: int = 1,
     not yet checked for duplicates count provisionally; the count never exceeds ``n`` and ends at the
     number written).
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    check_int("workers", workers)
     out = Path(out)
     shards.claim_folder(out, config.identity(), hint="use another --out")
     run = _SynthRun(config, out, progress)

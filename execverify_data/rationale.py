@@ -28,7 +28,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from execverify_data.errors import InvalidArgument, ProgramError
+from execverify_data.errors import ProgramError, check_int
 from execverify_data.questions.kinds import Kind, Question
 from execverify_data.questions.select import event_index
 from execverify_data.questions.templates import ordinal, render
@@ -181,8 +181,7 @@ def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, ma
         InvalidArgument: a limit is not a positive int.
     """
     for name, value in (("max_iterations", max_iterations), ("max_events", max_events), ("max_value_chars", max_value_chars)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+        check_int(name, value)
     if trace.status not in (Status.OK, Status.EXCEPTION):
         raise ProgramError(f"the trace did not finish (status {trace.status.value}); there is nothing to narrate")
     blocks = _blocks(source)

@@ -34,7 +34,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import check_int
 
 __all__ = ["Mismatch", "Report", "check_rows"]
 
@@ -80,8 +80,7 @@ def check_rows(rows: Iterable[dict], *, python: str | None = None, hash_seed: in
         workers (`int`, defaults to 1): child interpreters, each given an equal share of the rows.
         max_steps (`int`), timeout (`float`): budgets per call.
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    check_int("workers", workers)
     jobs = [json.dumps({"id": r["id"], "code": r["code"], "entry": r["entry_point"], "inputs": list(r["inputs"]),
                         "outputs": list(r["outputs"])}) for r in rows]
     env = {**os.environ, "PYTHONHASHSEED": str(hash_seed),

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_int
 from execverify_data.records import ProgramRecord, record_schema
 
 __all__ = ["CHUNK_ROWS", "ENGINES", "KNOWN_LAG", "RECORD_MARKERS", "KnownPrograms", "ShardRun", "check_record_fields",
@@ -375,8 +375,7 @@ class ShardRun:
 
     def run(self, workers: int, *, engine: str = "local", **pool_options) -> None:
         """Run the shards left, ``workers`` at a time, in the pool ``ENGINES[engine]``."""
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+        check_int("workers", workers)
         if self.complete:
             return
         with ENGINES[engine](workers, **pool_options) as submit:

@@ -39,7 +39,7 @@ from types import CodeType, FrameType
 from typing import Any, Mapping, NamedTuple
 
 from execverify_data import values
-from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int
 from execverify_data.values import CanonicalValue, encode
 
 __all__ = ["DEFAULT_MAX_STEPS", "DEFAULT_TIMEOUT", "PROGRAM_FILENAME", "Event", "ExceptionInfo", "Status", "Trace",
@@ -536,8 +536,7 @@ def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps:
     """
     if not isinstance(call, str):
         raise InvalidArgument(f"call must be a str such as \"f(1, 'a')\", got {type(call).__name__}")
-    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-        raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
+    check_int("max_steps", max_steps)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
         raise InvalidArgument(f"timeout must be a positive number of seconds or None, got {timeout!r}")
     code = compile_program(source)

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from execverify_data.errors import ExecVerifyError, InvalidArgument
+from execverify_data.errors import ExecVerifyError, check_int
 
 __all__ = ["DEFAULT_MAX_EVENTS", "DEFAULT_MAX_VALUE_CHARS", "MAX_DATA_BYTES", "ViewError", "find_row", "page_data",
            "render_examples", "render_page", "view_call", "view_row"]
@@ -127,8 +127,7 @@ def page_data(source: str, trace, *, call: str, questions=None, title: str | Non
         InvalidArgument: a limit is not a positive int, or ``questions`` is not a verification.
     """
     for name, value in (("max_events", max_events), ("max_value_chars", max_value_chars)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+        check_int(name, value)
     from execverify_data.questions import load_verification
     from execverify_data.questions.select import event_index
 
@@ -370,8 +369,7 @@ def render_examples(release_dir: str | os.PathLike, n: int = 5, *, folder: str =
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidArgument(f"n must be a positive int, got {n!r}")
+    check_int("n", n)
     release = Path(release_dir)
     files = _release_files(release, "trace")
     if not files:

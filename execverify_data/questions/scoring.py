@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Sequence
 
-from execverify_data.errors import AnswerError, InvalidArgument
+from execverify_data.errors import AnswerError, InvalidArgument, check_int
 from execverify_data.questions import extract
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, Kind, Question
 from execverify_data.questions.templates import VERIFICATION_FORMAT
@@ -152,8 +152,7 @@ class OiExecutor:
 
     def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000, cache_size: int = 65536,
                  batch: int = 16):
-        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise InvalidArgument(f"batch must be a positive int, got {batch!r}")
+        check_int("batch", batch)
         self.workers = workers
         self.timeout = timeout
         self.max_steps = max_steps

@@ -22,7 +22,7 @@ import ast
 import random
 from dataclasses import dataclass, field
 
-from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int
 from execverify_data.questions.kinds import Kind, Question
 from execverify_data.trace import Status, Trace
 from execverify_data.values import encode, parse_call
@@ -203,8 +203,7 @@ def select_questions(source: str, trace: Trace, call: str, *, seed: int = 0, n_p
         InvalidArgument: a count is negative or ``task`` is unknown.
     """
     for name, value in (("n_path", n_path), ("n_state", n_state), ("n_coverage", n_coverage)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidArgument(f"{name} must be a non-negative int, got {value!r}")
+        check_int(name, value, minimum=0)
     if task not in ("output", "input"):
         raise InvalidArgument(f"task must be 'output' or 'input', got {task!r}")
     if trace.status not in (Status.OK, Status.EXCEPTION):

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from execverify_data.cards import template_path
 from execverify_data.difficulty import spearman
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_int
 from execverify_data.release.config import ReleaseConfig, schema_for
 from execverify_data.release.engine import ReleaseRun, done_markers, rows_file
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
@@ -119,8 +119,7 @@ def build_release(cfg: ReleaseConfig, out: str | os.PathLike, *, workers: int = 
     """
     if engine not in ENGINES:
         raise InvalidArgument(f"unknown engine {engine!r}; choose one of {', '.join(sorted(ENGINES))}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    check_int("workers", workers)
     out = Path(out)
     work = Path(work_dir) if work_dir is not None else out.with_name(out.name + ".build")
     claim_folder(work, cfg.identity(), hint="use another --work-dir")

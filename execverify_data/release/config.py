@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TypedDict
 
 from execverify_data.difficulty import FEATURES
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_int
 
 __all__ = ["CodegenRow", "FEATURE_COLUMNS", "QuestionRow", "ReleaseConfig", "SftRow", "schema_for"]
 
@@ -79,12 +79,9 @@ class ReleaseConfig:
             raise InvalidArgument(f"version must look like 1.0.0, got {self.version!r}")
         for name in ("n_examples", "shard_size", "rows_per_file", "row_group_size", "naturalness_every"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InvalidArgument(f"seed must be a non-negative int, got {self.seed!r}")
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 3:
-            raise InvalidArgument(f"k must be an int >= 3, got {self.k!r}")
+            check_int(name, value)
+        check_int("seed", self.seed, minimum=0)
+        check_int("k", self.k, minimum=3)
         if not isinstance(self.test_permille, int) or not 0 <= self.test_permille < 1000:
             raise InvalidArgument(f"test_permille must be an int in [0, 1000), got {self.test_permille!r}")
         if not 1 <= self.codegen_examples < self.k:
