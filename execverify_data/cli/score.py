@@ -66,8 +66,7 @@ def score(questions_file: Path, completions_file: Path, as_json: bool, per_row: 
     except ExecVerifyError as exc:
         raise click.UsageError(one_line(exc)) from None
     finally:
-        if scorer._oi is not None:
-            scorer._oi.close()
+        scorer.close()
     whitebox = WhiteboxReward(scorer=scorer)
     per_kind: dict[str, list[int]] = {}
     rewards, well_formed, rows = [], 0, []

@@ -252,6 +252,11 @@ class Scorer:
             self._oi = OiExecutor()
         return self._oi
 
+    def close(self) -> None:
+        """Stop the ``oi`` executor's runner, if one was started (a later ``oi`` scoring starts another)."""
+        if self._oi is not None:
+            self._oi.close()
+
     def score(self, verification: Any, completion: Any) -> ScoreResult:
         """Score one completion (see :meth:`score_batch`)."""
         return self.score_batch([verification], [completion])[0]
