@@ -20,20 +20,8 @@ from typing import Any
 
 import click
 
-__all__ = [
-    "EXTRAS",
-    "IntRange",
-    "check_call",
-    "default_workers",
-    "flag_words",
-    "one_line",
-    "read_jsonl",
-    "require_backend_extra",
-    "require_extra",
-    "workers_option",
-    "writable_file",
-    "writable_folder",
-]
+__all__ = ["EXTRAS", "IntRange", "check_call", "default_workers", "flag_words", "one_line", "read_jsonl",
+           "require_backend_extra", "require_extra", "workers_option", "writable_file", "writable_folder"]
 
 #: extra -> the modules it installs that the commands import (checked without importing them)
 EXTRAS: dict[str, tuple[str, ...]] = {

@@ -16,43 +16,15 @@ Importing this package imports neither torch, transformers nor vLLM.
 
 from __future__ import annotations
 
-from execverify_data.models.base import (
-    BackendError,
-    BackendUnavailable,
-    Message,
-    Prompt,
-    TextGenerator,
-    check_generate_args,
-    is_torch_available,
-    is_transformers_available,
-    is_vllm_available,
-    prompt_seeds,
-    prompt_text,
-    truncate_at_stop,
-)
+from execverify_data.models.base import (BackendError, BackendUnavailable, Message, Prompt, TextGenerator, check_generate_args,
+                                          is_torch_available, is_transformers_available, is_vllm_available, prompt_seeds,
+                                          prompt_text, truncate_at_stop)
 from execverify_data.models.hf import TransformersGenerator
 from execverify_data.models.openai_compat import OpenAICompatibleGenerator
 from execverify_data.models.registry import BACKENDS, BackendSpecError, get_generator, parse_spec
 from execverify_data.models.vllm_backend import VLLMGenerator
 
-__all__ = [
-    "BACKENDS",
-    "BackendError",
-    "BackendSpecError",
-    "BackendUnavailable",
-    "Message",
-    "OpenAICompatibleGenerator",
-    "Prompt",
-    "TextGenerator",
-    "TransformersGenerator",
-    "VLLMGenerator",
-    "check_generate_args",
-    "get_generator",
-    "is_torch_available",
-    "is_transformers_available",
-    "is_vllm_available",
-    "parse_spec",
-    "prompt_seeds",
-    "prompt_text",
-    "truncate_at_stop",
-]
+__all__ = ["BACKENDS", "BackendError", "BackendSpecError", "BackendUnavailable", "Message", "OpenAICompatibleGenerator",
+           "Prompt", "TextGenerator", "TransformersGenerator", "VLLMGenerator", "check_generate_args", "get_generator",
+           "is_torch_available", "is_transformers_available", "is_vllm_available", "parse_spec", "prompt_seeds",
+           "prompt_text", "truncate_at_stop"]

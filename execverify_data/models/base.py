@@ -27,21 +27,9 @@ from typing import Protocol, runtime_checkable
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 
-__all__ = [
-    "BackendError",
-    "BackendUnavailable",
-    "Message",
-    "Prompt",
-    "TextGenerator",
-    "check_generate_args",
-    "is_torch_available",
-    "is_transformers_available",
-    "is_vllm_available",
-    "module_available",
-    "prompt_seeds",
-    "prompt_text",
-    "truncate_at_stop",
-]
+__all__ = ["BackendError", "BackendUnavailable", "Message", "Prompt", "TextGenerator", "check_generate_args",
+           "is_torch_available", "is_transformers_available", "is_vllm_available", "module_available", "prompt_seeds",
+           "prompt_text", "truncate_at_stop"]
 
 #: One chat message: ``{"role": "system" | "user" | "assistant", "content": str}``.
 Message = Mapping[str, str]
@@ -67,20 +55,11 @@ class TextGenerator(Protocol):
     (``stop`` as a list or None).
     """
 
-    def generate(
-        self,
-        prompts: Sequence[Prompt],
-        *,
-        n: int = 1,
-        temperature: float = 1.0,
-        max_new_tokens: int = 256,
-        seed: int | Sequence[int] | None = None,
-        stop: Sequence[str] | None = None,
-        top_p: float = 1.0,
-    ) -> list[list[str]]:
-        stop = check_generate_args(
-            prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, stop=stop, top_p=top_p
-        )
+    def generate(self, prompts: Sequence[Prompt], *, n: int = 1, temperature: float = 1.0, max_new_tokens: int = 256,
+                 seed: int | Sequence[int] | None = None, stop: Sequence[str] | None = None,
+                 top_p: float = 1.0) -> list[list[str]]:
+        stop = check_generate_args(prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed,
+                                   stop=stop, top_p=top_p)
         return self._sample(prompts, n, temperature, max_new_tokens, seed, stop, top_p)  # type: ignore[attr-defined]
 
 
