@@ -28,21 +28,8 @@ from execverify_data.catalog.preconditions import Precondition, holds
 from execverify_data.catalog.typelang import Type, conforms
 from execverify_data.errors import InvalidArgument
 
-__all__ = [
-    "ENTRIES",
-    "EXCLUDED",
-    "KINDS",
-    "TYPES",
-    "Entry",
-    "Param",
-    "Precondition",
-    "Signature",
-    "Type",
-    "conforms",
-    "entries",
-    "get",
-    "holds",
-]
+__all__ = ["ENTRIES", "EXCLUDED", "KINDS", "TYPES", "Entry", "Param", "Precondition", "Signature", "Type", "conforms",
+           "entries", "get", "holds"]
 
 #: The ten builtin types the catalog covers.
 TYPES: tuple[str, ...] = ("str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "bool", "bytes")

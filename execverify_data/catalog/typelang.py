@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE", "ABSTRACT"]
+__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE"]
 
 #: Concrete type names and the Python class each one stands for.
 CONCRETE: dict[str, type] = {
@@ -29,8 +29,6 @@ CONCRETE: dict[str, type] = {
     **{type(view).__name__: type(view) for view in ({}.keys(), {}.values(), {}.items())},
     "None": type(None),
 }
-#: Abstract type names (accepted by parameters, never the type of a built value).
-ABSTRACT = frozenset({"Iterable", "Iterator", "Sequence", "Collection", "Callable"})
 _ARITY = {
     **dict.fromkeys(("list", "set", "frozenset", "dict_keys", "dict_values", "Optional"), 1),
     **dict.fromkeys(("Iterable", "Iterator", "Sequence", "Collection"), 1),
@@ -202,7 +200,7 @@ def conforms(value: object, t: Type | str) -> bool:
         return True
     if name == "|":
         return any(conforms(value, a) for a in args)
-    if name in ("str", "int", "float", "bool", "bytes", "None", "range", "type"):
+    if name in _SCALARS:  # "object" returned above
         return isinstance(value, CONCRETE[name])
     if name == "Callable":
         return callable(value)

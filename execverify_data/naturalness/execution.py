@@ -54,18 +54,11 @@ class Site(NamedTuple):
 
 @dataclass(frozen=True)
 class Observation:
-    """What the probes saw over the runs of one program that completed.
-
-    Args:
-        tests (`dict[Site, frozenset[bool]]`): every test of the functions the entry point reaches,
-            with the outcomes it took (an empty set: never evaluated).
-        statements (`dict[Site, bool]`): every statement of those functions (docstrings left out),
-            and whether it ran.
-        values (`dict[Site, frozenset[str]]`): every ``repr(x)`` and f-string field, with the type
-            names of the values it formatted.
-        inputs (`tuple[str, ...]`): the inputs whose runs completed (the ones observed).
-        failed (`int`): runs that raised or went past the budget (not observed).
-    """
+    """What the probes saw over the runs of one program that completed: ``tests`` (every test of the functions
+    the entry point reaches, ``Site -> frozenset`` of the outcomes it took: empty if never evaluated),
+    ``statements`` (``Site -> bool``, whether it ran; docstrings left out), ``values`` (every ``repr(x)`` and
+    f-string field, ``Site -> frozenset`` of the formatted values' type names), ``inputs`` (those whose runs
+    completed) and ``failed`` (runs that raised or went past the budget, not observed)."""
 
     tests: dict
     statements: dict
@@ -121,7 +114,7 @@ class _Program:
             raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
-        _, _, bound, _ = _parsed(source)  # validates the source
+        _, bound, _ = _parsed(source)  # validates the source
         tree = ast.parse(source)
         nodes = walk(tree)
         order = {id(n): i for i, n in enumerate(nodes)}
@@ -288,15 +281,10 @@ def _edit_seed(seed: int, first: str) -> int:
 
 def small_edits(first: str, types: Sequence[str] | None = None, *, seed: int = 0, tries: int = 20) -> Iterator[str]:
     """Up to ``tries`` candidate small same-type edits of the argument text ``first``, distinct from it and
-    from each other.
-
-    A small same-type edit is one :func:`execverify_data.inputs.mutate` of one positional argument,
-    chosen uniformly among those whose type is known (``types``, else :func:`~execverify_data.inputs.type_text_of`
-    of the value): an int moves by 1 or 2 (clamped to the inputs' range, -3..12) or, one time in five, is
-    drawn again from that range; a float moves by 0.5 or 1; a bool flips; a string or bytes value gets one
-    character changed, inserted or deleted, or two swapped; a list or tuple gets one element mutated,
-    inserted or deleted, or two swapped; a set one element replaced or added; a dict one key or value changed
-    or an item added. The random choices come from ``seed`` and ``first`` only.
+    from each other: each one :func:`execverify_data.inputs.mutate` of one positional argument, chosen
+    uniformly among those whose type is known (``types``, else :func:`~execverify_data.inputs.type_text_of`
+    of the value; what each type's edit is: ``docs/synthesis.md``). The random choices come from ``seed``
+    and ``first`` only.
 
     >>> edits = list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3))
     >>> len(edits), edits == list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3)), "[1, 2, 3], 'ab'" in edits

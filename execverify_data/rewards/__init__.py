@@ -23,51 +23,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from execverify_data.rewards.execution import (
-    ExecutionReward,
-    FormatReward,
-    IOReward,
-    OIReward,
-    PaperReward,
-    WhiteboxReward,
-    format_reward,
-    io_reward,
-    oi_reward,
-    paper_reward,
-    whitebox_reward,
-)
-from execverify_data.rewards.unit_tests import (
-    UnitTestReward,
-    extract_code,
-    split_assertion,
-    stdout_matches,
-    unit_test_reward,
-    validate_tests,
-)
-from execverify_data.rewards.codegen import PaperCodegenReward, paper_codegen_reward  # noqa: E402  (after unit_tests)
+from execverify_data.rewards.codegen import PaperCodegenReward, paper_codegen_reward
+from execverify_data.rewards.execution import (ExecutionReward, FormatReward, IOReward, OIReward, PaperReward,
+                                               WhiteboxReward, format_reward, io_reward, oi_reward, paper_reward,
+                                               whitebox_reward)
+from execverify_data.rewards.unit_tests import (UnitTestReward, extract_code, split_assertion, stdout_matches,
+                                                unit_test_reward, validate_tests)
 
 __all__ = [
-    "REWARDS",
-    "ExecutionReward",
-    "FormatReward",
-    "IOReward",
-    "OIReward",
-    "PaperCodegenReward",
-    "PaperReward",
-    "UnitTestReward",
-    "WhiteboxReward",
-    "extract_code",
-    "format_reward",
-    "get_reward",
-    "io_reward",
-    "oi_reward",
-    "paper_codegen_reward",
-    "paper_reward",
-    "split_assertion",
-    "stdout_matches",
-    "unit_test_reward",
-    "validate_tests",
-    "whitebox_reward",
+    "REWARDS", "ExecutionReward", "FormatReward", "IOReward", "OIReward", "PaperCodegenReward", "PaperReward",
+    "UnitTestReward", "WhiteboxReward", "extract_code", "format_reward", "get_reward", "io_reward", "oi_reward",
+    "paper_codegen_reward", "paper_reward", "split_assertion", "stdout_matches", "unit_test_reward",
+    "validate_tests", "whitebox_reward",
 ]
 
 #: reward name -> class; built by :func:`get_reward`.
