@@ -57,87 +57,56 @@ OPERATORS: tuple[Entry, ...] = (
     _binary("add", "+", *map(_same, (*_NUM, "str", "bytes", "list[T]", "tuple[T, ...]"))),
     _binary("sub", "-", *map(_same, (*_NUM, "set[T]", "frozenset[T]"))),
     _binary("mul", "*", *map(_same, _NUM)),
-    operator(
-        "repeat", "{a} * {n}",
-        *(sig(None, [f"a: {t}", "n: int"], t, pre=["small(n)"]) for t in _SEQS),
-        summary="sequence repetition, seq * n",
-    ),
+    operator("repeat", "{a} * {n}", *(sig(None, [f"a: {t}", "n: int"], t, pre=["small(n)"]) for t in _SEQS),
+             summary="sequence repetition, seq * n"),
     _binary("truediv", "/", ("int", "int", "float"), ("float", "float", "float"), pre=("nonzero(b)",)),
     _binary("floordiv", "//", *map(_same, _NUM), pre=("nonzero(b)",)),
     _binary("mod", "%", *map(_same, _NUM), pre=("nonzero(b)",)),
-    operator(
-        "pow", "{a} ** {b}",
-        sig(None, ["a: int", "b: int"], "int", pre=["nonnegative(b)", "small(b)"]),
-        sig(None, ["a: float", "b: int"], "float", pre=["nonnegative(b)", "small(b)"]),
-    ),
+    operator("pow", "{a} ** {b}",
+             *(sig(None, [f"a: {t}", "b: int"], t, pre=["nonnegative(b)", "small(b)"]) for t in _NUM)),
     _binary("lshift", "<<", ("int", "int", "int"), pre=("nonnegative(b)", "small(b)")),
     _binary("rshift", ">>", ("int", "int", "int"), pre=("nonnegative(b)",)),
     # bitwise on ints and bools, set algebra on sets, merge on dicts
     _binary("bitor", "|", *map(_same, (*_BITS, "dict[K, V]"))),
     *(_binary(k, s, *map(_same, _BITS)) for k, s in (("bitand", "&"), ("bitxor", "^"))),
     # unary
-    *(operator(k, template, *(sig(None, [f"a: {t}"], t) for t in _NUM)) for k, template in (("neg", "-{a}"), ("pos", "+{a}"))),
+    *(operator(k, template, *(sig(None, [f"a: {t}"], t) for t in _NUM))
+      for k, template in (("neg", "-{a}"), ("pos", "+{a}"))),
     # ~bool is deprecated since 3.12: only int is listed.
     operator("invert", "~{a}", sig(None, ["a: int"], "int")),
     operator("not", "not {a}", sig(None, ["a: object"], "bool")),
-    *(operator(f"bool_{w}", f"{{a}} {w} {{b}}", sig(None, ["a: bool", "b: bool"], "bool"), sig(None, ["a: T", "b: T"], "T"))
-      for w in ("and", "or")),
+    *(operator(f"bool_{w}", f"{{a}} {w} {{b}}", sig(None, ["a: bool", "b: bool"], "bool"),
+               sig(None, ["a: T", "b: T"], "T")) for w in ("and", "or")),
     operator("ifexp", "{a} if {cond} else {b}", sig(None, ["a: T", "cond: object", "b: T"], "T")),
     # comparisons
     *(_binary(k, s, ("object", "object", "bool")) for k, s in (("eq", "=="), ("ne", "!="))),
     *(_binary(k, s, *((t, t, "bool") for t in _ORDERED)) for k, s in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="))),
     *(_binary(k, s, ("object", "object", "bool")) for k, s in (("is", "is"), ("is_not", "is not"))),
-    *(
-        _binary(
-            k, s, ("T", "list[T]", "bool"), ("T", "tuple[T, ...]", "bool"), ("T", "set[T]", "bool"),
-            ("T", "frozenset[T]", "bool"), ("K", "dict[K, V]", "bool"), ("str", "str", "bool"), ("bytes", "bytes", "bool"),
-        )
-        for k, s in (("in", "in"), ("not_in", "not in"))
-    ),
+    *(_binary(k, s, ("T", "list[T]", "bool"), ("T", "tuple[T, ...]", "bool"), ("T", "set[T]", "bool"),
+              ("T", "frozenset[T]", "bool"), ("K", "dict[K, V]", "bool"), ("str", "str", "bool"),
+              ("bytes", "bytes", "bool")) for k, s in (("in", "in"), ("not_in", "not in"))),
     # subscription
-    operator(
-        "getitem", "{a}[{i}]",
-        *(sig(None, [f"a: {t}", "i: int"], r, pre=["valid_index(a, i)"])
-          for t, r in zip(_SEQS, ("T", "T", "str", "int"))),
-        sig(None, ["a: dict[K, V]", "i: K"], "V", pre=["contains(a, i)"]),
-    ),
-    operator(
-        "setitem", "{a}[{i}] = {v}",
-        sig(None, ["a: list[T]", "i: int", "v: T"], "None", pre=["valid_index(a, i)"], mutates=True),
-        sig(None, ["a: dict[K, V]", "i: K", "v: V"], "None", mutates=True),
-        form="stmt",
-    ),
-    operator(
-        "delitem", "del {a}[{i}]",
-        sig(None, ["a: list[T]", "i: int"], "None", pre=["valid_index(a, i)"], mutates=True),
-        sig(None, ["a: dict[K, V]", "i: K"], "None", pre=["contains(a, i)"], mutates=True),
-        form="stmt",
-    ),
+    operator("getitem", "{a}[{i}]", *(sig(None, [f"a: {t}", "i: int"], r, pre=["valid_index(a, i)"])
+                                      for t, r in zip(_SEQS, ("T", "T", "str", "int"))),
+             sig(None, ["a: dict[K, V]", "i: K"], "V", pre=["contains(a, i)"])),
+    operator("setitem", "{a}[{i}] = {v}",
+             sig(None, ["a: list[T]", "i: int", "v: T"], "None", pre=["valid_index(a, i)"], mutates=True),
+             sig(None, ["a: dict[K, V]", "i: K", "v: V"], "None", mutates=True), form="stmt"),
+    operator("delitem", "del {a}[{i}]",
+             sig(None, ["a: list[T]", "i: int"], "None", pre=["valid_index(a, i)"], mutates=True),
+             sig(None, ["a: dict[K, V]", "i: K"], "None", pre=["contains(a, i)"], mutates=True), form="stmt"),
     *(_slice(k, t) for k, t in SLICE_FORMS.items()),
-    operator(
-        "slice_assign", "{a}[{i}:{j}] = {b}",
-        sig(None, ["a: list[T]", "i: int", "j: int", "b: Iterable[T]"], "None", mutates=True),
-        form="stmt",
-    ),
-    operator(
-        "slice_delete", "del {a}[{i}:{j}]",
-        sig(None, ["a: list[T]", "i: int", "j: int"], "None", mutates=True),
-        form="stmt",
-    ),
+    operator("slice_assign", "{a}[{i}:{j}] = {b}",
+             sig(None, ["a: list[T]", "i: int", "j: int", "b: Iterable[T]"], "None", mutates=True), form="stmt"),
+    operator("slice_delete", "del {a}[{i}:{j}]", sig(None, ["a: list[T]", "i: int", "j: int"], "None", mutates=True),
+             form="stmt"),
     # augmented assignment: in place for mutable containers, rebinding otherwise
-    _augmented(
-        "iadd", "+", ("int", "int", False), ("float", "float", False), ("str", "str", False),
-        ("bytes", "bytes", False), ("tuple[T, ...]", "tuple[T, ...]", False), ("list[T]", "Iterable[T]", True),
-    ),
+    _augmented("iadd", "+", ("int", "int", False), ("float", "float", False), ("str", "str", False),
+               ("bytes", "bytes", False), ("tuple[T, ...]", "tuple[T, ...]", False), ("list[T]", "Iterable[T]", True)),
     _augmented("isub", "-", ("int", "int", False), ("float", "float", False), ("set[T]", "set[T]", True)),
-    operator(
-        "imul", "{a} *= {b}",
-        sig(None, ["a: int", "b: int"], "int"),
-        sig(None, ["a: float", "b: float"], "float"),
-        sig(None, ["a: str", "b: int"], "str", pre=["small(b)"]),
-        sig(None, ["a: list[T]", "b: int"], "list[T]", pre=["small(b)"], mutates=True),
-        form="stmt",
-    ),
+    operator("imul", "{a} *= {b}", sig(None, ["a: int", "b: int"], "int"), sig(None, ["a: float", "b: float"], "float"),
+             sig(None, ["a: str", "b: int"], "str", pre=["small(b)"]),
+             sig(None, ["a: list[T]", "b: int"], "list[T]", pre=["small(b)"], mutates=True), form="stmt"),
     _augmented("itruediv", "/", ("float", "float", False), pre=("nonzero(b)",)),
     _augmented("ifloordiv", "//", ("int", "int", False), ("float", "float", False), pre=("nonzero(b)",)),
     _augmented("imod", "%", ("int", "int", False), ("float", "float", False), pre=("nonzero(b)",)),

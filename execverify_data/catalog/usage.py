@@ -286,11 +286,8 @@ class _Analyzer:
         else:
             recv_types, how = self.types(recv, seen), "method"
         owners = _owners(recv_types) if recv_types is not None else None
-        ids = tuple(
-            e.id
-            for e in _METHODS[func.attr]
-            if (owners is None or e.receiver in owners) and any(_fits(s, n_pos, keywords) for s in e.signatures)
-        )
+        ids = tuple(e.id for e in _METHODS[func.attr] if (owners is None or e.receiver in owners)
+                    and any(_fits(s, n_pos, keywords) for s in e.signatures))
         return CallUse(node, ids, recv_types, how)
 
     def operator_ids(self, node: ast.AST) -> list[str]:
@@ -330,12 +327,8 @@ class _Analyzer:
         if isinstance(node.ctx, ast.Del):
             return "slice_delete"
         step = sl.step
-        reverse = (
-            isinstance(step, ast.UnaryOp)
-            and isinstance(step.op, ast.USub)
-            and isinstance(step.operand, ast.Constant)
-            and step.operand.value == 1
-        )
+        reverse = (isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
+                   and isinstance(step.operand, ast.Constant) and step.operand.value == 1)
         if reverse and sl.lower is None and sl.upper is None:
             return "slice_reverse"
         return _SLICES[sl.lower is not None, sl.upper is not None, step is not None]

@@ -166,13 +166,11 @@ class _Program:
         self.code = compile(tree, "<naturalness>", "exec", dont_inherit=True)
 
     def run(self, text: str, *, trusted: bool = False) -> _Probe:
-        """Run the entry point on the argument text: the probe, whose ``status`` says how the call ended
-        (:meth:`execverify_data.instrument.Budget.run`: past the statement budget is ``STEP_LIMIT``).
+        """Run the entry point on the argument text; the probe's ``status`` says how the call ended.
 
-        With ``trusted``, an argument text that is not a list of literals (a few CRUXEval inputs, such as
-        ``"''.join(['A'] * 20)"``) is evaluated in the program's namespace, as the tracer's
-        ``trusted_call`` does; the probe's ``text`` is then the arguments' literal text, when they have one.
-        """
+        With ``trusted``, a text that is not a list of literals (a few CRUXEval inputs: ``"''.join(['A'] * 20)"``)
+        is evaluated in the program's namespace, as the tracer's ``trusted_call`` does; the probe's ``text`` is
+        then the arguments' literal text, when they have one."""
         try:
             args, kwargs = parse_arguments(text)
         except AnswerError as exc:
@@ -220,14 +218,11 @@ class _Program:
 
 def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: int = 20_000,
             timeout: float = 2.0, trusted_inputs: bool = False) -> Observation:
-    """Run ``entry_point(*args)`` for each argument text of ``inputs`` (CRUXEval ``input`` format, such as
-    ``"[1, 2], 'a'"``) with probes, and return what the runs that completed did.
-
-    The probed functions are the entry point and the module-level functions it reaches by name.
-    A run stops (and is counted in ``failed``, not observed) when it raises, executes more than
-    ``max_steps`` statements or runs past ``timeout`` seconds (the alarm works in the main thread only).
-    ``trusted_inputs`` lets argument texts be expressions, evaluated in the program's namespace
-    (trusted benchmark data only).
+    """Run ``entry_point(*args)`` with probes for each argument text of ``inputs`` (CRUXEval ``input`` format,
+    ``"[1, 2], 'a'"``): what the runs that completed did, in the entry point and the module-level functions it
+    reaches by name. A run that raises, executes more than ``max_steps`` statements or runs past ``timeout``
+    seconds (an alarm: main thread only) is counted in ``failed``. ``trusted_inputs`` lets argument texts be
+    expressions, evaluated in the program's namespace (trusted benchmark data only).
 
     >>> obs = observe("def f(n):\\n    return 'big' if n > 9 else 'small'\\n", "f", ["3", "12", "'x'"])
     >>> [(s.kind, sorted(o)) for s, o in obs.tests.items()], obs.failed
@@ -316,10 +311,9 @@ def small_edits(first: str, types: Sequence[str] | None = None, *, seed: int = 0
 
 def edited_inputs(source: str, entry_point: str, first: str, *, types: Sequence[str] | None = None, seed: int = 0,
                   k: int = 2, tries: int = 20, max_steps: int = 20_000, timeout: float = 2.0) -> list[str]:
-    """The first ``k`` candidates of :func:`small_edits` on which the program completes (does not raise,
-    stays within ``max_steps`` statements and ``timeout`` seconds); fewer if ``tries`` candidates
-    give fewer, or once two candidates have run past the budget (a program that loops on edits costs
-    two budgets, not ``tries``). "First input plus two small same-type edits" is ``[first] + edited_inputs(...)``.
+    """The first ``k`` candidates of :func:`small_edits` on which the program completes within the budget;
+    fewer if ``tries`` candidates give fewer, or once two have run past the budget (a program that loops on
+    edits costs two budgets, not ``tries``). "First input plus two edits" is ``[first] + edited_inputs(...)``.
 
     >>> list(small_edits("2", seed=2))[:3]  # n = 4 divides by zero: that edit is passed over
     ['0', '4', '3']

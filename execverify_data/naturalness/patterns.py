@@ -94,11 +94,8 @@ def finishing_wrappers(program: str) -> int:
     0
     """
     nodes, bound, _ = _parsed(program)
-    count = 0
-    for node in nodes:
-        if isinstance(node, ast.Return) and _builtin(node.value, bound) and node.value.args:
-            count += _builtin(node.value.args[0], bound) is not None
-    return count
+    return sum(1 for n in nodes if isinstance(n, ast.Return) and _builtin(n.value, bound) and n.value.args
+               and _builtin(n.value.args[0], bound) is not None)
 
 
 def nested_builtins(program: str, depth: int = 3) -> int:
@@ -251,11 +248,8 @@ def literal_subscripts(program: str) -> int:
     1
     """
     nodes, _, _ = _parsed(program)
-    return sum(
-        1 for n in nodes
-        if isinstance(n, ast.Subscript) and _is_literal_container(n.value)
-        and any(isinstance(m, ast.Name) for m in walk(n.slice))
-    )
+    return sum(1 for n in nodes if isinstance(n, ast.Subscript) and _is_literal_container(n.value)
+               and any(isinstance(m, ast.Name) for m in walk(n.slice)))
 
 
 def dict_literal_membership(program: str) -> int:
@@ -265,11 +259,8 @@ def dict_literal_membership(program: str) -> int:
     1
     """
     nodes, _, _ = _parsed(program)
-    return sum(
-        1 for n in nodes if isinstance(n, ast.Compare)
-        for op, right in zip(n.ops, n.comparators)
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Dict)
-    )
+    return sum(1 for n in nodes if isinstance(n, ast.Compare) for op, right in zip(n.ops, n.comparators)
+               if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Dict))
 
 
 def self_receiver_calls(program: str) -> int:
@@ -301,12 +292,11 @@ def distinct_calls(program: str) -> int:
     nodes, bound, imported = _parsed(program)
     names: set[str] = set()
     for n in nodes:
-        if not isinstance(n, ast.Call):
-            continue
         builtin_name = _builtin(n, bound)
         if builtin_name:
             names.add(builtin_name)
-        elif isinstance(n.func, ast.Attribute) and not (isinstance(n.func.value, ast.Name) and n.func.value.id in imported):
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and not (
+                isinstance(n.func.value, ast.Name) and n.func.value.id in imported):
             names.add("." + n.func.attr)
     return len(names)
 

@@ -60,15 +60,12 @@ class ExecutionReward:
 
     def _results(self, completions: Sequence[Any], verification: Any) -> list[ScoreResult | None]:
         if verification is None:
-            raise InvalidArgument(
-                f"{self.__name__} needs the dataset column 'verification' (made by execverify questions / "
-                "questions.render); TRL passes dataset columns to reward functions as keyword arguments"
-            )
+            raise InvalidArgument(f"{self.__name__} needs the dataset column 'verification' (made by execverify "
+                                  "questions / questions.render); TRL passes dataset columns to reward functions as "
+                                  "keyword arguments")
         if completions is None or len(completions) != len(verification):
-            raise InvalidArgument(
-                f"{self.__name__}: {0 if completions is None else len(completions)} completions for "
-                f"{len(verification)} verification rows"
-            )
+            raise InvalidArgument(f"{self.__name__}: {0 if completions is None else len(completions)} completions "
+                                  f"for {len(verification)} verification rows")
         return self.scorer.score_batch(list(verification), list(completions), run_oi=self.runs_oi)
 
     def reward(self, result: ScoreResult) -> float | None:  # pragma: no cover - abstract

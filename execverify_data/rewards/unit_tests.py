@@ -1,10 +1,8 @@
 """The code-generation reward: the fraction of unit tests a generated program passes.
 
-The program runs in the untrusted sandbox (:mod:`execverify_data.sandbox`); every
-verdict is decided in the calling process. A row's tests are assertion strings
-(``tests``), standard-input/output cases (``stdio_tests``), or both;
-:func:`validate_tests` rejects, with one line that says why, a test that could not
-tell a right program from a wrong one.
+The program runs in the untrusted sandbox (:mod:`execverify_data.sandbox`); every verdict is decided in the
+calling process. A row's tests are assertion strings (``tests``), standard-input/output cases
+(``stdio_tests``), or both; :func:`validate_tests` rejects a test that could not tell right from wrong.
 
 >>> unit_test_reward(prompts=["p"], completions=["```python\\ndef add(a, b):\\n    return a + b\\n```"],
 ...                  tests=[["assert add(1, 2) == 3", "assert add(2, 2) == 5"]])
@@ -47,9 +45,8 @@ def extract_code(completion: Any) -> str:
     """
     text = completion_text(completion)
     if text is None:
-        raise InvalidArgument(
-            f"a completion must be a string or a list of chat messages, got {type(completion).__name__}"
-        )
+        raise InvalidArgument(f"a completion must be a string or a list of chat messages, got "
+                              f"{type(completion).__name__}")
     return _extract_code(text)
 
 
@@ -133,16 +130,10 @@ def _asserts_something(test: str) -> bool:
 
 
 def validate_tests(tests: Sequence[str] | None = None, stdio_tests: Sequence[dict] | None = None) -> None:
-    """Check one codegen row's tests before they are used; raise ``InvalidArgument`` naming the
-    first one that cannot tell a right program from a wrong one.
-
-    Args:
-        tests (`list[str]`, optional): assertion strings (``assert f(1) == 2``, a HumanEval
-            ``def check(candidate): ...``); each must parse and assert something that mentions
-            a name (``""``, ``x = 1`` and ``assert True`` are rejected).
-        stdio_tests (`list[dict]`, optional): ``{"stdin": str, "stdout": str}`` cases; the
-            expected ``stdout`` must be given and not blank (a program that prints nothing
-            would pass it).
+    """Check one codegen row's tests (assertion strings, ``{"stdin", "stdout"}`` cases) before they are used;
+    raise ``InvalidArgument`` naming the first one that cannot tell a right program from a wrong one: a test
+    that does not parse or asserts nothing that mentions a name (``x = 1``, ``assert True``), a case with no
+    expected ``stdout`` or a blank one.
 
     >>> validate_tests(["assert f(1) == 2"], [{"stdin": "1", "stdout": "2"}])
     >>> validate_tests(["x = 1"])
@@ -313,7 +304,8 @@ class UnitTestReward:
             if calls:
                 jobs.append(self._job(code, calls=calls))
             # (kind, job index, detail): detail = (call index, expected) | (call index, Decidable, ...) | stdout
-            checks = [(kind, detail, None) if kind == "test" else (kind, len(jobs) - 1, detail) for kind, detail in pending]
+            checks = [(kind, detail, None) if kind == "test" else (kind, len(jobs) - 1, detail)
+                      for kind, detail in pending]
             for case in row_stdio:
                 expected = case.get("stdout")
                 if isinstance(case.get("stdin"), str) and isinstance(expected, str) and expected.strip():
@@ -335,8 +327,8 @@ class UnitTestReward:
             for (i, j), result in zip(retry, extra):
                 plans[i][1][j] = ("test", len(results), None)
                 results.append(result)
-        return [None if plan is None else sum(_passed(results[job], kind, detail) for kind, job, detail in plan[1]) / plan[0]
-                for plan in plans]
+        return [None if plan is None else sum(_passed(results[job], kind, detail) for kind, job, detail in plan[1])
+                / plan[0] for plan in plans]
 
     def _run(self, pool, jobs: list[dict]) -> list:
         """Run ``jobs`` on ``pool``, results in the jobs' order: the slowest-seen first, unseen ones before them
