@@ -301,11 +301,11 @@ class UnitTestReward:
                 else:
                     pending.append(("test", len(jobs)))
                     jobs.append(self._job(code, test=full))
+            call_job = len(jobs) if calls else None
             if calls:
                 jobs.append(self._job(code, calls=calls))
             # (kind, job index, detail): detail = (call index, expected) | (call index, Decidable, ...) | stdout
-            checks = [(kind, detail, None) if kind == "test" else (kind, len(jobs) - 1, detail)
-                      for kind, detail in pending]
+            checks = [(kind, detail, None) if kind == "test" else (kind, call_job, detail) for kind, detail in pending]
             for case in row_stdio:
                 expected = case.get("stdout")
                 if isinstance(case.get("stdin"), str) and isinstance(expected, str) and expected.strip():
