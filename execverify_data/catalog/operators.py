@@ -70,13 +70,13 @@ OPERATORS: tuple[Entry, ...] = (
     _binary("bitor", "|", *map(_same, (*_BITS, "dict[K, V]"))),
     *(_binary(k, s, *map(_same, _BITS)) for k, s in (("bitand", "&"), ("bitxor", "^"))),
     # unary
-    *(operator(k, template, *(sig(None, [f"a: {t}"], t) for t in _NUM))
-      for k, template in (("neg", "-{a}"), ("pos", "+{a}"))),
+    operator("neg", "-{a}", *(sig(None, [f"a: {t}"], t) for t in _NUM)),
+    operator("pos", "+{a}", *(sig(None, [f"a: {t}"], t) for t in _NUM)),
     # ~bool is deprecated since 3.12: only int is listed.
     operator("invert", "~{a}", sig(None, ["a: int"], "int")),
     operator("not", "not {a}", sig(None, ["a: object"], "bool")),
-    *(operator(f"bool_{w}", f"{{a}} {w} {{b}}", sig(None, ["a: bool", "b: bool"], "bool"),
-               sig(None, ["a: T", "b: T"], "T")) for w in ("and", "or")),
+    operator("bool_and", "{a} and {b}", sig(None, ["a: bool", "b: bool"], "bool"), sig(None, ["a: T", "b: T"], "T")),
+    operator("bool_or", "{a} or {b}", sig(None, ["a: bool", "b: bool"], "bool"), sig(None, ["a: T", "b: T"], "T")),
     operator("ifexp", "{a} if {cond} else {b}", sig(None, ["a: T", "cond: object", "b: T"], "T")),
     # comparisons
     *(_binary(k, s, ("object", "object", "bool")) for k, s in (("eq", "=="), ("ne", "!="))),
