@@ -28,21 +28,8 @@ from execverify_data.catalog.preconditions import Precondition, holds
 from execverify_data.catalog.typelang import Type, conforms
 from execverify_data.errors import InvalidArgument
 
-__all__ = [
-    "ENTRIES",
-    "EXCLUDED",
-    "KINDS",
-    "TYPES",
-    "Entry",
-    "Param",
-    "Precondition",
-    "Signature",
-    "Type",
-    "conforms",
-    "entries",
-    "get",
-    "holds",
-]
+__all__ = ["ENTRIES", "EXCLUDED", "KINDS", "TYPES", "Entry", "Param", "Precondition", "Signature", "Type", "conforms",
+           "entries", "get", "holds"]
 
 #: The ten builtin types the catalog covers.
 TYPES: tuple[str, ...] = ("str", "list", "dict", "set", "frozenset", "tuple", "int", "float", "bool", "bytes")
@@ -65,10 +52,8 @@ def get(entry_id: str) -> Entry:
         return _BY_ID[entry_id]
     except (KeyError, TypeError):
         close = difflib.get_close_matches(str(entry_id), list(_BY_ID), n=3)
-        raise InvalidArgument(
-            f"unknown catalog id {entry_id!r}; did you mean one of {close}? "
-            "Ids look like 'str.split', 'builtin.sorted', 'op.slice_step'."
-        ) from None
+        raise InvalidArgument(f"unknown catalog id {entry_id!r}; did you mean one of {close}? "
+                              "Ids look like 'str.split', 'builtin.sorted', 'op.slice_step'.") from None
 
 
 def entries(
@@ -96,11 +81,5 @@ def entries(
         raise InvalidArgument(f"receiver must be one of {TYPES}, got {receiver!r}")
     version = tuple(version or sys.version_info[:2])
     owner = "int" if receiver == "bool" else receiver
-    return tuple(
-        e
-        for e in ENTRIES
-        if (kind is None or e.kind == kind)
-        and (owner is None or e.receiver == owner)
-        and (name is None or e.name == name)
-        and e.available(version)
-    )
+    return tuple(e for e in ENTRIES if (kind is None or e.kind == kind) and (owner is None or e.receiver == owner)
+                 and (name is None or e.name == name) and e.available(version))

@@ -153,16 +153,8 @@ _INT = [
     method("int", "bit_length", sig("int", [], "int")),
     method("int", "conjugate", sig("int", [], "int")),
     method("int", "is_integer", sig("int", [], "bool"), since=(3, 12)),
-    method(
-        "int",
-        "to_bytes",
-        sig(
-            "int",
-            ["length?: int", "byteorder?: str", "*", "signed?: bool"],
-            "bytes",
-            pre=["nonnegative(length)", "small(length)", "byteorder(byteorder)", "fits_bytes(self, length, signed)"],
-        ),
-    ),
+    method("int", "to_bytes", sig("int", ["length?: int", "byteorder?: str", "*", "signed?: bool"], "bytes", pre=[
+        "nonnegative(length)", "small(length)", "byteorder(byteorder)", "fits_bytes(self, length, signed)"])),
 ]
 
 _FLOAT = [
@@ -172,17 +164,5 @@ _FLOAT = [
     method("float", "is_integer", sig("float", [], "bool")),
 ]
 
-METHODS: tuple[Entry, ...] = (
-    *_text("str"),
-    *_STR_ONLY,
-    *_text("bytes"),
-    *_BYTES_ONLY,
-    *_LIST,
-    *_TUPLE,
-    *_DICT,
-    *_set_like("set"),
-    *_SET_ONLY,
-    *_set_like("frozenset"),
-    *_INT,
-    *_FLOAT,
-)
+METHODS: tuple[Entry, ...] = (*_text("str"), *_STR_ONLY, *_text("bytes"), *_BYTES_ONLY, *_LIST, *_TUPLE, *_DICT,
+                               *_set_like("set"), *_SET_ONLY, *_set_like("frozenset"), *_INT, *_FLOAT)

@@ -45,14 +45,11 @@ def _found(x, y, start, end) -> bool:
 
 #: name -> (check, description). Checks take the argument values in order.
 PREDICATES: dict[str, tuple[Callable[..., bool], str]] = {
-    "nonempty": (
-        lambda x: hasattr(x, "__len__") and len(x) > 0, "has at least one element (iterators without len never qualify)"
-    ),
+    "nonempty": (lambda x: hasattr(x, "__len__") and len(x) > 0,
+                 "has at least one element (iterators without len never qualify)"),
     "contains": (lambda x, y: y in x, "second argument is in the first (`y in x`)"),
-    "found": (
-        lambda x, y, start=None, end=None: _found(x, y, start, end),
-        "second argument occurs in first[start:end] (index/rindex)",
-    ),
+    "found": (lambda x, y, start=None, end=None: _found(x, y, start, end),
+              "second argument occurs in first[start:end] (index/rindex)"),
     "valid_index": (lambda x, i: -len(x) <= i < len(x), "-len(x) <= i < len(x)"),
     "nonzero": (lambda x: x != 0, "not zero"),
     "nonnegative": (lambda x: x >= 0, ">= 0"),
@@ -68,15 +65,11 @@ PREDICATES: dict[str, tuple[Callable[..., bool], str]] = {
     "float_literal": (lambda s: _tries(lambda: float(s)), "text that float() accepts"),
     "encodable": (lambda s, enc="utf-8": _tries(lambda: s.encode(enc)), "encodes with that codec"),
     "decodable": (lambda b, enc="utf-8": _tries(lambda: b.decode(enc)), "decodes with that codec"),
-    "fits_bytes": (
-        lambda n, length=1, signed=False: _tries(lambda: n.to_bytes(length, "big", signed=signed)),
-        "the int fits in `length` bytes",
-    ),
+    "fits_bytes": (lambda n, length=1, signed=False: _tries(lambda: n.to_bytes(length, "big", signed=signed)),
+                   "the int fits in `length` bytes"),
     "format_args": (lambda s, args: _tries(lambda: s.format(*args)), "replacement fields match the arguments"),
-    "format_keys": (
-        lambda s, mapping: _tries(lambda: s.format_map(mapping)),
-        "replacement fields name keys of the mapping",
-    ),
+    "format_keys": (lambda s, mapping: _tries(lambda: s.format_map(mapping)),
+                    "replacement fields name keys of the mapping"),
 }
 
 _PRE = re.compile(r"^\s*(\w+)\(([\w\s,]*)\)\s*(?:unless\s+(\w+))?\s*$")
@@ -99,9 +92,8 @@ class Precondition:
         """
         m = _PRE.match(text)
         if not m or m.group(1) not in PREDICATES:
-            raise InvalidArgument(
-                f"bad precondition {text!r}; write check(arg, ...) with check one of {sorted(PREDICATES)}"
-            )
+            raise InvalidArgument(f"bad precondition {text!r}; write check(arg, ...) with check one of "
+                                  f"{sorted(PREDICATES)}")
         args = tuple(a.strip() for a in m.group(2).split(",") if a.strip())
         return cls(m.group(1), args, m.group(3))
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE", "ABSTRACT"]
+__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE"]
 
 #: Concrete type names and the Python class each one stands for.
 CONCRETE: dict[str, type] = {
@@ -29,8 +29,6 @@ CONCRETE: dict[str, type] = {
     **{type(view).__name__: type(view) for view in ({}.keys(), {}.values(), {}.items())},
     "None": type(None),
 }
-#: Abstract type names (accepted by parameters, never the type of a built value).
-ABSTRACT = frozenset({"Iterable", "Iterator", "Sequence", "Collection", "Callable"})
 _ARITY = {
     **dict.fromkeys(("list", "set", "frozenset", "dict_keys", "dict_values", "Optional"), 1),
     **dict.fromkeys(("Iterable", "Iterator", "Sequence", "Collection"), 1),
@@ -123,9 +121,8 @@ class _Parser:
             return Type("...")
         if not (name in _SCALARS or name in _ARITY or name == "tuple" or (len(name) == 1 and name.isupper())):
             known = sorted(_SCALARS | set(_ARITY) | {"tuple"})
-            raise InvalidArgument(
-                f"unknown type name {name!r} in {self.text!r}; use one of {known} or a type variable like T"
-            )
+            raise InvalidArgument(f"unknown type name {name!r} in {self.text!r}; use one of {known} or a type "
+                                  "variable like T")
         if self.peek() != "[":
             if name in _ARITY or name == "tuple":
                 raise InvalidArgument(f"type {name!r} in {self.text!r} needs arguments, e.g. {name}[int]")
@@ -177,11 +174,8 @@ def type_vars(t: Type) -> set[str]:
     return set().union(*(type_vars(a) for a in t.args)) if t.args else set()
 
 
-def _elements(value: object) -> list | None:
-    """Elements of a finite, re-iterable value, or None (iterators are never consumed)."""
-    if isinstance(value, (str, list, tuple, set, frozenset, dict, range, bytes, collections.abc.MappingView)):
-        return list(value)
-    return None
+#: Finite, re-iterable values, whose elements are checked (an iterator is never consumed).
+_REITERABLE = (str, list, tuple, set, frozenset, dict, range, bytes, collections.abc.MappingView)
 
 
 def conforms(value: object, t: Type | str) -> bool:
@@ -202,16 +196,15 @@ def conforms(value: object, t: Type | str) -> bool:
         return True
     if name == "|":
         return any(conforms(value, a) for a in args)
-    if name in ("str", "int", "float", "bool", "bytes", "None", "range", "type"):
+    if name in _SCALARS:  # "object" returned above
         return isinstance(value, CONCRETE[name])
     if name == "Callable":
         return callable(value)
     if name in ("list", "set", "frozenset", "dict_keys", "dict_values"):
         return type(value) is CONCRETE[name] and all(conforms(v, args[0]) for v in value)
-    if name == "dict":
-        return type(value) is dict and all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value.items())
-    if name == "dict_items":
-        return type(value) is CONCRETE[name] and all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value)
+    if name in ("dict", "dict_items"):
+        return type(value) is CONCRETE[name] and all(conforms(k, args[0]) and conforms(v, args[1])
+                                                     for k, v in (value.items() if name == "dict" else value))
     if name == "tuple":
         if type(value) is not tuple:
             return False
@@ -220,8 +213,7 @@ def conforms(value: object, t: Type | str) -> bool:
         return len(value) == len(args) and all(conforms(v, a) for v, a in zip(value, args))
     if name in ("Iterable", "Iterator", "Sequence", "Collection"):
         kind = (list, tuple, str, bytes, range) if name == "Sequence" else getattr(collections.abc, name)
-        if not isinstance(value, kind):  # an iterator has no elements to check: it is never consumed
+        if not isinstance(value, kind):
             return False
-        elements = _elements(value)
-        return elements is None or all(conforms(v, args[0]) for v in elements)
+        return not isinstance(value, _REITERABLE) or all(conforms(v, args[0]) for v in value)
     raise InvalidArgument(f"cannot check values against type {t}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from execverify_data.astwalk import children, walk
 from execverify_data.catalog import ENTRIES, TYPES, get
 from execverify_data.catalog.entry import Entry, Signature
+from execverify_data.catalog.operators import SLICE_FORMS
 from execverify_data.catalog.typelang import parse as parse_type
 
 __all__ = ["CallUse", "Usage", "analyze", "entries_used"]
@@ -47,6 +48,8 @@ def _syntax_keys() -> dict[tuple[type, type], str]:
 
 
 _SYNTAX = _syntax_keys()
+#: (lower, upper, step present) -> slice key, read off the templates' ``{i}``, ``{j}``, ``{k}`` holes.
+_SLICES = {tuple("{" + n + "}" in t for n in "ijk"): key for key, t in SLICE_FORMS.items() if key != "slice_reverse"}
 
 _SEQUENCES = frozenset({"str", "list", "tuple", "bytes"})
 #: Expressions whose type head their syntax tells: displays, comprehensions, f-strings, comparisons.
@@ -270,9 +273,8 @@ class _Analyzer:
             entry = _BUILTINS.get(func.id)
             if entry is None or func.id in self.bound:
                 return None
-            if not any(_fits(s, n_pos, keywords) for s in entry.signatures):
-                return CallUse(node, (), None, "function")
-            return CallUse(node, (entry.id,), None, "function")
+            fits = any(_fits(s, n_pos, keywords) for s in entry.signatures)
+            return CallUse(node, (entry.id,) if fits else (), None, "function")
         if not isinstance(func, ast.Attribute) or func.attr not in _METHODS:
             return None
         recv = func.value
@@ -284,11 +286,8 @@ class _Analyzer:
         else:
             recv_types, how = self.types(recv, seen), "method"
         owners = _owners(recv_types) if recv_types is not None else None
-        ids = tuple(
-            e.id
-            for e in _METHODS[func.attr]
-            if (owners is None or e.receiver in owners) and any(_fits(s, n_pos, keywords) for s in e.signatures)
-        )
+        ids = tuple(e.id for e in _METHODS[func.attr] if (owners is None or e.receiver in owners)
+                    and any(_fits(s, n_pos, keywords) for s in e.signatures))
         return CallUse(node, ids, recv_types, how)
 
     def operator_ids(self, node: ast.AST) -> list[str]:
@@ -328,24 +327,11 @@ class _Analyzer:
         if isinstance(node.ctx, ast.Del):
             return "slice_delete"
         step = sl.step
-        reverse = (
-            isinstance(step, ast.UnaryOp)
-            and isinstance(step.op, ast.USub)
-            and isinstance(step.operand, ast.Constant)
-            and step.operand.value == 1
-        )
+        reverse = (isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
+                   and isinstance(step.operand, ast.Constant) and step.operand.value == 1)
         if reverse and sl.lower is None and sl.upper is None:
             return "slice_reverse"
-        return {
-            (False, False, False): "slice_copy",
-            (True, False, False): "slice_from",
-            (False, True, False): "slice_to",
-            (True, True, False): "slice",
-            (False, False, True): "slice_step",
-            (True, False, True): "slice_from_step",
-            (False, True, True): "slice_to_step",
-            (True, True, True): "slice_range_step",
-        }[(sl.lower is not None, sl.upper is not None, step is not None)]
+        return _SLICES[sl.lower is not None, sl.upper is not None, step is not None]
 
     def usage(self) -> Usage:
         calls, ops = [], set()

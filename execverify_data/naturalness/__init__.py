@@ -1,28 +1,13 @@
 """Naturalness measures: how much a set of programs reads like code people write (issue #13).
 
-Three families, each a function importable by tests (``docs/synthesis.md``, section
-"Naturalness measures", has the definitions side by side and the benchmark that prints them):
-
-* **Execution measures.** :func:`observe` runs a program on some inputs with probes that
-  record the outcome of every ``if``/``elif``/``while`` test and conditional expression,
-  every statement that ran, and the type of every value given to ``repr()`` or an
-  f-string. :func:`one_sided_tests`, :func:`never_evaluated_tests` and
-  :func:`dead_statements` read an :class:`Observation`; :func:`edited_inputs` makes the
-  "small same-type edits" of a first input.
-* **AST pattern counts**, one function per pattern, each taking the program text:
-  :func:`finishing_wrappers`, :func:`nested_builtins`, :func:`round_trips`,
-  :func:`loops_ignoring_variable`, :func:`countdown_loops`, :func:`self_nested_tests`,
-  :func:`literal_subscripts`, :func:`dict_literal_membership`, :func:`container_reprs`,
-  :func:`self_receiver_calls`, :func:`distinct_calls`, :func:`shadowed_builtins`,
-  :func:`underscore_names`.
-* **Linter rates**: :func:`lint_counts` runs ruff (SIM300, SIM102, SIM114, C413) and pylint
-  (R5601) as subprocesses over files in a temporary folder.
-
-One module per family (``execution``, with the small edits; ``patterns``; ``lint``), then ``figures``
-(:func:`program_figures` of one program, :func:`measure_programs` of many in spawned workers, the table
-they add up to: :data:`MEASURES`, :func:`aggregate`, :func:`benchmark_programs`). The programs are
-trusted (our own synthesized programs, benchmark data): :func:`observe` runs them in this process,
-with a statement budget and a wall-clock alarm (:mod:`execverify_data.instrument`).
+The definitions, side by side, and the benchmark that prints them are in ``docs/synthesis.md``
+("Naturalness measures"). One module per family: ``execution`` (:func:`observe` runs a program on inputs
+with probes; :func:`one_sided_tests`, :func:`never_evaluated_tests` and :func:`dead_statements` read its
+:class:`Observation`; :func:`edited_inputs` makes the small same-type edits), ``patterns`` (the AST pattern
+counts, one function each, taking the program text) and ``lint`` (:func:`lint_counts`, ruff and pylint
+rules); then ``figures`` (:func:`program_figures` of one program, :func:`measure_programs` of many in
+spawned workers, :func:`aggregate` into the table of :data:`MEASURES`). The programs are trusted (ours,
+benchmark data): :func:`observe` runs them in this process under a statement budget and an alarm.
 
 >>> source = "def f(xs):\\n    n = 0\\n    for x in xs:\\n        if x > 0:\\n            n += x\\n    return n\\n"
 >>> obs = observe(source, "f", ["[1, 2]", "[3]"])

@@ -54,18 +54,11 @@ class Site(NamedTuple):
 
 @dataclass(frozen=True)
 class Observation:
-    """What the probes saw over the runs of one program that completed.
-
-    Args:
-        tests (`dict[Site, frozenset[bool]]`): every test of the functions the entry point reaches,
-            with the outcomes it took (an empty set: never evaluated).
-        statements (`dict[Site, bool]`): every statement of those functions (docstrings left out),
-            and whether it ran.
-        values (`dict[Site, frozenset[str]]`): every ``repr(x)`` and f-string field, with the type
-            names of the values it formatted.
-        inputs (`tuple[str, ...]`): the inputs whose runs completed (the ones observed).
-        failed (`int`): runs that raised or went past the budget (not observed).
-    """
+    """What the probes saw over the runs of one program that completed: ``tests`` (every test of the functions
+    the entry point reaches, ``Site -> frozenset`` of the outcomes it took: empty if never evaluated),
+    ``statements`` (``Site -> bool``, whether it ran; docstrings left out), ``values`` (every ``repr(x)`` and
+    f-string field, ``Site -> frozenset`` of the formatted values' type names), ``inputs`` (those whose runs
+    completed) and ``failed`` (runs that raised or went past the budget, not observed)."""
 
     tests: dict
     statements: dict
@@ -121,7 +114,7 @@ class _Program:
             raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
-        _, _, bound, _ = _parsed(source)  # validates the source
+        _, bound, _ = _parsed(source)  # validates the source
         tree = ast.parse(source)
         nodes = walk(tree)
         order = {id(n): i for i, n in enumerate(nodes)}
@@ -173,13 +166,11 @@ class _Program:
         self.code = compile(tree, "<naturalness>", "exec", dont_inherit=True)
 
     def run(self, text: str, *, trusted: bool = False) -> _Probe:
-        """Run the entry point on the argument text: the probe, whose ``status`` says how the call ended
-        (:meth:`execverify_data.instrument.Budget.run`: past the statement budget is ``STEP_LIMIT``).
+        """Run the entry point on the argument text; the probe's ``status`` says how the call ended.
 
-        With ``trusted``, an argument text that is not a list of literals (a few CRUXEval inputs, such as
-        ``"''.join(['A'] * 20)"``) is evaluated in the program's namespace, as the tracer's
-        ``trusted_call`` does; the probe's ``text`` is then the arguments' literal text, when they have one.
-        """
+        With ``trusted``, a text that is not a list of literals (a few CRUXEval inputs: ``"''.join(['A'] * 20)"``)
+        is evaluated in the program's namespace, as the tracer's ``trusted_call`` does; the probe's ``text`` is
+        then the arguments' literal text, when they have one."""
         try:
             args, kwargs = parse_arguments(text)
         except AnswerError as exc:
@@ -227,14 +218,11 @@ class _Program:
 
 def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: int = 20_000,
             timeout: float = 2.0, trusted_inputs: bool = False) -> Observation:
-    """Run ``entry_point(*args)`` for each argument text of ``inputs`` (CRUXEval ``input`` format, such as
-    ``"[1, 2], 'a'"``) with probes, and return what the runs that completed did.
-
-    The probed functions are the entry point and the module-level functions it reaches by name.
-    A run stops (and is counted in ``failed``, not observed) when it raises, executes more than
-    ``max_steps`` statements or runs past ``timeout`` seconds (the alarm works in the main thread only).
-    ``trusted_inputs`` lets argument texts be expressions, evaluated in the program's namespace
-    (trusted benchmark data only).
+    """Run ``entry_point(*args)`` with probes for each argument text of ``inputs`` (CRUXEval ``input`` format,
+    ``"[1, 2], 'a'"``): what the runs that completed did, in the entry point and the module-level functions it
+    reaches by name. A run that raises, executes more than ``max_steps`` statements or runs past ``timeout``
+    seconds (an alarm: main thread only) is counted in ``failed``. ``trusted_inputs`` lets argument texts be
+    expressions, evaluated in the program's namespace (trusted benchmark data only).
 
     >>> obs = observe("def f(n):\\n    return 'big' if n > 9 else 'small'\\n", "f", ["3", "12", "'x'"])
     >>> [(s.kind, sorted(o)) for s, o in obs.tests.items()], obs.failed
@@ -288,15 +276,10 @@ def _edit_seed(seed: int, first: str) -> int:
 
 def small_edits(first: str, types: Sequence[str] | None = None, *, seed: int = 0, tries: int = 20) -> Iterator[str]:
     """Up to ``tries`` candidate small same-type edits of the argument text ``first``, distinct from it and
-    from each other.
-
-    A small same-type edit is one :func:`execverify_data.inputs.mutate` of one positional argument,
-    chosen uniformly among those whose type is known (``types``, else :func:`~execverify_data.inputs.type_text_of`
-    of the value): an int moves by 1 or 2 (clamped to the inputs' range, -3..12) or, one time in five, is
-    drawn again from that range; a float moves by 0.5 or 1; a bool flips; a string or bytes value gets one
-    character changed, inserted or deleted, or two swapped; a list or tuple gets one element mutated,
-    inserted or deleted, or two swapped; a set one element replaced or added; a dict one key or value changed
-    or an item added. The random choices come from ``seed`` and ``first`` only.
+    from each other: each one :func:`execverify_data.inputs.mutate` of one positional argument, chosen
+    uniformly among those whose type is known (``types``, else :func:`~execverify_data.inputs.type_text_of`
+    of the value; what each type's edit is: ``docs/synthesis.md``). The random choices come from ``seed``
+    and ``first`` only.
 
     >>> edits = list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3))
     >>> len(edits), edits == list(small_edits("[1, 2, 3], 'ab'", seed=0, tries=3)), "[1, 2, 3], 'ab'" in edits
@@ -328,10 +311,9 @@ def small_edits(first: str, types: Sequence[str] | None = None, *, seed: int = 0
 
 def edited_inputs(source: str, entry_point: str, first: str, *, types: Sequence[str] | None = None, seed: int = 0,
                   k: int = 2, tries: int = 20, max_steps: int = 20_000, timeout: float = 2.0) -> list[str]:
-    """The first ``k`` candidates of :func:`small_edits` on which the program completes (does not raise,
-    stays within ``max_steps`` statements and ``timeout`` seconds); fewer if ``tries`` candidates
-    give fewer, or once two candidates have run past the budget (a program that loops on edits costs
-    two budgets, not ``tries``). "First input plus two small same-type edits" is ``[first] + edited_inputs(...)``.
+    """The first ``k`` candidates of :func:`small_edits` on which the program completes within the budget;
+    fewer if ``tries`` candidates give fewer, or once two have run past the budget (a program that loops on
+    edits costs two budgets, not ``tries``). "First input plus two edits" is ``[first] + edited_inputs(...)``.
 
     >>> list(small_edits("2", seed=2))[:3]  # n = 4 divides by zero: that edit is passed over
     ['0', '4', '3']

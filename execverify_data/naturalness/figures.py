@@ -74,12 +74,10 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
                      lint: bool = True) -> list[dict]:
     """:func:`program_figures` of every program, then (with ``lint``) its :func:`lint_counts` merged in, in order.
 
-    Each program is a dict with ``source``, ``entry_point``, ``inputs`` and optionally ``types``,
-    ``trusted`` (inputs may be expressions) and ``spec`` (a ``ConstraintSpec`` dict: adds ``checker_ok``,
-    whether :func:`execverify_data.synth.checker.check` accepts the program for it). The programs run in
-    ``workers`` spawned processes started with ``PYTHONHASHSEED=0`` and an address-space limit of
-    ``memory_mb`` (the pipeline's worker set-up), so set orders inside programs, and the figures, do
-    not depend on the number of workers; pylint uses ``workers`` processes too.
+    Each program is a dict with ``source``, ``entry_point``, ``inputs`` and optionally ``types``, ``trusted``
+    (inputs may be expressions) and ``spec`` (a ``ConstraintSpec`` dict: adds ``checker_ok``, the checker's
+    verdict). The programs run in ``workers`` spawned processes with ``PYTHONHASHSEED=0`` and ``memory_mb`` of
+    address space, so set orders inside programs, and the figures, do not depend on the number of workers.
     """
     from execverify_data.shards import limit_worker, spawn_pool
 

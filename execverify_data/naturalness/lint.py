@@ -13,7 +13,8 @@ from execverify_data.errors import ExecVerifyError, InvalidArgument
 
 __all__ = ["LINT_RULES", "lint_counts"]
 
-#: The linter rules of :func:`lint_counts`: ruff's codes, then pylint's.
+#: The rules of :func:`lint_counts`: ruff's SIM300 (yoda condition), SIM102 (collapsible ``if``), SIM114 (``if``
+#: arms with the same body), C413 (``list``/``reversed`` around ``sorted``), then pylint's R5601 (confusing ``elif``).
 LINT_RULES = ("SIM300", "SIM102", "SIM114", "C413", "R5601")
 _RUFF_RULES = LINT_RULES[:4]
 
@@ -26,14 +27,10 @@ def _linter(module: str) -> None:
 
 
 def lint_counts(sources: Sequence[str], *, jobs: int = 1) -> list[dict[str, int]]:
-    """For each program, how many times each rule of :data:`LINT_RULES` fires: ruff's SIM300 (yoda
-    condition), SIM102 (collapsible ``if``), SIM114 (``if`` arms with the same body), C413 (``list``
-    or ``reversed`` around ``sorted``), and pylint's R5601 (confusing consecutive ``elif``).
+    """For each program, how many times each rule of :data:`LINT_RULES` fires (``docs/synthesis.md``).
 
-    The programs are written to a temporary folder, in ``jobs`` parts; ruff runs once over it and one
-    pylint process per part, ``jobs`` at a time (pylint's own ``--jobs`` costs several times the CPU of
-    one process per part), all as subprocesses of this interpreter and with no configuration file
-    (``ruff --isolated``; pylint with every other message disabled).
+    The programs are written to a temporary folder in ``jobs`` parts; ruff runs once over it, pylint once per
+    part (its own ``--jobs`` costs several times the CPU), both with no configuration file.
 
     >>> counts = lint_counts(["def f(x):\\n    if 3 == x:\\n        return 1\\n    return 0\\n", "def g():\\n    return 1\\n"])
     >>> counts[0]["SIM300"], counts[1]["SIM300"]

@@ -40,8 +40,8 @@ _ROUND_TRIP_PAIRS = frozenset(
 
 
 @lru_cache(maxsize=64)
-def _parsed(source: str) -> tuple[ast.Module, list[ast.AST], frozenset[str], frozenset[str]]:
-    """The module, its nodes in walk order, the names the program binds, and the names imports bind."""
+def _parsed(source: str) -> tuple[list[ast.AST], frozenset[str], frozenset[str]]:
+    """The module's nodes in walk order, the names the program binds, and the names imports bind."""
     if not isinstance(source, str):
         raise InvalidArgument(f"a program must be given as its source text (str), got {type(source).__name__}")
     try:
@@ -63,7 +63,7 @@ def _parsed(source: str) -> tuple[ast.Module, list[ast.AST], frozenset[str], fro
                 imported.add((alias.asname or alias.name).split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             bound.add(node.name)
-    return tree, nodes, frozenset(bound), frozenset(imported)
+    return nodes, frozenset(bound), frozenset(imported)
 
 
 def _builtin(node: ast.AST, bound: frozenset[str]) -> str | None:
@@ -85,34 +85,29 @@ def _read_names(nodes) -> set[str]:
 
 
 def finishing_wrappers(program: str) -> int:
-    """Count ``return f(g(...))``: ``return`` statements whose value is a call of a builtin function
-    whose first positional argument is itself a call of a builtin function (``return sorted(set(r))``,
-    ``return list(divmod(abs(t), 10))``). Methods do not count (``return ''.join(sorted(r))`` is not one),
-    nor builtins the program rebinds.
+    """Count ``return f(g(...))``: a returned builtin-function call whose first positional argument is a
+    builtin-function call (``return sorted(set(r))``); not methods (``''.join(sorted(r))``) nor rebound builtins.
 
     >>> finishing_wrappers("def f(xs):\\n    return list(enumerate(sorted(xs)))\\n")
     1
     >>> finishing_wrappers("def f(xs):\\n    return ''.join(sorted(xs)) + str(len(xs))\\n")
     0
     """
-    _, nodes, bound, _ = _parsed(program)
-    count = 0
-    for node in nodes:
-        if isinstance(node, ast.Return) and _builtin(node.value, bound) and node.value.args:
-            count += _builtin(node.value.args[0], bound) is not None
-    return count
+    nodes, bound, _ = _parsed(program)
+    return sum(1 for n in nodes if isinstance(n, ast.Return) and _builtin(n.value, bound) and n.value.args
+               and _builtin(n.value.args[0], bound) is not None)
 
 
 def nested_builtins(program: str, depth: int = 3) -> int:
-    """Count chains of ``depth`` (default 3) builtin-function calls, each a direct argument of the one
-    outside it, in one expression (``list(enumerate(sorted(seen)))``); a longer chain counts once.
+    """Count chains of ``depth`` builtin-function calls, each a direct argument of the one outside it
+    (``list(enumerate(sorted(seen)))``); a longer chain counts once.
 
     >>> nested_builtins("def f(t):\\n    return list(divmod(abs(t), 10))\\n")
     1
     >>> nested_builtins("def f(t):\\n    return sorted(set(t)), len(t.split())\\n")
     0
     """
-    _, nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = _parsed(program)
     calls = [n for n in nodes if _builtin(n, bound)]
     inner: dict[int, list[ast.Call]] = {id(c): [a for a in _arguments(c) if _builtin(a, bound)] for c in calls}
     chain: dict[int, int] = {}
@@ -128,21 +123,16 @@ def nested_builtins(program: str, depth: int = 3) -> int:
 
 def round_trips(program: str) -> int:
     """Count conversion round trips: a builtin call whose first argument is a builtin call that it undoes,
-    repeats or discards. The pairs (outer, inner): any two of ``bool``/``int``/``float``/``str``
-    (``str(int(bool(x)))``); ``reversed(sorted(..))``, ``sorted(sorted(..))``, ``sorted(reversed(..))``,
-    ``set(sorted(..))``, ``set(reversed(..))``, ``frozenset(sorted(..))``; a copy into the type the inner
-    call already gives: ``list(sorted(..))``, ``list(list(..))``, ``tuple(tuple(..))``, ``set(set(..))``,
-    ``frozenset(frozenset(..))``, ``dict(dict(..))``; ``ord(chr(..))`` and ``chr(ord(..))`` (a code point and its
-    character, each the other's inverse). ``sorted(list(..))`` does not count (a redundant
-    but harmless copy people write). A chain of such pairs counts once
-    (``list(reversed(sorted(x)))`` is one).
+    repeats or discards (the pairs of ``_ROUND_TRIP_PAIRS``: ``str(int(bool(x)))``, ``set(sorted(..))``,
+    ``list(list(..))``, ``chr(ord(..))``...; not ``sorted(list(..))``, a harmless copy people write).
+    A chain of such pairs counts once (``list(reversed(sorted(x)))`` is one).
 
     >>> round_trips("def f(x):\\n    return str(int(bool(x))), list(reversed(sorted(x)))\\n")
     2
     >>> round_trips("def f(x):\\n    return sorted(set(x)), list(reversed(x)), int(x) + 1\\n")
     0
     """
-    _, nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = _parsed(program)
     pairs: dict[int, ast.Call] = {}
     for node in nodes:
         outer = _builtin(node, bound)
@@ -155,17 +145,16 @@ def round_trips(program: str) -> int:
 
 
 def loops_ignoring_variable(program: str) -> int:
-    """Count loops whose body (``else`` left out) never reads the loop variable: ``for`` statements whose
-    body reads none of the names the target binds (``for _ in xs:`` counts), and ``while`` statements
-    whose body reads none of the names the test reads (``while i > 0: i -= 1; ...`` with ``i`` unread:
-    an augmented assignment's target is not a read). Comprehensions do not count.
+    """Count loops whose body (``else`` left out) never reads the loop variable: a ``for`` whose body reads
+    none of its target's names (``for _ in xs:`` counts), a ``while`` whose body reads none of its test's
+    names (``i -= 1`` does not read ``i``). Comprehensions do not count.
 
     >>> loops_ignoring_variable("def f(xs):\\n    n = 0\\n    for x in xs:\\n        n += 1\\n    for y in xs:\\n        n += y\\n    return n\\n")
     1
     >>> loops_ignoring_variable("def f(xs):\\n    i = len(xs)\\n    while i > 0:\\n        i -= 1\\n    while xs:\\n        xs.pop()\\n    return i\\n")
     1
     """
-    _, nodes, _, _ = _parsed(program)
+    nodes, _, _ = _parsed(program)
     count = 0
     for node in nodes:
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -184,16 +173,15 @@ def _is_zero(node: ast.AST) -> bool:
 
 
 def countdown_loops(program: str) -> int:
-    """Count the ``i = len(x)`` / ``while i > 0: i -= 1`` walk: ``while v > 0:`` loops (or ``0 < v``)
-    whose body has ``v -= 1`` among its top-level statements, where ``v`` is assigned ``len(...)``
-    somewhere in the program. The benchmark reports the share of programs with at least one.
+    """Count ``while v > 0:`` (or ``0 < v``) loops with ``v -= 1`` among their top-level statements, where
+    ``v`` is assigned ``len(...)`` somewhere in the program (the ``i = len(x)`` walk).
 
     >>> countdown_loops("def f(xs):\\n    i = len(xs)\\n    while i > 0:\\n        i -= 1\\n    return i\\n")
     1
     >>> countdown_loops("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
     0
     """
-    _, nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = _parsed(program)
     lengths = {n.targets[0].id for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], ast.Name) and _builtin(n.value, bound) == "len"}
     count = 0
@@ -226,15 +214,14 @@ def _scope_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:
 
 
 def self_nested_tests(program: str) -> int:
-    """Count ``if T:`` statements inside the body of an ``if T:`` with the same test (same AST), when the
-    body never rebinds a name the test reads (``if ok:`` inside ``if ok:``).
+    """Count ``if T:`` inside the body of an ``if T:`` (same AST) that never rebinds a name ``T`` reads.
 
     >>> self_nested_tests("def f(s):\\n    ok = s.isdigit()\\n    if ok:\\n        if ok:\\n            return 1\\n    return 0\\n")
     1
     >>> self_nested_tests("def f(s):\\n    ok = s.isdigit()\\n    if ok:\\n        ok = len(s) > 2\\n        if ok:\\n            return 1\\n    return 0\\n")
     0
     """
-    _, nodes, _, _ = _parsed(program)
+    nodes, _, _ = _parsed(program)
     count = 0
     for node in nodes:
         if not isinstance(node, ast.If):
@@ -260,12 +247,9 @@ def literal_subscripts(program: str) -> int:
     >>> literal_subscripts("def f(x):\\n    return 'an'[:4:x] + 'ab'[0]\\n")
     1
     """
-    _, nodes, _, _ = _parsed(program)
-    return sum(
-        1 for n in nodes
-        if isinstance(n, ast.Subscript) and _is_literal_container(n.value)
-        and any(isinstance(m, ast.Name) for m in walk(n.slice))
-    )
+    nodes, _, _ = _parsed(program)
+    return sum(1 for n in nodes if isinstance(n, ast.Subscript) and _is_literal_container(n.value)
+               and any(isinstance(m, ast.Name) for m in walk(n.slice)))
 
 
 def dict_literal_membership(program: str) -> int:
@@ -274,12 +258,9 @@ def dict_literal_membership(program: str) -> int:
     >>> dict_literal_membership("def f(n):\\n    return n in {10: 1, 2: 1}, n in {10, 2}\\n")
     1
     """
-    _, nodes, _, _ = _parsed(program)
-    return sum(
-        1 for n in nodes if isinstance(n, ast.Compare)
-        for op, right in zip(n.ops, n.comparators)
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Dict)
-    )
+    nodes, _, _ = _parsed(program)
+    return sum(1 for n in nodes if isinstance(n, ast.Compare) for op, right in zip(n.ops, n.comparators)
+               if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Dict))
 
 
 def self_receiver_calls(program: str) -> int:
@@ -289,7 +270,7 @@ def self_receiver_calls(program: str) -> int:
     >>> self_receiver_calls("def f(line):\\n    return line.count(line, 0, 3) + line.count('a')\\n")
     1
     """
-    _, nodes, _, imported = _parsed(program)
+    nodes, _, imported = _parsed(program)
     count = 0
     for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
@@ -308,38 +289,35 @@ def distinct_calls(program: str) -> int:
     >>> distinct_calls("def f(xs):\\n    xs.sort()\\n    xs.sort()\\n    return len(xs), sum(xs), abs(len(xs))\\n")
     4
     """
-    _, nodes, bound, imported = _parsed(program)
+    nodes, bound, imported = _parsed(program)
     names: set[str] = set()
     for n in nodes:
-        if not isinstance(n, ast.Call):
-            continue
         builtin_name = _builtin(n, bound)
         if builtin_name:
             names.add(builtin_name)
-        elif isinstance(n.func, ast.Attribute) and not (isinstance(n.func.value, ast.Name) and n.func.value.id in imported):
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and not (
+                isinstance(n.func.value, ast.Name) and n.func.value.id in imported):
             names.add("." + n.func.attr)
     return len(names)
 
 
 def shadowed_builtins(program: str) -> int:
-    """The number of distinct names the program binds (parameters, assignments, loop and ``with``
-    targets, functions, imports) that are names of builtins (``ascii``, ``sum``, ``list``, ``id``).
+    """The number of distinct names the program binds (imports included) that are builtins' names.
 
     >>> shadowed_builtins("def f(ascii, n):\\n    sum = 0\\n    for x in range(n):\\n        sum += x\\n    return sum + len(ascii)\\n")
     2
     """
-    _, _, bound, imported = _parsed(program)
+    _, bound, imported = _parsed(program)
     return len((bound | imported) & _BUILTIN_NAMES)
 
 
 def underscore_names(program: str) -> int:
-    """The number of distinct names the program binds that start with one underscore and a letter
-    (``_integer``, left by a generator that cut ``is_`` off ``is_integer``); ``_`` itself does not count.
+    """The number of distinct bound names of one underscore and a letter (``_integer``, from ``is_integer``).
 
     >>> underscore_names("def f(value):\\n    _integer = value.is_integer()\\n    for _ in range(2):\\n        pass\\n    return _integer\\n")
     1
     """
-    _, _, bound, _ = _parsed(program)
+    _, bound, _ = _parsed(program)
     return sum(1 for name in bound if re.match(r"_[A-Za-z]", name))
 
 
@@ -371,11 +349,8 @@ def _static_container(expr: ast.AST, annotations: dict[str, str], bound: frozens
 
 
 def container_reprs(program: str, observation: Observation | None = None) -> int:
-    """Count ``repr(x)`` calls and f-string fields (``f'{x}'``) that format a container (list, tuple,
-    dict, set, deque, Counter, dict views...) as a value; those passed straight to ``print`` do not count.
-    Types come from ``observation`` (the values the site formatted in the runs) where the site ran, else
-    from the expression's form (a display, ``list(...)``/``sorted(...)``..., a parameter annotated
-    ``list[...]``...).
+    """Count ``repr(x)`` calls and f-string fields that format a container as a value (not straight to
+    ``print``). Types come from ``observation`` where the site ran, else from the expression's form.
 
     >>> source = "def f(xs: list[int], n: int):\\n    return repr(xs) + f'{n}' + f'{sorted(xs)}'\\n"
     >>> container_reprs(source)
@@ -384,7 +359,7 @@ def container_reprs(program: str, observation: Observation | None = None) -> int
     >>> container_reprs("def f(v):\\n    return repr(v)\\n", observe("def f(v):\\n    return repr(v)\\n", "f", ["[1]"]))
     1
     """
-    tree, nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = _parsed(program)
     annotations = {n.arg: ast.unparse(n.annotation) for n in nodes if isinstance(n, ast.arg) and n.annotation is not None}
     order = {id(n): i for i, n in enumerate(nodes)}
     seen = {site.index: kinds for site, kinds in observation.values.items()} if observation is not None else {}

@@ -1,14 +1,10 @@
 """TRL reward functions.
 
-Every reward follows TRL's contract, ``fn(prompts, completions, **columns) -> list[float | None]``
-(``None``: the reward does not apply to that row), is a picklable callable class with
-``__name__`` set (TRL forwards reward functions to worker processes and logs each as
-``rewards/<name>/mean``), and decides every verdict in the calling process with
-:func:`execverify_data.values.same`.
-
-:data:`REWARDS` names them (the table of what each scores is in ``docs/questions.md``, "Rewards"); the
-formulas are in ``docs/questions.md``, the sandbox scheme in ``docs/sandbox.md``, the paper's Stage II rule in
-:mod:`execverify_data.rewards.codegen`.
+Every reward follows TRL's contract, ``fn(prompts, completions, **columns) -> list[float | None]`` (``None``:
+not applicable to that row), is a picklable callable class with ``__name__`` set (TRL forwards reward functions
+to worker processes and logs each as ``rewards/<name>/mean``), and decides every verdict in the calling process
+with :func:`execverify_data.values.same`. :data:`REWARDS` names them; what each scores and the formulas are in
+``docs/questions.md`` ("Rewards"), the sandbox scheme in ``docs/sandbox.md``.
 
 >>> reward = get_reward("io")
 >>> reward.__name__
@@ -23,63 +19,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from execverify_data.rewards.execution import (
-    ExecutionReward,
-    FormatReward,
-    IOReward,
-    OIReward,
-    PaperReward,
-    WhiteboxReward,
-    format_reward,
-    io_reward,
-    oi_reward,
-    paper_reward,
-    whitebox_reward,
-)
-from execverify_data.rewards.unit_tests import (
-    UnitTestReward,
-    extract_code,
-    split_assertion,
-    stdout_matches,
-    unit_test_reward,
-    validate_tests,
-)
-from execverify_data.rewards.codegen import PaperCodegenReward, paper_codegen_reward  # noqa: E402  (after unit_tests)
+from execverify_data.rewards.codegen import PaperCodegenReward, paper_codegen_reward
+from execverify_data.rewards.execution import (ExecutionReward, FormatReward, IOReward, OIReward, PaperReward,
+                                               WhiteboxReward, format_reward, io_reward, oi_reward, paper_reward,
+                                               whitebox_reward)
+from execverify_data.rewards.unit_tests import (UnitTestReward, extract_code, split_assertion, stdout_matches,
+                                                unit_test_reward, validate_tests)
 
 __all__ = [
-    "REWARDS",
-    "ExecutionReward",
-    "FormatReward",
-    "IOReward",
-    "OIReward",
-    "PaperCodegenReward",
-    "PaperReward",
-    "UnitTestReward",
-    "WhiteboxReward",
-    "extract_code",
-    "format_reward",
-    "get_reward",
-    "io_reward",
-    "oi_reward",
-    "paper_codegen_reward",
-    "paper_reward",
-    "split_assertion",
-    "stdout_matches",
-    "unit_test_reward",
-    "validate_tests",
-    "whitebox_reward",
+    "REWARDS", "ExecutionReward", "FormatReward", "IOReward", "OIReward", "PaperCodegenReward", "PaperReward",
+    "UnitTestReward", "WhiteboxReward", "extract_code", "format_reward", "get_reward", "io_reward", "oi_reward",
+    "paper_codegen_reward", "paper_reward", "split_assertion", "stdout_matches", "unit_test_reward",
+    "validate_tests", "whitebox_reward",
 ]
 
 #: reward name -> class; built by :func:`get_reward`.
-REWARDS: dict[str, type] = {
-    "whitebox": WhiteboxReward,
-    "io": IOReward,
-    "oi": OIReward,
-    "format": FormatReward,
-    "paper": PaperReward,
-    "unit_test": UnitTestReward,
-    "paper_codegen": PaperCodegenReward,
-}
+REWARDS: dict[str, type] = {"whitebox": WhiteboxReward, "io": IOReward, "oi": OIReward, "format": FormatReward,
+                             "paper": PaperReward, "unit_test": UnitTestReward, "paper_codegen": PaperCodegenReward}
 
 
 def get_reward(name: str, **kwargs: Any):

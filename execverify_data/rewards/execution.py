@@ -1,10 +1,8 @@
 """TRL reward functions for execution reasoning (white-box, io, oi, format, and the paper's single reward).
 
-Each reads one dataset column, ``verification`` (the dict made by :func:`execverify_data.questions.render`, or
-its JSON string), so one dataset feeds any combination of rewards; answers are decided by
-:class:`execverify_data.questions.Scorer`. The formulas and the gaming table are in ``docs/questions.md``
-("Rewards"); ``oi`` answers run in a warm trusted runner, started on first use (never at import or
-unpickling; pickling drops it).
+Each reads the ``verification`` column (made by :func:`execverify_data.questions.render`, or its JSON string)
+and scores with :class:`execverify_data.questions.Scorer` (formulas: ``docs/questions.md``, "Rewards"); ``oi``
+answers run in a warm trusted runner, started on first use (never at import or unpickling; pickling drops it).
 
 >>> from execverify_data.questions import build
 >>> r = build("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)", n_path=1, n_state=1)
@@ -29,19 +27,8 @@ from execverify_data.questions.extract import has_answer_block
 from execverify_data.questions.kinds import Kind
 from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer, load_verification
 
-__all__ = [
-    "ExecutionReward",
-    "FormatReward",
-    "IOReward",
-    "OIReward",
-    "PaperReward",
-    "WhiteboxReward",
-    "format_reward",
-    "io_reward",
-    "oi_reward",
-    "paper_reward",
-    "whitebox_reward",
-]
+__all__ = ["ExecutionReward", "FormatReward", "IOReward", "OIReward", "PaperReward", "WhiteboxReward", "format_reward",
+           "io_reward", "oi_reward", "paper_reward", "whitebox_reward"]
 
 
 def _number(name: str, value: Any) -> float:
@@ -60,6 +47,7 @@ class ExecutionReward:
     """
 
     name = "execution_reward"
+    runs_oi = True  # whether the scorer runs ``oi`` answers (FormatReward needs no execution)
 
     def __init__(self, *, oi_workers: int = 2, oi_timeout: float = 2.0, scorer: Scorer | None = None):
         if isinstance(oi_workers, bool) or not isinstance(oi_workers, int) or oi_workers < 1:
@@ -72,27 +60,20 @@ class ExecutionReward:
 
     def _results(self, completions: Sequence[Any], verification: Any) -> list[ScoreResult | None]:
         if verification is None:
-            raise InvalidArgument(
-                f"{self.__name__} needs the dataset column 'verification' (made by execverify questions / "
-                "questions.render); TRL passes dataset columns to reward functions as keyword arguments"
-            )
+            raise InvalidArgument(f"{self.__name__} needs the dataset column 'verification' (made by execverify "
+                                  "questions / questions.render); TRL passes dataset columns to reward functions as "
+                                  "keyword arguments")
         if completions is None or len(completions) != len(verification):
-            raise InvalidArgument(
-                f"{self.__name__}: {0 if completions is None else len(completions)} completions for "
-                f"{len(verification)} verification rows"
-            )
+            raise InvalidArgument(f"{self.__name__}: {0 if completions is None else len(completions)} completions "
+                                  f"for {len(verification)} verification rows")
         return self.scorer.score_batch(list(verification), list(completions), run_oi=self.runs_oi)
-
-    runs_oi = True
 
     def reward(self, result: ScoreResult) -> float | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def rewards(self, results: Sequence[ScoreResult | None], completions: Sequence[Any], verification: Sequence[Any]) -> list[float | None]:
-        """This reward's values for a batch the scorer has scored: the public call is exactly
-        ``self.rewards(scorer.score_batch(verification, completions), completions, verification)``, so
-        one scoring serves several rewards (a scoring that ran ``oi`` answers serves one that does not
-        need them: running them changes only the ``oi`` verdicts)."""
+        """This reward's values for a scored batch: the call is ``self.rewards(scorer.score_batch(verification,
+        completions), completions, verification)``, so one scoring (with ``oi`` run) serves several rewards."""
         return [None if r is None else self.reward(r) for r in results]
 
     def __call__(self, prompts: Any = None, completions: Any = None, verification: Any = None, **kwargs: Any) -> list[float | None]:
@@ -154,12 +135,9 @@ class OIReward(_FinalKindReward):
 
 
 class FormatReward(ExecutionReward):
-    """1.0 when the style's answer block holds exactly one readable answer per question, else 0.0.
-
-    It checks form only (e.g. a ``state`` answer is ``value; type``), not correctness, and it
-    requires the block itself on every kind of row: a ``cruxeval`` completion without
-    ``[ANSWER]`` earns 0.0 even though the scorer reads its text as a bare answer.
-    """
+    """1.0 when the style's answer block holds exactly one readable answer per question, else 0.0: form only
+    (a ``state`` answer is ``value; type``), and the block is required (a ``cruxeval`` completion without
+    ``[ANSWER]`` earns 0.0 though the scorer reads its text as a bare answer)."""
 
     name = "format_reward"
     runs_oi = False  # form needs no execution

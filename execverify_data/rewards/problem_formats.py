@@ -3,14 +3,10 @@
 Three formats are read (each checked with :func:`~execverify_data.rewards.unit_tests.validate_tests`,
 so a row that could not tell a right program from a wrong one is rejected here, at load):
 
-================  ==========================================================================
-name              what a row holds
-================  ==========================================================================
-``prime``         PRIME / Eurus-2-RL-Data: ``prompt`` (chat messages) and
-                  ``reward_model.ground_truth``, a JSON text ``{"inputs", "outputs"[, "fn_name"]}``
-``apps``          APPS: ``question``, ``starter_code`` and ``input_output`` (the same JSON)
-``humaneval``     HumanEval: ``prompt``, ``test`` (``def check(candidate)``) and ``entry_point``
-================  ==========================================================================
+* ``prime`` (PRIME / Eurus-2-RL-Data): ``prompt`` (chat messages) and ``reward_model.ground_truth``, a JSON
+  text ``{"inputs", "outputs"[, "fn_name"]}``;
+* ``apps`` (APPS): ``question``, ``starter_code`` and ``input_output`` (the same JSON);
+* ``humaneval`` (HumanEval): ``prompt``, ``test`` (``def check(candidate)``) and ``entry_point``.
 
 Without ``fn_name`` each input/output pair is a stdin/stdout case (an input or output given
 as a list of lines is joined with newlines). With ``fn_name`` (call-based problems) each

@@ -1,10 +1,8 @@
 """The code-generation reward: the fraction of unit tests a generated program passes.
 
-The program runs in the untrusted sandbox (:mod:`execverify_data.sandbox`); every
-verdict is decided in the calling process. A row's tests are assertion strings
-(``tests``), standard-input/output cases (``stdio_tests``), or both;
-:func:`validate_tests` rejects, with one line that says why, a test that could not
-tell a right program from a wrong one.
+The program runs in the untrusted sandbox (:mod:`execverify_data.sandbox`); every verdict is decided in the
+calling process. A row's tests are assertion strings (``tests``), standard-input/output cases
+(``stdio_tests``), or both; :func:`validate_tests` rejects a test that could not tell right from wrong.
 
 >>> unit_test_reward(prompts=["p"], completions=["```python\\ndef add(a, b):\\n    return a + b\\n```"],
 ...                  tests=[["assert add(1, 2) == 3", "assert add(2, 2) == 5"]])
@@ -31,14 +29,7 @@ from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.values import CanonicalValue, encode, parse
 from execverify_data.verdicts import answers, decidable, matches
 
-__all__ = [
-    "UnitTestReward",
-    "extract_code",
-    "split_assertion",
-    "stdout_matches",
-    "unit_test_reward",
-    "validate_tests",
-]
+__all__ = ["UnitTestReward", "extract_code", "split_assertion", "stdout_matches", "unit_test_reward", "validate_tests"]
 
 # --------------------------------------------------------------------------- completions
 
@@ -54,9 +45,8 @@ def extract_code(completion: Any) -> str:
     """
     text = completion_text(completion)
     if text is None:
-        raise InvalidArgument(
-            f"a completion must be a string or a list of chat messages, got {type(completion).__name__}"
-        )
+        raise InvalidArgument(f"a completion must be a string or a list of chat messages, got "
+                              f"{type(completion).__name__}")
     return _extract_code(text)
 
 
@@ -140,16 +130,10 @@ def _asserts_something(test: str) -> bool:
 
 
 def validate_tests(tests: Sequence[str] | None = None, stdio_tests: Sequence[dict] | None = None) -> None:
-    """Check one codegen row's tests before they are used; raise ``InvalidArgument`` naming the
-    first one that cannot tell a right program from a wrong one.
-
-    Args:
-        tests (`list[str]`, optional): assertion strings (``assert f(1) == 2``, a HumanEval
-            ``def check(candidate): ...``); each must parse and assert something that mentions
-            a name (``""``, ``x = 1`` and ``assert True`` are rejected).
-        stdio_tests (`list[dict]`, optional): ``{"stdin": str, "stdout": str}`` cases; the
-            expected ``stdout`` must be given and not blank (a program that prints nothing
-            would pass it).
+    """Check one codegen row's tests (assertion strings, ``{"stdin", "stdout"}`` cases) before they are used;
+    raise ``InvalidArgument`` naming the first one that cannot tell a right program from a wrong one: a test
+    that does not parse or asserts nothing that mentions a name (``x = 1``, ``assert True``), a case with no
+    expected ``stdout`` or a blank one.
 
     >>> validate_tests(["assert f(1) == 2"], [{"stdin": "1", "stdout": "2"}])
     >>> validate_tests(["x = 1"])
@@ -196,14 +180,11 @@ def _decimals(line: str) -> list[Decimal] | None:
 
 
 def stdout_matches(actual: str, expected: str) -> bool:
-    """Whether a program's standard output answers a stdio case (LiveCodeBench's rule).
+    """Whether a program's standard output answers a stdio case (LiveCodeBench's rule, ``docs/sandbox.md``).
 
-    Both texts are stripped and split into lines, and every line is stripped (so trailing
-    spaces, a final newline or ``\\r\\n`` line ends do not matter); the line counts must be
-    equal, and each line must be equal as text or, when both are whitespace-separated
-    numbers, equal as exact decimals (``1.0`` answers ``1``; ``0.30000001`` does not
-    answer ``0.3``). APPS and PRIME also accept a float tolerance and the same tokens in
-    another order; those accept wrong answers, so this rule does not.
+    Stripped lines, the same count, each equal as text or as exact decimals (``1.0`` answers ``1``;
+    ``0.30000001`` does not answer ``0.3``); no float tolerance or token reordering (APPS, PRIME): those
+    accept wrong answers.
 
     >>> stdout_matches("3 \\n", "3"), stdout_matches("1.50\\r\\n2\\n", "1.5\\n2"), stdout_matches("2 1", "1 2")
     (True, True, False)
@@ -236,20 +217,11 @@ class UnitTestReward:
     **kwargs)``: ``tests[i]`` is a list of assertion strings, ``stdio_tests[i]`` a list of
     ``{"stdin", "stdout"}`` cases; a row with neither gets ``None``.
 
-    * ``assert CALL == EXPECTED`` with a literal ``EXPECTED``: all such tests of a row share one
-      sandboxed execution that only computes the ``CALL`` values; the comparison happens here,
-      with :func:`execverify_data.verdicts.matches` (strict types; a lying ``__eq__`` cannot pass).
-      A test whose outcome follows from its calls' answers (:func:`execverify_data.verdicts.decidable`)
-      joins that execution, and is decided here too.
-    * any other test (``check(candidate)`` functions, ``assert abs(...) < eps``...) gets a fork
-      of its own for the code (the *candidate*), while the test text runs in a separate test
-      process that never executes model code: the completion's functions are proxies there that
-      exchange canonical values with the candidate, so the test's assertions compare plain
-      builtin values and its verdict travels on a pipe the candidate never had. A test that
-      defines ``check`` without calling it gets ``check(<entry_point>)`` appended.
-    * a stdio case runs the code as a script (``__name__ == "__main__"``) with the case's
-      ``stdin``; it passes when the run ends without error and its standard output answers the
-      case's ``stdout`` (:func:`stdout_matches`), compared here.
+    Every verdict is decided here, never by model code (``docs/sandbox.md``, "Verdicts that cannot be forged"):
+    ``assert CALL == EXPECTED`` tests, and those :func:`execverify_data.verdicts.decidable` reads, share one
+    sandboxed execution that only computes the calls, compared here (a lying ``__eq__`` cannot pass); any other
+    test runs in a tester process that never executes model code, talking to the candidate through proxies;
+    a stdio case runs the code as a script, its output compared here with :func:`stdout_matches`.
 
     A test that :func:`validate_tests` would reject never passes (a warning says so once).
     Thread-safe; pickling keeps only the settings (workers start again in the new process).
@@ -311,9 +283,8 @@ class UnitTestReward:
                 raise InvalidArgument("each row of stdio_tests must be a list of {'stdin', 'stdout'} dicts, "
                                       f"got {[type(c).__name__ for c in row_stdio]}")
             code = extract_code(completion)
-            checks: list = []  # (kind, job index, detail): detail = (call index, expected) | (call index, Decidable) | ...
             calls: list[str] = []  # the row's call-mode execution: equality splits and tests decided here
-            pending = []
+            pending = []  # (kind, detail); a "test" detail is its job, the others' job is the call-mode one
             for test in row_tests:
                 if not _asserts_something(test):
                     continue
@@ -328,26 +299,24 @@ class UnitTestReward:
                     pending.append(("host", (len(calls), decided, code, full)))
                     calls.extend(decided.calls)
                 else:
-                    pending.append(("test", None))
+                    pending.append(("test", len(jobs)))
                     jobs.append(self._job(code, test=full))
-                    pending[-1] = ("test", len(jobs) - 1)
-            call_job = None
+            call_job = len(jobs) if calls else None
             if calls:
-                call_job = len(jobs)
                 jobs.append(self._job(code, calls=calls))
-            for kind, detail in pending:
-                checks.append((kind, detail, None) if kind == "test" else (kind, call_job, detail))
+            # (kind, job index, detail): detail = (call index, expected) | (call index, Decidable, ...) | stdout
+            checks = [(kind, detail, None) if kind == "test" else (kind, call_job, detail) for kind, detail in pending]
             for case in row_stdio:
                 expected = case.get("stdout")
                 if isinstance(case.get("stdin"), str) and isinstance(expected, str) and expected.strip():
                     checks.append(("stdio", len(jobs), expected))
                     jobs.append(self._job(code, stdin=case["stdin"], output_limit=max(1 << 16, 2 * len(expected) + 4096)))
-            usable = len(checks)
-            if usable < len(row_tests) + len(row_stdio) and not self._warned:
+            total = len(row_tests) + len(row_stdio)
+            if len(checks) < total and not self._warned:
                 self._warned = True
                 warnings.warn("unit_test_reward: some tests assert nothing or give no expected output; they count as "
                               "failed (validate_tests says which)", stacklevel=2)
-            plans.append((len(row_tests) + len(row_stdio), checks))
+            plans.append((total, checks))
         pool = self._get_pool()
         results = self._run(pool, jobs)
         # a test decided here whose answers were too large to cross in call mode runs again with the tester
@@ -358,22 +327,12 @@ class UnitTestReward:
             for (i, j), result in zip(retry, extra):
                 plans[i][1][j] = ("test", len(results), None)
                 results.append(result)
-        rewards: list[float | None] = []
-        for plan in plans:
-            if plan is None:
-                rewards.append(None)
-                continue
-            total, checks = plan
-            passed = sum(_passed(results[job], kind, detail) for kind, job, detail in checks)
-            rewards.append(passed / total)
-        return rewards
+        return [None if plan is None else sum(_passed(results[job], kind, detail) for kind, job, detail in plan[1])
+                / plan[0] for plan in plans]
 
     def _run(self, pool, jobs: list[dict]) -> list:
-        """Run ``jobs`` on ``pool``, those whose test took longest before first (a GRPO batch runs every
-        test once per completion, and epochs run them again): a slow test started last would keep
-        the whole call waiting while the other workers idle. Tests not seen yet go first, those that
-        need the test process (two processes, a round trip per call) before the others. Results
-        come back in the jobs' order."""
+        """Run ``jobs`` on ``pool``, results in the jobs' order: the slowest-seen first, unseen ones before them
+        and tester jobs before the others (a slow test started last keeps the whole call waiting)."""
         if not jobs:
             return []
         keys = [(job["test"], tuple(job["calls"]), job["stdin"]) for job in jobs]
