@@ -79,6 +79,14 @@ def test_other_forms_and_humaneval_style_check(reward):
     assert out == [0.75]
 
 
+def test_a_check_that_calls_nothing_runs_with_the_tester(reward):
+    # decidable in the parent but with no call of the candidate: it used to index a call job that did not exist
+    tests = ["def check(c):\n    assert abs(-1) == 1\n", "def check(c):\n    assert abs(-1) == 2\n",
+             "def check(c):\n    assert c(1, 2) == 3\n"]
+    assert reward(prompts=[""], completions=[fenced(ADD)], tests=[tests], entry_point=["add"]) == [2 / 3]
+    assert reward(prompts=[""], completions=[fenced("def add(:")], tests=[tests[:1]], entry_point=["add"]) == [0.0]
+
+
 @pytest.mark.parametrize(
     ("test", "expected"),
     [

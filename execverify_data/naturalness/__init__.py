@@ -19,13 +19,13 @@ Share(hits=0, total=1)
 
 from __future__ import annotations
 
-from execverify_data.naturalness.execution import (TEST_KINDS, Observation, Share, Site, dead_statements,
-                                                   edited_inputs, never_evaluated_tests, observe, one_sided_tests,
-                                                   small_edits)
+from execverify_data.naturalness.execution import (TEST_KINDS, Observation, Share, Site, container_reprs,
+                                                   dead_statements, edited_inputs, never_evaluated_tests, observe,
+                                                   one_sided_tests, small_edits)
 from execverify_data.naturalness.figures import (CRUXEVAL, EXECUTION_INPUTS, HUMANEVAL, MEASURES, aggregate,
                                                  benchmark_programs, measure_programs, program_figures)
 from execverify_data.naturalness.lint import LINT_RULES, lint_counts
-from execverify_data.naturalness.patterns import (container_reprs, countdown_loops, dict_literal_membership,
+from execverify_data.naturalness.patterns import (countdown_loops, dict_literal_membership,
                                                   distinct_calls, finishing_wrappers, literal_subscripts,
                                                   loops_ignoring_variable, nested_builtins, round_trips,
                                                   self_nested_tests, self_receiver_calls, shadowed_builtins,

@@ -17,12 +17,12 @@ from typing import NamedTuple
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
-from execverify_data.naturalness.patterns import _parsed, _read_names, _value_sites
+from execverify_data.naturalness.patterns import _parsed, _read_names, _static_container, _value_sites
 from execverify_data.trace import Status, trusted_arguments
 from execverify_data.values import format_arguments, parse_arguments
 
-__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "dead_statements", "edited_inputs", "never_evaluated_tests",
-           "observe", "one_sided_tests", "small_edits"]
+__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "container_reprs", "dead_statements", "edited_inputs",
+           "never_evaluated_tests", "observe", "one_sided_tests", "small_edits"]
 
 #: The tests the execution measures count by default: ``if``, ``elif``, ``while`` and conditional
 #: expressions. :func:`observe` also records ``"boolop"`` tests (each operand of ``and``/``or`` but the
@@ -341,3 +341,29 @@ def _edited_runs(program: _Program, first: str, types, seed: int, k: int, tries:
 
 #: Candidate edits past the budget (statements or time) after which a program gets no more candidates.
 _MAX_STALLS = 2
+
+#: The type names of containers (an observed value of one, formatted, is a container repr).
+_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "deque", "Counter", "defaultdict",
+                              "OrderedDict", "dict_keys", "dict_values", "dict_items"})
+
+
+def container_reprs(program: str, observation: Observation | None = None) -> int:
+    """Count ``repr(x)`` calls and f-string fields that format a container as a value (not straight to
+    ``print``). Types come from ``observation`` where the site ran, else from the expression's form.
+
+    >>> source = "def f(xs: list[int], n: int):\\n    return repr(xs) + f'{n}' + f'{sorted(xs)}'\\n"
+    >>> container_reprs(source)
+    2
+    >>> from execverify_data.naturalness import observe
+    >>> container_reprs("def f(v):\\n    return repr(v)\\n", observe("def f(v):\\n    return repr(v)\\n", "f", ["[1]"]))
+    1
+    """
+    nodes, bound, _ = _parsed(program)
+    annotations = {n.arg: ast.unparse(n.annotation) for n in nodes if isinstance(n, ast.arg) and n.annotation is not None}
+    order = {id(n): i for i, n in enumerate(nodes)}
+    seen = {site.index: kinds for site, kinds in observation.values.items()} if observation is not None else {}
+    count = 0
+    for node, _, expr in _value_sites(nodes, bound):
+        kinds = seen.get(order[id(node)])
+        count += bool(kinds & _CONTAINER_TYPES) if kinds else _static_container(expr, annotations, bound)
+    return count

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from execverify_data.errors import AnswerError, InvalidArgument
 from execverify_data.naturalness import patterns
-from execverify_data.naturalness.execution import (_edited_runs, _Program, dead_statements, never_evaluated_tests,
-                                                   one_sided_tests)
+from execverify_data.naturalness.execution import (_edited_runs, _Program, container_reprs, dead_statements,
+                                                   never_evaluated_tests, one_sided_tests)
 from execverify_data.naturalness.lint import lint_counts
 from execverify_data.trace import Status
 from execverify_data.values import literal_calls
@@ -51,7 +51,7 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
         own_inputs=len(own.inputs), own_failed=own.failed, own_one_sided=list(one_sided_tests(own)),
         edit_inputs=len(edits.inputs), edits_one_sided=list(one_sided_tests(edits)),
         edits_never_evaluated=list(never_evaluated_tests(edits)), edits_dead_statements=list(dead_statements(edits)),
-        container_reprs=patterns.container_reprs(source, own),
+        container_reprs=container_reprs(source, own),
     )
     return out
 

@@ -7,15 +7,10 @@ import builtins
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING
-
 from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument, ProgramError
 
-if TYPE_CHECKING:
-    from execverify_data.naturalness.execution import Observation
-
-__all__ = ["container_reprs", "countdown_loops", "dict_literal_membership", "distinct_calls", "finishing_wrappers",
+__all__ = ["countdown_loops", "dict_literal_membership", "distinct_calls", "finishing_wrappers",
            "literal_subscripts", "loops_ignoring_variable", "nested_builtins", "round_trips", "self_nested_tests",
            "self_receiver_calls", "shadowed_builtins", "underscore_names"]
 
@@ -25,8 +20,6 @@ _BUILTIN_FUNCTIONS = frozenset(
     if callable(getattr(builtins, name))
     and not (isinstance(getattr(builtins, name), type) and issubclass(getattr(builtins, name), BaseException))
 )
-_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "frozenset", "deque", "Counter", "defaultdict",
-                              "OrderedDict", "dict_keys", "dict_values", "dict_items"})
 _CONTAINER_BUILDERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "sorted"})
 _CONTAINER_ANNOTATION = re.compile(r"^(list|tuple|dict|set|frozenset|List|Tuple|Dict|Set|FrozenSet)\b")
 _SCALAR_CONVERSIONS = frozenset({"bool", "int", "float", "str"})
@@ -346,25 +339,3 @@ def _static_container(expr: ast.AST, annotations: dict[str, str], bound: frozens
     if _builtin(expr, bound) in _CONTAINER_BUILDERS:
         return True
     return isinstance(expr, ast.Name) and bool(_CONTAINER_ANNOTATION.match(annotations.get(expr.id, "")))
-
-
-def container_reprs(program: str, observation: Observation | None = None) -> int:
-    """Count ``repr(x)`` calls and f-string fields that format a container as a value (not straight to
-    ``print``). Types come from ``observation`` where the site ran, else from the expression's form.
-
-    >>> source = "def f(xs: list[int], n: int):\\n    return repr(xs) + f'{n}' + f'{sorted(xs)}'\\n"
-    >>> container_reprs(source)
-    2
-    >>> from execverify_data.naturalness import observe
-    >>> container_reprs("def f(v):\\n    return repr(v)\\n", observe("def f(v):\\n    return repr(v)\\n", "f", ["[1]"]))
-    1
-    """
-    nodes, bound, _ = _parsed(program)
-    annotations = {n.arg: ast.unparse(n.annotation) for n in nodes if isinstance(n, ast.arg) and n.annotation is not None}
-    order = {id(n): i for i, n in enumerate(nodes)}
-    seen = {site.index: kinds for site, kinds in observation.values.items()} if observation is not None else {}
-    count = 0
-    for node, _, expr in _value_sites(nodes, bound):
-        kinds = seen.get(order[id(node)])
-        count += bool(kinds & _CONTAINER_TYPES) if kinds else _static_container(expr, annotations, bound)
-    return count
