@@ -735,34 +735,6 @@ class _Gen:
     def params_unread(self, value: Val) -> list[Val]:
         return [Val(p.name, p.grain, frozenset({p.name})) for p in self.params if p.name not in value.reads]
 
-    def refine(self, value: Val, *, need: int) -> Val:
-        """Compose consumers onto ``value`` until its call depth reaches ``need`` (meaningful steps only)."""
-        for _ in range(4):
-            if nested_depth(value.text) >= need:
-                return value
-            options = [f for f in self.step_forms(value) if f.head != self.target or not self.placed]
-            if not options:
-                raise GenFail(f"nothing consumes {value.grain} meaningfully")
-            form = self.pick(options)
-            value, guard = self.use(form, value)
-            value = value.or_empty(guard)
-        if nested_depth(value.text) < need:
-            raise GenFail("depth not reached")
-        return value
-
-    def step_forms(self, value: Val) -> list[Form]:
-        """Calls that consume ``value`` and keep what it says (no round trip, no no-op): ``len``, ``sum``,
-        ``max``, ``sorted``, ``set``, a join..."""
-        out = []
-        for role in ("measure", "agg", "map", "parts"):
-            for f in forms(on=value.grain, role=role):
-                if f.y or f.guard or f.head not in _CONSUMERS or not f.text.startswith(_CONSUMERS[f.head]):
-                    continue
-                if not _meaningful(f, value):
-                    continue
-                out.append(f)
-        return out
-
     def combine(self, value: Val, other: Val) -> Val:
         """``value`` combined with a parameter it does not read yet: the first ``limit`` items, a cap, the
         count of a fragment, a test against a threshold. ``other`` may be a marker (grain ``marker``)."""
@@ -853,11 +825,6 @@ def _keeps_length(text: str) -> bool:
     return any(k in text for k in _LENGTH_KEEPERS)
 
 
-#: the calls a value may be wrapped in to reach a nested depth, and how their template starts
-_CONSUMERS = {"builtin.len": "len(", "builtin.sum": "sum(", "builtin.max": "max(", "builtin.min": "min(",
-              "builtin.sorted": "sorted(", "builtin.set": "set(", "str.join": "'", "builtin.abs": "abs(",
-              "builtin.list": "list(", "builtin.any": "any(", "builtin.all": "all(", "builtin.tuple": "tuple(",
-              "builtin.int": "int(", "builtin.str": "str(", "builtin.ord": "ord("}
 _LENGTH_KEEPING = {"str.upper", "str.lower", "str.title", "str.capitalize", "str.swapcase", "str.casefold",
                    "str.translate", "builtin.sorted", "builtin.reversed", "op.slice_reverse", "list.copy", "set.copy",
                    "builtin.list", "builtin.tuple", "str.encode", "bytes.decode", "builtin.bytes", "builtin.map",
