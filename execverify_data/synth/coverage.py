@@ -39,7 +39,7 @@ from execverify_data.astwalk import walk
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.trace import Status
-from execverify_data.values import encode, format_arguments, self_equal
+from execverify_data.values import encode, format_arguments, parse, self_equal
 
 __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
 
@@ -216,8 +216,6 @@ class TracedProbe:
         self.tracer = tracer
 
     def run_many(self, batch: list[tuple], *, max_steps: int, timeout: float) -> list[Run]:
-        from execverify_data.values import parse
-
         calls = [f"_probe_entry_({format_arguments(args)})" for args in batch]
         runs = []
         for trace in self.tracer.trace_many(self.source, calls):

@@ -1,30 +1,11 @@
 """Filters a synthesized program must pass before it becomes a record.
 
-Every program must pass all of these (the first one that fails names the rejection,
-see :data:`REASONS`):
-
-* ``unused_param``: every entry-point parameter is read.
-* inputs: distinct candidate inputs are drawn, one at a time as the runs need them
-  (:func:`execverify_data.inputs.iter_inputs`);
-  each is run under a step budget and a time limit. An input whose call raises
-  is discarded and counted (``input_raised``); a program that runs out of steps or
-  time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
-  is ``too_few_inputs``; an output without a literal, or whose literal is not ``==`` to itself
-  (a NaN inside: ``assert f(INPUT) == OUTPUT`` could never hold), is ``unaskable_output``.
-* ``constant_output``: the output depends on the input (not all outputs equal).
-* ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
-* ``wrong_annotation``: every output is of the type the entry point's return annotation names, items
-  included (``tuple[int, int]`` takes a pair of ints, not ``(None, 7)``; ``int | None`` an int or None,
-  ``float`` an int too), for the programs we generate (:func:`returns_as_annotated`); a program's
-  annotation is part of what a model reads.
-* ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
-  (the checker is the judge; a failure here is a generator bug, counted).
-* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) is that of a
-  program an earlier row of the run kept (:func:`evaluate` checks a ``seen`` set when given one;
-  a synthesis run decides it in its parent, where shards are finished in row order).
-* ``nondeterministic``: a second run of every kept input, in another interpreter with another
-  hash seed (:mod:`execverify_data.synth.retrace`), gives an identical trace; a rerun in the
-  same process could not see traces that depend on the order of a set of strings.
+The first filter that fails names the rejection (:data:`REASONS`, in the order they run; the
+table in docs/synthesis.md, "Filters", says what each means). An input whose call raises is
+discarded and counted (``input_raised``); an output whose literal is not ``==`` to itself (a NaN
+inside: ``assert f(INPUT) == OUTPUT`` could never hold) is ``unaskable_output``; a rerun in the same
+process could not see traces that depend on the order of a set of strings, hence the second
+interpreter of ``nondeterministic`` (:mod:`execverify_data.synth.retrace`).
 
 The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are
 chosen by plain calls before the checker runs (half the generated programs have a
@@ -59,11 +40,12 @@ from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.instrument import OVER_BUDGET
 from execverify_data.synth.checker import check
 from execverify_data.synth.code import BUILTIN_NAMES
+from execverify_data.synth.coverage import Cover, Probe, TracedProbe, branch_coverage, choose
 from execverify_data.synth.generator import Program
 from execverify_data.synth.retrace import Retracer, may_depend_on_hash_seed, trace_digest
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
-from execverify_data.values import format_arguments, parse
+from execverify_data.values import format_arguments, parse, parse_call
 
 __all__ = ["REASONS", "FilterConfig", "Accepted", "TraceBackend", "evaluate", "normalized_hash", "prescreen", "returns_as_annotated",
            "unused_params", "worker_tracer"]
@@ -314,9 +296,6 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     reach (:func:`~execverify_data.synth.coverage.choose` ``best_effort``); ``report`` (if given)
     receives the ``branch_coverage`` of all the runs and of the chosen ones.
     """
-    from execverify_data.synth.coverage import Cover, Probe, TracedProbe, choose
-    from execverify_data.values import parse_call
-
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     runs: list = []
     tried: list[tuple] = []
@@ -375,8 +354,6 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     if isinstance(chosen, str):
         return chosen
     if report is not None:
-        from execverify_data.synth.coverage import branch_coverage
-
         report["branch_coverage_reachable"] = branch_coverage(runs, probe)
         report["branch_coverage"] = branch_coverage([runs[i] for i in chosen], probe)
     if any(not config.min_events <= runs[i].steps <= config.max_events for i in chosen):

@@ -3,21 +3,10 @@
 :func:`generate` builds one program meeting a :class:`~execverify_data.synth.spec.ConstraintSpec`
 from a seed, with no model and no GPU (:func:`spec_for` draws a level's spec from a seed).
 
-A program is a computation people write (count, sum, filter, map, group into a dict, find the
-first match, keep the best item, build a string, dedupe keeping order, walk digits or a stack...,
-:mod:`.accumulators`) in which the target method or function plays a role that decides the result
-(:mod:`.vocab`: a test in a condition, the value collected or summed, the parts a loop walks,
-the key of a grouping, the accumulator's update). The spec's control-flow chain is the nesting
-of that computation's own loops and tests, each reading the value the enclosing one produced;
-its nested-call depth is reached inside the computation (``total += len(word.strip())``), never
-by wrapping the result. Straight-line levels (1, 2) are a short pipeline of such uses. Level 6
-moves a test or a transformation into a helper that the loop calls.
-
-Every loop terminates by construction (``for`` over finite values; ``while`` only as an index
-walk, a digit loop, a countdown or a stack that shrinks), names come from roles and never shadow
-a builtin, and no set of strings reaches an order-sensitive use (loops over sets go through
-``sorted``). Whether each branch really goes both ways is decided on the inputs
-(:mod:`.filters`), which are drawn for each parameter's grain.
+A program is a computation people write (:mod:`.accumulators`) in which the target plays a role
+that decides the result (:mod:`.vocab`); the spec's control-flow chain is that computation's own
+loops and tests (:mod:`.loops`, levels 3-6), straight-line levels (1, 2) a short pipeline of such
+uses (here). docs/synthesis.md ("How a program is built") describes each step.
 
 >>> from execverify_data.synth import ConstraintSpec
 >>> spec = ConstraintSpec("str.upper", nested_depth=1, other_methods=True, control_flow=("for", "if"), n_params=1)

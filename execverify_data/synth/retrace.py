@@ -97,7 +97,6 @@ def may_depend_on_hash_seed(code: str | ast.Module, param_types) -> bool:
 def _main() -> None:  # pragma: no cover - runs in the helper interpreter
     import warnings
 
-    from execverify_data.sandbox import _wire
     from execverify_data.trace import trace_call
 
     warnings.simplefilter("ignore")
