@@ -2,40 +2,11 @@
 
 The checker never runs code and knows nothing about the generator, so it applies
 equally to LLM-written programs. Each constraint becomes one :class:`CheckItem`
-(name, met, detail), in this order:
-
-* ``parses``: ``ast.parse`` accepts the source.
-* ``module_shape``: the module holds only function definitions (``def``, not
-  ``async def`` or ``class``), imports and a docstring, and at least one function.
-* ``imports``: only modules in :data:`ALLOWED_IMPORTS`, no relative imports.
-* ``safe_names``: no name in :data:`FORBIDDEN_NAMES` (called or not), no dunder
-  attribute or name (``x.__class__``, ``__builtins__``).
-* ``no_while_true``: no ``while`` whose test is a true constant (``while True``, ``while 1``).
-* ``target_used``: a method target needs a call ``recv.name(...)`` whose receiver is
-  not an imported module, whose argument count fits the method, and whose receiver
-  can be of the target's type (see :mod:`execverify_data.catalog.usage`: when the
-  receiver's type cannot be inferred, the name match is all static checking can
-  know, and the detail says so). ``str.split(s)`` on the type counts. A builtin
-  target needs a call by its bare name that the module does not rebind.
-* ``nested_calls``: some call has a call as a direct argument (positional, keyword
-  or ``*``-unpacked), ``nested_depth`` levels deep: ``f(g(x))`` is depth 1.
-  Method chains (``s.strip().split()``) are receivers, not arguments, and do not count.
-* ``other_methods``: some call maps to catalog methods/builtin functions none of which
-  is the target.
-* ``control_flow``: statements nested in the spec's order, each inside the previous
-  one's body (an ``if``'s body or ``else``; a loop's body, not its ``else``), never
-  across a ``def`` or ``lambda``. ``if-elif`` is an ``if`` whose ``else`` is a single
-  ``if`` written with the ``elif`` keyword (``else:`` + nested ``if`` is not an elif),
-  and an ``elif`` branch is not an ``if`` nested in its parent. Deeper nesting than
-  asked for is fine.
-* ``helper_chain``: from the entry point, a chain of calls by name to distinct
-  top-level functions of the module, ``helper_depth`` calls long.
-* ``param_count``: the entry point has exactly ``n_params`` named parameters and no
-  ``*args``/``**kwargs``.
-
-The entry point is the ``entry`` argument when given, else the last top-level
-function that no other top-level function calls. Input size bounds concern inputs,
-not source, and are not checked here. A constraint the spec does not ask for
+(name, met, detail), in the order of :data:`ITEM_NAMES`; docs/catalog.md ("The checker")
+says how each one is decided (``while True`` is refused, an ``elif`` is told from
+``else: if`` by the source line, a method target's receiver type is inferred where it can be).
+The entry point is the ``entry`` argument when given, else the last top-level function that
+no other top-level function calls. A constraint the spec does not ask for
 (``nested_depth=0``...) is reported as met, "not required".
 
 >>> from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
@@ -83,6 +54,7 @@ ALLOWED_IMPORTS = frozenset(
 FORBIDDEN_NAMES = frozenset({"eval", "exec", "compile", "open", "input", "__import__", "globals", "locals", "vars",
                              "getattr", "setattr", "delattr", "breakpoint", "help", "exit", "quit", "memoryview",
                              "dir"})
+#: The check items, in report order.
 ITEM_NAMES = ("parses", "module_shape", "imports", "safe_names", "no_while_true", "target_used", "nested_calls",
               "other_methods", "control_flow", "helper_chain", "param_count")
 

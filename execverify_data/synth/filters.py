@@ -7,18 +7,16 @@ inside: ``assert f(INPUT) == OUTPUT`` could never hold) is ``unaskable_output``;
 process could not see traces that depend on the order of a set of strings, hence the second
 interpreter of ``nondeterministic`` (:mod:`execverify_data.synth.retrace`).
 
-The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are
-chosen by plain calls before the checker runs (half the generated programs have a
-constant output, and a plain run rejects them ~5x faster than the checker would), so
-the source must be trusted; the LLM generator checks its code before it gets here, and
-with the ``"trusted"`` tracer the checker runs first.
+The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are chosen by plain
+calls before the checker runs (half the generated programs have a constant output, and a plain run
+rejects them ~5x faster than the checker would), so the source must be trusted; the LLM generator
+checks its code before it gets here, and with the ``"trusted"`` tracer the checker runs first.
 
-Tracing is done by a :class:`TraceBackend`: ``"inprocess"`` traces in the calling process
-(the pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit;
-generated programs are trusted: terminating by construction, no I/O) and is the
-fast default; ``"trusted"`` sends every call to the
-:class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about
-2.5x slower, for untrusted generators).
+Tracing is done by a :class:`TraceBackend`: ``"inprocess"`` traces in the calling process (the
+pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit; generated programs are
+trusted: terminating by construction, no I/O) and is the fast default; ``"trusted"`` sends every call
+to the :class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about 2.5x slower,
+for untrusted generators).
 
 >>> normalized_hash("def f(a):\\n    return a.upper() + 'x'\\n") == normalized_hash("def g(s):\\n    return s.upper() + 'yy'\\n")
 True
@@ -285,10 +283,9 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     Returns ``[(args, output text), ...]`` or a rejection reason. When the first candidates do not
     cover everything and the gap is one mutations can close (:meth:`Cover.repairable`), ``more(n)`` (if
     given) supplies ``n`` further ones, drawn around them (``counts["repaired"]`` counts the programs this
-    saved). Counted calls are ~10x cheaper than
-    traced ones, so inputs that raise, programs whose branches cannot all be reached and picked
-    inputs whose trace would be too long cost no trace. A call past the step budget is stopped
-    there and rejects the program (``step_budget``). Each call gets fresh argument objects.
+    saved). Counted calls are ~10x cheaper than traced ones, so inputs that raise, programs whose branches
+    cannot all be reached and picked inputs whose trace would be too long cost no trace. A call past the
+    step budget is stopped there and rejects the program (``step_budget``). Each call gets fresh arguments.
 
     With ``best_effort`` (functions we did not write, :mod:`execverify_data.fromcode`) an input past the
     step budget or with an unaskable output is discarded and counted (``input_step_budget``,

@@ -6,18 +6,11 @@ other methods, the control-flow chain, the helper chain, the number of parameter
 input sizes). The template lives here and is versioned by :data:`PROMPT_VERSION`,
 recorded with every accepted program.
 
-Each completion goes through the same gates as a programmatic program:
-
-1. extraction: the last fenced ``python`` block, else the whole text (``no_code`` when empty);
-2. ``ast.parse`` (``syntax_error``);
-3. the constraint checker :func:`~execverify_data.synth.checker.check`
-   (``checker:<first missed constraint>``, e.g. ``checker:control_flow``);
-4. exact duplicates of an earlier accepted program in the same call (``duplicate``);
-5. optionally (``filters=FilterConfig(...)``) the programmatic pipeline's filters
-   :func:`execverify_data.synth.filters.evaluate`: unused parameters, inputs drawn from
-   the entry point's type annotations, step budget, determinism, constant output,
-   normalized-AST duplicates (``filter:<reason>``; ``filter:param_types`` when the
-   entry point's parameters lack annotations the input generator can draw from).
+Each completion goes through gates, the first that fails naming the rejection (the table of
+docs/models.md, "The gates"): extraction of the code (``no_code``), ``ast.parse``
+(``syntax_error``), the constraint checker (``checker:<first missed constraint>``), exact
+duplicates in the same call (``duplicate``) and, with ``filters=FilterConfig(...)``, the
+programmatic pipeline's :func:`execverify_data.synth.filters.evaluate` (``filter:<reason>``).
 
 >>> from execverify_data.synth.spec import ConstraintSpec
 >>> spec = ConstraintSpec("str.split", nested_depth=1, other_methods=True, control_flow=("for", "if"),

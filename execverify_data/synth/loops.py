@@ -306,10 +306,7 @@ class LoopBuilder:
             new = [x for x in kv if x.grain != item_grain] + [x for x in kv if x.grain == item_grain]
         elif how == "range":
             var = names.fresh(rng.choice(("i", "step")))
-            if rng.random() < 0.3:
-                head = f"for {var} in range(1, {src} + 1):"
-            else:
-                head = f"for {var} in range({src}):"
+            head = f"for {var} in range(1, {src} + 1):" if rng.random() < 0.3 else f"for {var} in range({src}):"
             new = [_v(var, "count")]
             g.mark("builtin.range")
         elif how == "enumerate":

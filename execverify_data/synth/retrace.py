@@ -128,9 +128,6 @@ def other_hash_seed() -> str:
 class Retracer:
     """A helper interpreter with another hash seed that re-traces calls (see the module docs).
 
-    The helper is a :class:`~execverify_data.sandbox.warm.WarmProcess` with a minimal
-    environment and ``PYTHONHASHSEED`` set to ``hash_seed``.
-
     Args:
         max_steps (`int`), timeout (`float`): the budgets of each traced call, as for ``trace_call``.
         hash_seed (`str`, optional): the helper's ``PYTHONHASHSEED``; by default one different
