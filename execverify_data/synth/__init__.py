@@ -43,21 +43,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "ALLOWED_IMPORTS",
-    "GENERATOR_VERSION",
-    "LLMProgramGenerator",
-    "Program",
-    "CONTROL_FLOW",
-    "FORBIDDEN_NAMES",
-    "LEVELS",
-    "CheckItem",
-    "CheckReport",
-    "ConstraintSpec",
-    "catalog_entries_used",
-    "check",
-    "entry_point",
-    "generate",
-    "level_spec",
-    "spec_for",
-]
+__all__ = ["ALLOWED_IMPORTS", "GENERATOR_VERSION", "LLMProgramGenerator", "Program", "CONTROL_FLOW", "FORBIDDEN_NAMES",
+           "LEVELS", "CheckItem", "CheckReport", "ConstraintSpec", "catalog_entries_used", "check", "entry_point", "generate",
+           "level_spec", "spec_for"]

@@ -2,40 +2,11 @@
 
 The checker never runs code and knows nothing about the generator, so it applies
 equally to LLM-written programs. Each constraint becomes one :class:`CheckItem`
-(name, met, detail), in this order:
-
-* ``parses``: ``ast.parse`` accepts the source.
-* ``module_shape``: the module holds only function definitions (``def``, not
-  ``async def`` or ``class``), imports and a docstring, and at least one function.
-* ``imports``: only modules in :data:`ALLOWED_IMPORTS`, no relative imports.
-* ``safe_names``: no name in :data:`FORBIDDEN_NAMES` (called or not), no dunder
-  attribute or name (``x.__class__``, ``__builtins__``).
-* ``no_while_true``: no ``while`` whose test is a true constant (``while True``, ``while 1``).
-* ``target_used``: a method target needs a call ``recv.name(...)`` whose receiver is
-  not an imported module, whose argument count fits the method, and whose receiver
-  can be of the target's type (see :mod:`execverify_data.catalog.usage`: when the
-  receiver's type cannot be inferred, the name match is all static checking can
-  know, and the detail says so). ``str.split(s)`` on the type counts. A builtin
-  target needs a call by its bare name that the module does not rebind.
-* ``nested_calls``: some call has a call as a direct argument (positional, keyword
-  or ``*``-unpacked), ``nested_depth`` levels deep: ``f(g(x))`` is depth 1.
-  Method chains (``s.strip().split()``) are receivers, not arguments, and do not count.
-* ``other_methods``: some call maps to catalog methods/builtin functions none of which
-  is the target.
-* ``control_flow``: statements nested in the spec's order, each inside the previous
-  one's body (an ``if``'s body or ``else``; a loop's body, not its ``else``), never
-  across a ``def`` or ``lambda``. ``if-elif`` is an ``if`` whose ``else`` is a single
-  ``if`` written with the ``elif`` keyword (``else:`` + nested ``if`` is not an elif),
-  and an ``elif`` branch is not an ``if`` nested in its parent. Deeper nesting than
-  asked for is fine.
-* ``helper_chain``: from the entry point, a chain of calls by name to distinct
-  top-level functions of the module, ``helper_depth`` calls long.
-* ``param_count``: the entry point has exactly ``n_params`` named parameters and no
-  ``*args``/``**kwargs``.
-
-The entry point is the ``entry`` argument when given, else the last top-level
-function that no other top-level function calls. Input size bounds concern inputs,
-not source, and are not checked here. A constraint the spec does not ask for
+(name, met, detail), in the order of :data:`ITEM_NAMES`; docs/catalog.md ("The checker")
+says how each one is decided (``while True`` is refused, an ``elif`` is told from
+``else: if`` by the source line, a method target's receiver type is inferred where it can be).
+The entry point is the ``entry`` argument when given, else the last top-level function that
+no other top-level function calls. A constraint the spec does not ask for
 (``nested_depth=0``...) is reported as met, "not required".
 
 >>> from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
@@ -73,56 +44,19 @@ from execverify_data.errors import InvalidArgument
 from execverify_data.synth.measures import Chains, deepest_call
 from execverify_data.synth.spec import MAX_HELPER_DEPTH, ConstraintSpec
 
-__all__ = [
-    "ALLOWED_IMPORTS",
-    "FORBIDDEN_NAMES",
-    "CheckItem",
-    "CheckReport",
-    "catalog_entries_used",
-    "check",
-    "entry_point",
-]
+__all__ = ["ALLOWED_IMPORTS", "FORBIDDEN_NAMES", "CheckItem", "CheckReport", "catalog_entries_used", "check",
+           "entry_point"]
 
 #: Modules a program may import: pure, deterministic standard-library helpers.
 ALLOWED_IMPORTS = frozenset(
-    {"__future__", "bisect", "collections", "functools", "heapq", "itertools", "math", "re", "string", "typing"}
-)
+    {"__future__", "bisect", "collections", "functools", "heapq", "itertools", "math", "re", "string", "typing"})
 #: Builtins that reach outside the program, run code from strings or reach its internals.
-FORBIDDEN_NAMES = frozenset(
-    {
-        "eval",
-        "exec",
-        "compile",
-        "open",
-        "input",
-        "__import__",
-        "globals",
-        "locals",
-        "vars",
-        "getattr",
-        "setattr",
-        "delattr",
-        "breakpoint",
-        "help",
-        "exit",
-        "quit",
-        "memoryview",
-        "dir",
-    }
-)
-ITEM_NAMES = (
-    "parses",
-    "module_shape",
-    "imports",
-    "safe_names",
-    "no_while_true",
-    "target_used",
-    "nested_calls",
-    "other_methods",
-    "control_flow",
-    "helper_chain",
-    "param_count",
-)
+FORBIDDEN_NAMES = frozenset({"eval", "exec", "compile", "open", "input", "__import__", "globals", "locals", "vars",
+                             "getattr", "setattr", "delattr", "breakpoint", "help", "exit", "quit", "memoryview",
+                             "dir"})
+#: The check items, in report order.
+ITEM_NAMES = ("parses", "module_shape", "imports", "safe_names", "no_while_true", "target_used", "nested_calls",
+              "other_methods", "control_flow", "helper_chain", "param_count")
 
 
 @dataclass(frozen=True)
@@ -242,19 +176,9 @@ class _Checker:
         self.nodes = walk(tree)  # every check reads the same nodes (the checker never changes the tree)
 
     def report(self) -> CheckReport:
-        items = [
-            CheckItem("parses", True, "ast.parse accepts the source"),
-            self.module_shape(),
-            self.imports(),
-            self.safe_names(),
-            self.no_while_true(),
-            self.target_used(),
-            self.nested_calls(),
-            self.other_methods(),
-            self.control_flow(),
-            self.helper_chain(),
-            self.param_count(),
-        ]
+        items = [CheckItem("parses", True, "ast.parse accepts the source"), self.module_shape(), self.imports(),
+                 self.safe_names(), self.no_while_true(), self.target_used(), self.nested_calls(),
+                 self.other_methods(), self.control_flow(), self.helper_chain(), self.param_count()]
         return CheckReport(tuple(items), self.entry if self.entry in self.functions else None, frozenset(self.usage.ids))
 
     # --- general sanity -------------------------------------------------------------
@@ -262,31 +186,24 @@ class _Checker:
     def module_shape(self) -> CheckItem:
         bad = []
         for i, node in enumerate(self.tree.body):
-            docstring = (
-                i == 0
-                and isinstance(node, ast.Expr)
-                and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)
-            )
+            docstring = (i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                         and isinstance(node.value.value, str))
             if not (docstring or isinstance(node, (ast.FunctionDef, ast.Import, ast.ImportFrom))):
                 bad.append(f"{type(node).__name__} at line {node.lineno}")
         if bad:
-            return CheckItem(
-                "module_shape", False, "only defs, imports and a docstring may be top level; found " + ", ".join(bad)
-            )
+            return CheckItem("module_shape", False,
+                             "only defs, imports and a docstring may be top level; found " + ", ".join(bad))
         if not self.functions:
             return CheckItem("module_shape", False, "the module defines no function")
-        return CheckItem(
-            "module_shape", True, f"{len(self.functions)} top-level function(s): {', '.join(self.functions)}"
-        )
+        return CheckItem("module_shape", True,
+                         f"{len(self.functions)} top-level function(s): {', '.join(self.functions)}")
 
     def imports(self) -> CheckItem:
         bad = []
         for node in self.nodes:
             if isinstance(node, ast.Import):
-                bad += [
-                    f"{a.name} (line {node.lineno})" for a in node.names if a.name.split(".")[0] not in ALLOWED_IMPORTS
-                ]
+                bad += [f"{a.name} (line {node.lineno})" for a in node.names
+                        if a.name.split(".")[0] not in ALLOWED_IMPORTS]
             elif isinstance(node, ast.ImportFrom):
                 if node.level or (node.module or "").split(".")[0] not in ALLOWED_IMPORTS:
                     bad.append(f"{'.' * node.level}{node.module or ''} (line {node.lineno})")
@@ -311,11 +228,8 @@ class _Checker:
     def no_while_true(self) -> CheckItem:
         for node in self.nodes:
             if isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value:
-                return CheckItem(
-                    "no_while_true",
-                    False,
-                    f"`while {node.test.value!r}` at line {node.lineno}: loops must have a real condition",
-                )
+                return CheckItem("no_while_true", False,
+                                 f"`while {node.test.value!r}` at line {node.lineno}: loops must have a real condition")
         return CheckItem("no_while_true", True, "every while loop has a non-constant condition")
 
     # --- spec constraints --------------------------------------------------------------
@@ -353,10 +267,8 @@ class _Checker:
             if isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and func.attr == name:
-                    return (
-                        f"`{self._snippet(node)}` at line {node.lineno} is not {target.id}: its receiver is a module, "
-                        f"of another type, or the arguments do not fit"
-                    )
+                    return (f"`{self._snippet(node)}` at line {node.lineno} is not {target.id}: its receiver is a "
+                            "module, of another type, or the arguments do not fit")
                 if isinstance(func, ast.Name) and func.id == name:
                     return f"`{self._snippet(node)}` at line {node.lineno} calls a function named {name}, not the method {target.id}"
         return f"no call `.{name}(...)` on a value that can be a {target.receiver}"
@@ -364,22 +276,16 @@ class _Checker:
     def nested_calls(self) -> CheckItem:
         best, where = deepest_call(self.tree, self.nodes)
         need = self.spec.nested_depth
-        found = (
-            f"deepest: `{self._snippet(where)}` at line {where.lineno}, depth {best}"
-            if where
-            else "no call has a call as argument"
-        )
+        found = (f"deepest: `{self._snippet(where)}` at line {where.lineno}, depth {best}" if where
+                 else "no call has a call as argument")
         if need == 0:
             return CheckItem("nested_calls", True, f"not required ({found})")
         return CheckItem("nested_calls", best >= need, f"{found}; needs depth {need}")
 
     def other_methods(self) -> CheckItem:
         others = sorted({i for use in self.usage.calls if self.spec.target not in use.ids for i in use.ids})
-        found = (
-            f"other catalog calls: {', '.join(others)}"
-            if others
-            else "no catalog method or builtin function besides the target"
-        )
+        found = (f"other catalog calls: {', '.join(others)}" if others
+                 else "no catalog method or builtin function besides the target")
         if not self.spec.other_methods:
             return CheckItem("other_methods", True, f"not required ({found})")
         return CheckItem("other_methods", bool(others), found)
@@ -397,8 +303,7 @@ class _Checker:
             detail = f"found {' > '.join(f'{k} (line {n.lineno})' for k, n in zip(chain, prefix))} but no {chain[len(prefix)]} inside it"
         elif len(chain) == 1:
             detail = f"no {chain[0]} statement" + (
-                " (an if with elif is needed; `else:` + `if` is not an elif)" if chain[0] == "if-elif" else ""
-            )
+                " (an if with elif is needed; `else:` + `if` is not an elif)" if chain[0] == "if-elif" else "")
         else:
             detail = f"no {chain[1]} inside a{'n' if chain[0][0] in 'aeiou' else ''} {chain[0]}"
         reverse = chains.find(chain[::-1]) if len(chain) > 1 else None
@@ -413,11 +318,8 @@ class _Checker:
             return CheckItem("helper_chain", need == 0, ("not required; " if need == 0 else "") + detail)
         graph = _call_graph(self.tree)
         path = self._longest_path(graph, [self.entry])
-        found = (
-            f"chain {' -> '.join(path)}, depth {len(path) - 1}"
-            if len(path) > 1
-            else f"entry point {self.entry} calls no other module function"
-        )
+        found = (f"chain {' -> '.join(path)}, depth {len(path) - 1}" if len(path) > 1
+                 else f"entry point {self.entry} calls no other module function")
         if need == 0:
             return CheckItem("helper_chain", True, f"not required ({found})")
         if len(path) - 1 >= need:
@@ -446,14 +348,7 @@ class _Checker:
         args = fn.args
         names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         if args.vararg or args.kwarg:
-            return CheckItem(
-                "param_count",
-                False,
-                f"entry point {fn.name} takes *args/**kwargs; the spec needs exactly {need} named parameter(s)",
-            )
-        met = len(names) == need
-        return CheckItem(
-            "param_count",
-            met,
-            f"entry point {fn.name}({', '.join(names)}) has {len(names)} parameter(s); the spec needs {need}",
-        )
+            return CheckItem("param_count", False, f"entry point {fn.name} takes *args/**kwargs; "
+                                                   f"the spec needs exactly {need} named parameter(s)")
+        return CheckItem("param_count", len(names) == need, f"entry point {fn.name}({', '.join(names)}) has "
+                                                            f"{len(names)} parameter(s); the spec needs {need}")

@@ -56,9 +56,6 @@ def atom(text: str) -> str:
     return text if isinstance(node, _ATOMIC) else f"({text})"
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 _READ = re.compile(r"(?<![.\w'\"])[A-Za-z_]\w*")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 

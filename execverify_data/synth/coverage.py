@@ -1,25 +1,15 @@
 """Branch coverage of a program's runs, and the choice of inputs that make every branch matter.
 
 A row's step questions are only worth asking when the code's decisions depend on the row's own
-inputs. :func:`instrument` compiles a program with every decision wrapped in a recorder: the test
-of each ``if``/``elif``, ``while``, conditional expression and comprehension ``if``. A
-:class:`Probe` runs the entry point on an input (untraced: only line events are counted, for the
-step budget and for which statements ran, by :class:`execverify_data.instrument.Budget`) and
-returns a :class:`Run`: the outcome of every
-decision it met, the lines it executed, the output. :func:`choose` then picks a set of inputs
-(at least ``k``, at most ``k_max``) on which
-
-* every decision evaluates both ways (``one_sided_branch`` otherwise),
-* every statement runs at least once (``dead_code`` otherwise),
-* the outputs are not all equal (``constant_output`` otherwise),
-* every call whose value the program uses and that reads a variable (``len(word)``,
-  ``counts.get(ch, 0)``, a helper's result; not ``ord('a')``, not a statement such as
-  ``out.append(x)``) gives at least two values, when it is evaluated twice or more
-  (``constant_value`` otherwise: ``ord(ch)`` under ``if ch == 'n':``, ``part.find(' ')`` after a
-  split on spaces, a ``get`` whose default is all it ever returns),
-
-by greedy set cover over the candidates in order, so the same candidates always give the same
-choice.
+inputs. :func:`instrument` compiles a program with every decision (the test of each ``if``/``elif``,
+``while``, conditional expression and comprehension ``if``) and every used call that reads a variable
+wrapped in a recorder. A :class:`Probe` runs the entry point on an input, untraced (line events are
+only counted, by :class:`execverify_data.instrument.Budget`), and returns a :class:`Run`.
+:func:`choose` then picks, by greedy set cover over the candidates in order (the same candidates
+always give the same choice), at least ``k`` and at most ``k_max`` inputs on which every decision
+goes both ways (``one_sided_branch`` otherwise), every statement runs (``dead_code``), the outputs
+differ (``constant_output``) and each used call evaluated twice or more gives two values
+(``constant_value``: ``ord(ch)`` under ``if ch == 'n':``; docs/synthesis.md, "Filters").
 
 >>> code = "def f(xs):\\n    n = 0\\n    for x in xs:\\n        if x > 2:\\n            n += 1\\n    return n\\n"
 >>> probe = Probe(code, "f")
@@ -39,7 +29,7 @@ from execverify_data.astwalk import walk
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.trace import Status
-from execverify_data.values import encode, format_arguments, self_equal
+from execverify_data.values import encode, format_arguments, parse, self_equal
 
 __all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
 
@@ -216,8 +206,6 @@ class TracedProbe:
         self.tracer = tracer
 
     def run_many(self, batch: list[tuple], *, max_steps: int, timeout: float) -> list[Run]:
-        from execverify_data.values import parse
-
         calls = [f"_probe_entry_({format_arguments(args)})" for args in batch]
         runs = []
         for trace in self.tracer.trace_many(self.source, calls):

@@ -1,43 +1,22 @@
 """Filters a synthesized program must pass before it becomes a record.
 
-Every program must pass all of these (the first one that fails names the rejection,
-see :data:`REASONS`):
+The first filter that fails names the rejection (:data:`REASONS`, in the order they run; the
+table in docs/synthesis.md, "Filters", says what each means). An input whose call raises is
+discarded and counted (``input_raised``); an output whose literal is not ``==`` to itself (a NaN
+inside: ``assert f(INPUT) == OUTPUT`` could never hold) is ``unaskable_output``; a rerun in the same
+process could not see traces that depend on the order of a set of strings, hence the second
+interpreter of ``nondeterministic`` (:mod:`execverify_data.synth.retrace`).
 
-* ``unused_param``: every entry-point parameter is read.
-* inputs: distinct candidate inputs are drawn, one at a time as the runs need them
-  (:func:`execverify_data.inputs.iter_inputs`);
-  each is run under a step budget and a time limit. An input whose call raises
-  is discarded and counted (``input_raised``); a program that runs out of steps or
-  time on any input is rejected (``step_budget``); fewer than ``k`` usable inputs
-  is ``too_few_inputs``; an output without a literal, or whose literal is not ``==`` to itself
-  (a NaN inside: ``assert f(INPUT) == OUTPUT`` could never hold), is ``unaskable_output``.
-* ``constant_output``: the output depends on the input (not all outputs equal).
-* ``trace_length``: every kept input runs between ``min_events`` and ``max_events`` line events.
-* ``wrong_annotation``: every output is of the type the entry point's return annotation names, items
-  included (``tuple[int, int]`` takes a pair of ints, not ``(None, 7)``; ``int | None`` an int or None,
-  ``float`` an int too), for the programs we generate (:func:`returns_as_annotated`); a program's
-  annotation is part of what a model reads.
-* ``checker``: :func:`execverify_data.synth.checker.check` accepts it for its spec
-  (the checker is the judge; a failure here is a generator bug, counted).
-* ``duplicate``: the normalized-AST hash (identifiers and literals abstracted) is that of a
-  program an earlier row of the run kept (:func:`evaluate` checks a ``seen`` set when given one;
-  a synthesis run decides it in its parent, where shards are finished in row order).
-* ``nondeterministic``: a second run of every kept input, in another interpreter with another
-  hash seed (:mod:`execverify_data.synth.retrace`), gives an identical trace; a rerun in the
-  same process could not see traces that depend on the order of a set of strings.
+The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are chosen by plain
+calls before the checker runs (half the generated programs have a constant output, and a plain run
+rejects them ~5x faster than the checker would), so the source must be trusted; the LLM generator
+checks its code before it gets here, and with the ``"trusted"`` tracer the checker runs first.
 
-The order is cheapest rejection first. With the ``"inprocess"`` tracer the inputs are
-chosen by plain calls before the checker runs (half the generated programs have a
-constant output, and a plain run rejects them ~5x faster than the checker would), so
-the source must be trusted; the LLM generator checks its code before it gets here, and
-with the ``"trusted"`` tracer the checker runs first.
-
-Tracing is done by a :class:`TraceBackend`: ``"inprocess"`` traces in the calling process
-(the pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit;
-generated programs are trusted: terminating by construction, no I/O) and is the
-fast default; ``"trusted"`` sends every call to the
-:class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about
-2.5x slower, for untrusted generators).
+Tracing is done by a :class:`TraceBackend`: ``"inprocess"`` traces in the calling process (the
+pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit; generated programs are
+trusted: terminating by construction, no I/O) and is the fast default; ``"trusted"`` sends every call
+to the :class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about 2.5x slower,
+for untrusted generators).
 
 >>> normalized_hash("def f(a):\\n    return a.upper() + 'x'\\n") == normalized_hash("def g(s):\\n    return s.upper() + 'yy'\\n")
 True
@@ -59,11 +38,12 @@ from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.instrument import OVER_BUDGET
 from execverify_data.synth.checker import check
 from execverify_data.synth.code import BUILTIN_NAMES
+from execverify_data.synth.coverage import Cover, Probe, TracedProbe, branch_coverage, choose
 from execverify_data.synth.generator import Program
 from execverify_data.synth.retrace import Retracer, may_depend_on_hash_seed, trace_digest
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
-from execverify_data.values import format_arguments, parse
+from execverify_data.values import format_arguments, parse, parse_call
 
 __all__ = ["REASONS", "FilterConfig", "Accepted", "TraceBackend", "evaluate", "normalized_hash", "prescreen", "returns_as_annotated",
            "unused_params", "worker_tracer"]
@@ -303,10 +283,9 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     Returns ``[(args, output text), ...]`` or a rejection reason. When the first candidates do not
     cover everything and the gap is one mutations can close (:meth:`Cover.repairable`), ``more(n)`` (if
     given) supplies ``n`` further ones, drawn around them (``counts["repaired"]`` counts the programs this
-    saved). Counted calls are ~10x cheaper than
-    traced ones, so inputs that raise, programs whose branches cannot all be reached and picked
-    inputs whose trace would be too long cost no trace. A call past the step budget is stopped
-    there and rejects the program (``step_budget``). Each call gets fresh argument objects.
+    saved). Counted calls are ~10x cheaper than traced ones, so inputs that raise, programs whose branches
+    cannot all be reached and picked inputs whose trace would be too long cost no trace. A call past the
+    step budget is stopped there and rejects the program (``step_budget``). Each call gets fresh arguments.
 
     With ``best_effort`` (functions we did not write, :mod:`execverify_data.fromcode`) an input past the
     step budget or with an unaskable output is discarded and counted (``input_step_budget``,
@@ -314,9 +293,6 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     reach (:func:`~execverify_data.synth.coverage.choose` ``best_effort``); ``report`` (if given)
     receives the ``branch_coverage`` of all the runs and of the chosen ones.
     """
-    from execverify_data.synth.coverage import Cover, Probe, TracedProbe, choose
-    from execverify_data.values import parse_call
-
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     runs: list = []
     tried: list[tuple] = []
@@ -375,8 +351,6 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     if isinstance(chosen, str):
         return chosen
     if report is not None:
-        from execverify_data.synth.coverage import branch_coverage
-
         report["branch_coverage_reachable"] = branch_coverage(runs, probe)
         report["branch_coverage"] = branch_coverage([runs[i] for i in chosen], probe)
     if any(not config.min_events <= runs[i].steps <= config.max_events for i in chosen):

@@ -3,21 +3,10 @@
 :func:`generate` builds one program meeting a :class:`~execverify_data.synth.spec.ConstraintSpec`
 from a seed, with no model and no GPU (:func:`spec_for` draws a level's spec from a seed).
 
-A program is a computation people write (count, sum, filter, map, group into a dict, find the
-first match, keep the best item, build a string, dedupe keeping order, walk digits or a stack...,
-:mod:`.accumulators`) in which the target method or function plays a role that decides the result
-(:mod:`.vocab`: a test in a condition, the value collected or summed, the parts a loop walks,
-the key of a grouping, the accumulator's update). The spec's control-flow chain is the nesting
-of that computation's own loops and tests, each reading the value the enclosing one produced;
-its nested-call depth is reached inside the computation (``total += len(word.strip())``), never
-by wrapping the result. Straight-line levels (1, 2) are a short pipeline of such uses. Level 6
-moves a test or a transformation into a helper that the loop calls.
-
-Every loop terminates by construction (``for`` over finite values; ``while`` only as an index
-walk, a digit loop, a countdown or a stack that shrinks), names come from roles and never shadow
-a builtin, and no set of strings reaches an order-sensitive use (loops over sets go through
-``sorted``). Whether each branch really goes both ways is decided on the inputs
-(:mod:`.filters`), which are drawn for each parameter's grain.
+A program is a computation people write (:mod:`.accumulators`) in which the target plays a role
+that decides the result (:mod:`.vocab`); the spec's control-flow chain is that computation's own
+loops and tests (:mod:`.loops`, levels 3-6), straight-line levels (1, 2) a short pipeline of such
+uses (here). docs/synthesis.md ("How a program is built") describes each step.
 
 >>> from execverify_data.synth import ConstraintSpec
 >>> spec = ConstraintSpec("str.upper", nested_depth=1, other_methods=True, control_flow=("for", "if"), n_params=1)
@@ -735,34 +724,6 @@ class _Gen:
     def params_unread(self, value: Val) -> list[Val]:
         return [Val(p.name, p.grain, frozenset({p.name})) for p in self.params if p.name not in value.reads]
 
-    def refine(self, value: Val, *, need: int) -> Val:
-        """Compose consumers onto ``value`` until its call depth reaches ``need`` (meaningful steps only)."""
-        for _ in range(4):
-            if nested_depth(value.text) >= need:
-                return value
-            options = [f for f in self.step_forms(value) if f.head != self.target or not self.placed]
-            if not options:
-                raise GenFail(f"nothing consumes {value.grain} meaningfully")
-            form = self.pick(options)
-            value, guard = self.use(form, value)
-            value = value.or_empty(guard)
-        if nested_depth(value.text) < need:
-            raise GenFail("depth not reached")
-        return value
-
-    def step_forms(self, value: Val) -> list[Form]:
-        """Calls that consume ``value`` and keep what it says (no round trip, no no-op): ``len``, ``sum``,
-        ``max``, ``sorted``, ``set``, a join..."""
-        out = []
-        for role in ("measure", "agg", "map", "parts"):
-            for f in forms(on=value.grain, role=role):
-                if f.y or f.guard or f.head not in _CONSUMERS or not f.text.startswith(_CONSUMERS[f.head]):
-                    continue
-                if not _meaningful(f, value):
-                    continue
-                out.append(f)
-        return out
-
     def combine(self, value: Val, other: Val) -> Val:
         """``value`` combined with a parameter it does not read yet: the first ``limit`` items, a cap, the
         count of a fragment, a test against a threshold. ``other`` may be a marker (grain ``marker``)."""
@@ -853,11 +814,6 @@ def _keeps_length(text: str) -> bool:
     return any(k in text for k in _LENGTH_KEEPERS)
 
 
-#: the calls a value may be wrapped in to reach a nested depth, and how their template starts
-_CONSUMERS = {"builtin.len": "len(", "builtin.sum": "sum(", "builtin.max": "max(", "builtin.min": "min(",
-              "builtin.sorted": "sorted(", "builtin.set": "set(", "str.join": "'", "builtin.abs": "abs(",
-              "builtin.list": "list(", "builtin.any": "any(", "builtin.all": "all(", "builtin.tuple": "tuple(",
-              "builtin.int": "int(", "builtin.str": "str(", "builtin.ord": "ord("}
 _LENGTH_KEEPING = {"str.upper", "str.lower", "str.title", "str.capitalize", "str.swapcase", "str.casefold",
                    "str.translate", "builtin.sorted", "builtin.reversed", "op.slice_reverse", "list.copy", "set.copy",
                    "builtin.list", "builtin.tuple", "str.encode", "bytes.decode", "builtin.bytes", "builtin.map",

@@ -6,18 +6,11 @@ other methods, the control-flow chain, the helper chain, the number of parameter
 input sizes). The template lives here and is versioned by :data:`PROMPT_VERSION`,
 recorded with every accepted program.
 
-Each completion goes through the same gates as a programmatic program:
-
-1. extraction: the last fenced ``python`` block, else the whole text (``no_code`` when empty);
-2. ``ast.parse`` (``syntax_error``);
-3. the constraint checker :func:`~execverify_data.synth.checker.check`
-   (``checker:<first missed constraint>``, e.g. ``checker:control_flow``);
-4. exact duplicates of an earlier accepted program in the same call (``duplicate``);
-5. optionally (``filters=FilterConfig(...)``) the programmatic pipeline's filters
-   :func:`execverify_data.synth.filters.evaluate`: unused parameters, inputs drawn from
-   the entry point's type annotations, step budget, determinism, constant output,
-   normalized-AST duplicates (``filter:<reason>``; ``filter:param_types`` when the
-   entry point's parameters lack annotations the input generator can draw from).
+Each completion goes through gates, the first that fails naming the rejection (the table of
+docs/models.md, "The gates"): extraction of the code (``no_code``), ``ast.parse``
+(``syntax_error``), the constraint checker (``checker:<first missed constraint>``), exact
+duplicates in the same call (``duplicate``) and, with ``filters=FilterConfig(...)``, the
+programmatic pipeline's :func:`execverify_data.synth.filters.evaluate` (``filter:<reason>``).
 
 >>> from execverify_data.synth.spec import ConstraintSpec
 >>> spec = ConstraintSpec("str.split", nested_depth=1, other_methods=True, control_flow=("for", "if"),
@@ -58,15 +51,8 @@ from execverify_data.seeds import derive_seed
 from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, check
 from execverify_data.synth.spec import ConstraintSpec
 
-__all__ = [
-    "PROMPT_VERSION",
-    "SYSTEM_PROMPT",
-    "LLMProgram",
-    "LLMProgramGenerator",
-    "extract_code",
-    "render_messages",
-    "render_prompt",
-]
+__all__ = ["PROMPT_VERSION", "SYSTEM_PROMPT", "LLMProgram", "LLMProgramGenerator", "extract_code", "render_messages",
+           "render_prompt"]
 
 #: Bumped whenever the rendered prompt of some spec changes.
 PROMPT_VERSION = "llm-prompt-v1"
@@ -80,12 +66,9 @@ _HEAD_METHOD = "Write Python code that tests the `{name}` method of the `{type}`
 _HEAD_FUNCTION = "Write Python code that tests the built-in function `{name}`."
 _TAIL = "Reply with the complete program in a single ```python code block."
 _NESTED_EXAMPLES = {1: "f(g(x))", 2: "f(g(h(x)))", 3: "f(g(h(k(x))))"}
-_FLOW_WORDS = {
-    "if": "an `if` statement",
-    "for": "a `for` loop",
-    "while": "a `while` loop whose condition eventually becomes false",
-    "if-elif": "an `if` statement with an `elif` branch",
-}
+_FLOW_WORDS = {"if": "an `if` statement", "for": "a `for` loop",
+               "while": "a `while` loop whose condition eventually becomes false",
+               "if-elif": "an `if` statement with an `elif` branch"}
 
 
 def _plural(count: int, word: str) -> str:
@@ -104,45 +87,32 @@ def render_requirements(spec: ConstraintSpec) -> list[str]:
     else:
         out.append(f"Call the built-in function `{entry.name}(...)` at least once.")
     if spec.nested_depth:
-        out.append(
-            "Use nested calls: at least one call must take another call directly as an argument, "
-            f"{_plural(spec.nested_depth, 'level')} deep, e.g. `{_NESTED_EXAMPLES[spec.nested_depth]}`."
-        )
+        out.append("Use nested calls: at least one call must take another call directly as an argument, "
+                   f"{_plural(spec.nested_depth, 'level')} deep, e.g. `{_NESTED_EXAMPLES[spec.nested_depth]}`.")
     if spec.other_methods:
         out.append(f"Also use at least one other built-in method or function besides `{entry.name}`.")
     if spec.control_flow:
         steps = [_FLOW_WORDS[spec.control_flow[0]]]
         steps += [f"then inside it {_FLOW_WORDS[step]}" for step in spec.control_flow[1:]]
-        out.append(
-            "Include this control-flow chain, each statement inside the body of the previous one: "
-            + ", ".join(steps)
-            + "."
-        )
+        out.append("Include this control-flow chain, each statement inside the body of the previous one: "
+                   + ", ".join(steps) + ".")
     if spec.helper_depth:
         chain = "the entry-point function calls a helper function defined in the code"
         if spec.helper_depth > 1:
             chain += ", which calls another helper" + ", which calls another" * (spec.helper_depth - 2)
         out.append(f"Use a chain of helper functions {_plural(spec.helper_depth, 'call')} long: {chain}.")
-    out.append(
-        "The entry-point function is the last function in the code, and no other function calls it. "
-        f"It takes exactly {_plural(spec.n_params, 'parameter')} (no default values, no `*args` or `**kwargs`), "
-        f"annotated with a concrete type such as `str`, `int`, `list[int]` or `dict[str, int]`, and returns a value."
-    )
-    out.append(
-        f"It must work for inputs whose strings and containers have between {spec.min_size} and {spec.max_size} "
-        "elements, terminate quickly and give the same result every time."
-    )
-    out.append(
-        "The code holds only imports and top-level function definitions: "
-        "no classes, no top-level statements, no tests, no `print`."
-    )
+    out.append("The entry-point function is the last function in the code, and no other function calls it. "
+               f"It takes exactly {_plural(spec.n_params, 'parameter')} (no default values, no `*args` or `**kwargs`), "
+               "annotated with a concrete type such as `str`, `int`, `list[int]` or `dict[str, int]`, "
+               "and returns a value.")
+    out.append(f"It must work for inputs whose strings and containers have between {spec.min_size} and {spec.max_size} "
+               "elements, terminate quickly and give the same result every time.")
+    out.append("The code holds only imports and top-level function definitions: "
+               "no classes, no top-level statements, no tests, no `print`.")
     modules = ", ".join(sorted(ALLOWED_IMPORTS - {"__future__"}))
     out.append(f"Import only these standard-library modules, if any: {modules}.")
-    out.append(
-        "Do not use `while True`, randomness, I/O, the clock, dunder names or attributes, or any of: "
-        + ", ".join(sorted(FORBIDDEN_NAMES))
-        + "."
-    )
+    out.append("Do not use `while True`, randomness, I/O, the clock, dunder names or attributes, or any of: "
+               + ", ".join(sorted(FORBIDDEN_NAMES)) + ".")
     return out
 
 
@@ -174,8 +144,6 @@ def render_completion_prompt(spec: ConstraintSpec) -> str:
     True
     """
     return f"{SYSTEM_PROMPT}\n\n{render_prompt(spec)}\n\n```python\n"
-
-
 
 
 @dataclass
@@ -244,18 +212,9 @@ class LLMProgramGenerator:
     (['f'], {'accepted': 1, 'duplicate': 1})
     """
 
-    def __init__(
-        self,
-        generator: TextGenerator,
-        *,
-        samples_per_spec: int = 4,
-        temperature: float = 0.8,
-        top_p: float = 0.95,
-        max_new_tokens: int = 1024,
-        chat: bool = True,
-        filters: Any = None,
-        tracer: Any = None,
-    ) -> None:
+    def __init__(self, generator: TextGenerator, *, samples_per_spec: int = 4, temperature: float = 0.8,
+                 top_p: float = 0.95, max_new_tokens: int = 1024, chat: bool = True, filters: Any = None,
+                 tracer: Any = None) -> None:
         if not callable(getattr(generator, "generate", None)):
             raise InvalidArgument(
                 f"generator must be a TextGenerator (an object with .generate), got {type(generator).__name__}; "
@@ -263,15 +222,8 @@ class LLMProgramGenerator:
             )
         if isinstance(samples_per_spec, bool) or not isinstance(samples_per_spec, int) or samples_per_spec < 1:
             raise InvalidArgument(f"samples_per_spec must be an int of at least 1, got {samples_per_spec!r}")
-        check_generate_args(
-            [],
-            n=samples_per_spec,
-            temperature=temperature,
-            max_new_tokens=max_new_tokens,
-            seed=None,
-            stop=None,
-            top_p=top_p,
-        )
+        check_generate_args([], n=samples_per_spec, temperature=temperature, max_new_tokens=max_new_tokens, seed=None,
+                            stop=None, top_p=top_p)
         if not isinstance(chat, bool):
             raise InvalidArgument(f"chat must be True or False, got {chat!r}")
         if filters is not None:
@@ -337,9 +289,7 @@ class LLMProgramGenerator:
                         continue
                     counts["accepted"] += 1
                     source, entry, filtered = program
-                    accepted.append(
-                        LLMProgram(source, entry, spec, seed, i, j, PROMPT_VERSION, backend, text, filtered)
-                    )
+                    accepted.append(LLMProgram(source, entry, spec, seed, i, j, PROMPT_VERSION, backend, text, filtered))
         finally:
             if own_tracer:
                 tracer.close()
@@ -352,33 +302,18 @@ class LLMProgramGenerator:
         then depend on its own seed only, see :class:`~execverify_data.models.TextGenerator`).
         """
         completions = self.generator.generate(
-            [self.prompt(spec) for spec in specs],
-            n=self.samples_per_spec,
-            temperature=self.temperature,
-            top_p=self.top_p,
-            max_new_tokens=self.max_new_tokens,
-            seed=seed if isinstance(seed, int) else list(seed),
-            stop=None if self.chat else ["\n```"],
-        )
+            [self.prompt(spec) for spec in specs], n=self.samples_per_spec, temperature=self.temperature,
+            top_p=self.top_p, max_new_tokens=self.max_new_tokens, seed=seed if isinstance(seed, int) else list(seed),
+            stop=None if self.chat else ["\n```"])
         if len(completions) != len(specs) or any(len(c) != self.samples_per_spec for c in completions):
             raise InvalidArgument(
                 f"{self.generator!r} returned {[len(c) for c in completions]} completions for {len(specs)} prompts "
-                f"with n={self.samples_per_spec}; a TextGenerator must return n completions per prompt"
-            )
+                f"with n={self.samples_per_spec}; a TextGenerator must return n completions per prompt")
         return completions
 
-    def gate(
-        self,
-        spec: ConstraintSpec,
-        text: str,
-        *,
-        seed: int,
-        tracer: Any = None,
-        level: int = 0,
-        seen_sources: set[str] | None = None,
-        seen_hashes: set[str] | None = None,
-        counts: dict[str, int] | None = None,
-    ) -> tuple[tuple[str, str, Any] | None, str]:
+    def gate(self, spec: ConstraintSpec, text: str, *, seed: int, tracer: Any = None, level: int = 0,
+             seen_sources: set[str] | None = None, seen_hashes: set[str] | None = None,
+             counts: dict[str, int] | None = None) -> tuple[tuple[str, str, Any] | None, str]:
         """Run one completion through every gate: ``((source, entry_point, accepted), "accepted")`` or ``(None, reason)``.
 
         Args:
@@ -399,17 +334,9 @@ class LLMProgramGenerator:
         return self._gate(spec, text, seed, set() if seen_sources is None else seen_sources,
                           set() if seen_hashes is None else seen_hashes, tracer, level, counts)
 
-    def _gate(
-        self,
-        spec: ConstraintSpec,
-        text: str,
-        row_seed: int,
-        seen_sources: set[str],
-        seen_hashes: set[str],
-        tracer: Any,
-        level: int = 0,
-        counts: dict[str, int] | None = None,
-    ) -> tuple[tuple[str, str, Any] | None, str]:
+    def _gate(self, spec: ConstraintSpec, text: str, row_seed: int, seen_sources: set[str], seen_hashes: set[str],
+              tracer: Any, level: int = 0,
+              counts: dict[str, int] | None = None) -> tuple[tuple[str, str, Any] | None, str]:
         source = extract_code(text if isinstance(text, str) else "")
         if not source.strip():
             return None, "no_code"
@@ -435,18 +362,9 @@ class LLMProgramGenerator:
         seen_sources.add(key)
         return (source, entry, filtered), "accepted"
 
-    def _filter(
-        self,
-        spec: ConstraintSpec,
-        source: str,
-        tree: ast.Module,
-        entry: str,
-        row_seed: int,
-        seen_hashes: set[str],
-        tracer: Any,
-        level: int = 0,
-        counts: dict[str, int] | None = None,
-    ) -> tuple[Any, str | None]:
+    def _filter(self, spec: ConstraintSpec, source: str, tree: ast.Module, entry: str, row_seed: int,
+                seen_hashes: set[str], tracer: Any, level: int = 0,
+                counts: dict[str, int] | None = None) -> tuple[Any, str | None]:
         from execverify_data.synth.filters import evaluate
         from execverify_data.synth.generator import Program
 

@@ -1,21 +1,10 @@
 """Control-flow programs (levels 3-6): the spec's chain realized as the loops and tests of one computation.
 
-:class:`LoopBuilder` first *plans* the data the chain walks: for each loop step, a hop from the
-value in focus to its items (a list to its elements, a sentence to its words, a word to its
-characters, a dict to its items, a number to its digits...), chosen so that the target's use
-lands on a value of a grain it applies to. It then writes the chain from the outside in:
-
-* ``for``: over the focus's items (``for word in words``, ``for ch in text``, ``for word in
-  text.split()``, ``for name, count in stock.items()``, ``for i in range(n)``,
-  ``for i, x in enumerate(xs)``; sets through ``sorted``), the loop variable becoming the focus;
-* ``while``: the forms people write: an index walk (``i = 0`` / ``while i < len(xs)`` /
-  ``i += 1``), a digit loop (``while rest > 0`` / ``rest //= 10``), a stack, pool or dict that
-  empties (``while stack: x = stack.pop()``); each terminates by construction;
-* ``if`` / ``if-elif``: a test of the focus (the target's own test where the plan put it), the
-  chain going on in the first branch and another update of the result in the others;
-
-and the innermost block updates the accumulator (:mod:`.accumulators`) with a value of the focus
-(the target's use when it is a measure or a value), so every loop variable is read.
+:class:`LoopBuilder` first *plans* the data the chain walks (:func:`_walks`: for each loop step, a hop
+from the value in focus to its items, chosen so that the target's use lands on a value of a grain it
+applies to), then writes the chain from the outside in, the innermost block updating the accumulator
+(:mod:`.accumulators`) with a value of the focus so that every loop variable is read. Every ``while``
+terminates by construction. docs/synthesis.md ("The walk") describes each form.
 """
 
 from __future__ import annotations
@@ -317,10 +306,7 @@ class LoopBuilder:
             new = [x for x in kv if x.grain != item_grain] + [x for x in kv if x.grain == item_grain]
         elif how == "range":
             var = names.fresh(rng.choice(("i", "step")))
-            if rng.random() < 0.3:
-                head = f"for {var} in range(1, {src} + 1):"
-            else:
-                head = f"for {var} in range({src}):"
+            head = f"for {var} in range(1, {src} + 1):" if rng.random() < 0.3 else f"for {var} in range({src}):"
             new = [_v(var, "count")]
             g.mark("builtin.range")
         elif how == "enumerate":
@@ -914,18 +900,18 @@ def _statements(block: list):
                 yield from _statements(body)
 
 
+def _head_value(head: str) -> str | None:
+    """What a compound statement's head evaluates (``for x in xs:`` -> ``xs``, ``if a:`` -> ``a``); None for ``else:``."""
+    for kw in ("for ", "while ", "if ", "elif "):
+        if head.startswith(kw):
+            value = head.rstrip(":")[len(kw):]
+            return value.split(" in ", 1)[-1] if kw == "for " else value
+    return None
+
+
 def _flat(block: list) -> list[str]:
-    out = []
-    for st in _statements(block):
-        if isinstance(st, Stmt):
-            head = st.head.rstrip(":")
-            for kw in ("for ", "while ", "if ", "elif "):
-                if head.startswith(kw):
-                    head = head[len(kw):].split(" in ", 1)[-1] if kw == "for " else head[len(kw):]
-            out.append(head)
-        else:
-            out.append(st)
-    return out
+    """The statements of ``block`` and the values its compound statements' heads evaluate (not ``elif`` heads)."""
+    return [(_head_value(st.head) or st.head.rstrip(":")) if isinstance(st, Stmt) else st for st in _statements(block)]
 
 
 def _has_param_slot(form: Form) -> bool:
@@ -1064,17 +1050,9 @@ def _reads(block) -> set[str]:
     """Names read anywhere in a block (statement heads and bodies)."""
     out: set[str] = set()
     for text in texts(block):
-        t = text.strip()
-        if t.endswith(":"):
-            t = t[:-1]
-            for kw in ("for ", "while ", "if ", "elif "):
-                if t.startswith(kw):
-                    t = t[len(kw):]
-                    break
-            else:
-                continue
-            if text.startswith("for "):
-                t = t.split(" in ", 1)[1] if " in " in t else t
+        t = _head_value(text) if text.endswith(":") else text
+        if t is None:
+            continue
         try:
             tree = ast.parse(t)
         except SyntaxError:

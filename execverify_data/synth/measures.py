@@ -112,13 +112,9 @@ class Chains:
         return line[inner.col_offset:].startswith(b"elif")
 
     def matches(self, node: ast.AST, kind: str) -> bool:
-        if kind == "for":
-            return isinstance(node, ast.For)
-        if kind == "while":
-            return isinstance(node, ast.While)
-        if kind == "if":
-            return isinstance(node, ast.If)
-        return isinstance(node, ast.If) and self.is_elif(node)  # "if-elif"
+        if kind == "if-elif":
+            return isinstance(node, ast.If) and self.is_elif(node)
+        return isinstance(node, {"for": ast.For, "while": ast.While, "if": ast.If}[kind])
 
     def branches(self, node: ast.If) -> list[ast.stmt]:
         """The statements of every branch of an if / elif / else chain (elif heads excluded)."""

@@ -97,7 +97,6 @@ def may_depend_on_hash_seed(code: str | ast.Module, param_types) -> bool:
 def _main() -> None:  # pragma: no cover - runs in the helper interpreter
     import warnings
 
-    from execverify_data.sandbox import _wire
     from execverify_data.trace import trace_call
 
     warnings.simplefilter("ignore")
@@ -128,9 +127,6 @@ def other_hash_seed() -> str:
 
 class Retracer:
     """A helper interpreter with another hash seed that re-traces calls (see the module docs).
-
-    The helper is a :class:`~execverify_data.sandbox.warm.WarmProcess` with a minimal
-    environment and ``PYTHONHASHSEED`` set to ``hash_seed``.
 
     Args:
         max_steps (`int`), timeout (`float`): the budgets of each traced call, as for ``trace_call``.

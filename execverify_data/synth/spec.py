@@ -103,21 +103,18 @@ class ConstraintSpec:
             raise InvalidArgument(f"target must be a catalog id string like 'str.split', got {self.target!r}")
         entry = catalog.get(self.target)
         if entry.kind not in ("method", "function"):
-            raise InvalidArgument(
-                f"target {self.target!r} is an operator; a target must be a method ('list.pop') or builtin function ('builtin.sorted')"
-            )
+            raise InvalidArgument(f"target {self.target!r} is an operator; a target must be a method ('list.pop') or "
+                                  "builtin function ('builtin.sorted')")
         _int("nested_depth", self.nested_depth, 0, MAX_NESTED_DEPTH, "levels of calls as arguments of calls")
         if not isinstance(self.other_methods, bool):
             raise InvalidArgument(f"other_methods must be True or False, got {self.other_methods!r}")
         flow = self.control_flow
         if isinstance(flow, str) or not isinstance(flow, (tuple, list)):
             raise InvalidArgument(
-                f"control_flow must be a tuple of steps from {CONTROL_FLOW}, e.g. ('for', 'if'), got {flow!r}"
-            )
+                f"control_flow must be a tuple of steps from {CONTROL_FLOW}, e.g. ('for', 'if'), got {flow!r}")
         if len(flow) > MAX_CHAIN:
             raise InvalidArgument(
-                f"control_flow has {len(flow)} steps; at most {MAX_CHAIN} are allowed, got {tuple(flow)!r}"
-            )
+                f"control_flow has {len(flow)} steps; at most {MAX_CHAIN} are allowed, got {tuple(flow)!r}")
         for i, step in enumerate(flow):
             if step not in CONTROL_FLOW:
                 raise InvalidArgument(f"control_flow[{i}] is {step!r}; each step must be one of {CONTROL_FLOW}")
@@ -187,16 +184,9 @@ def level_spec(level: int, target: str, rng: random.Random, *, min_size: int = 6
     for _ in range(depth):
         weights = _NEXT_STEP[chain[-1] if chain else None]
         chain.append(rng.choices(CONTROL_FLOW, weights=[weights[k] for k in CONTROL_FLOW])[0])
-    return ConstraintSpec(
-        target,
-        nested_depth=1 if rng.random() < 0.8 else 2,
-        other_methods=level >= 2,
-        control_flow=tuple(chain),
-        helper_depth=1 if level == 6 else 0,
-        n_params=rng.randint(1, 2),
-        min_size=min_size,
-        max_size=max_size,
-    )
+    return ConstraintSpec(target, nested_depth=1 if rng.random() < 0.8 else 2, other_methods=level >= 2,
+                          control_flow=tuple(chain), helper_depth=1 if level == 6 else 0, n_params=rng.randint(1, 2),
+                          min_size=min_size, max_size=max_size)
 
 
 #: control-flow steps per level (levels 1-2: none; 3-5: one to three; 6: three and a helper)

@@ -1,19 +1,10 @@
 """The generator's vocabulary: how each builtin method, function and operator is used in code people write.
 
-A :class:`Form` is one such use, written as a template over a *subject* ``{x}`` (and
-sometimes a second one ``{y}``), e.g. ``{x}.startswith({prefix})`` on a word, ``len({x})`` on a
-word or a list, ``{x}.split({sep})`` on a line. Every form says
-
-* what it is built around (``head``, a catalog id: the form can serve a program that targets it),
-* the *grains* it applies to: not only the type of the subject but what the value is (a
-  sentence, a word, a character, a digit string, a count, a list of numbers...), so that
-  ``ch.isdigit()`` is asked of characters and ``text.split()`` of sentences,
-* the grain of what it gives,
-* its *role* in a computation: ``pred`` (a test), ``measure`` (a number to add, compare or
-  maximize), ``map`` (a value to collect or build a string from), ``parts`` (a sequence to loop
-  over), ``agg`` (a whole-collection result), ``pair`` (a value to unpack),
-* and a ``guard`` when it needs a precondition that the input may break (``{x}.index({char})``
-  needs ``{char} in {x}``): the generator puts the use under that test.
+A :class:`Form` is one such use, a template over a *subject* ``{x}`` (sometimes a second one ``{y}``):
+``{x}.startswith({prefix})`` on a word, ``len({x})`` on a word or a list, ``{x}.split({sep})`` on a line.
+It applies to subjects of given *grains*: not only their type but what the value is (a sentence, a word,
+a character, a digit string, a count...), so that ``ch.isdigit()`` is asked of characters and
+``text.split()`` of sentences.
 
 Literal slots (``{sep}``, ``{char}``, ``{k}``...) are filled from small pools of the values people
 write (:data:`SLOTS`); a slot with a parameter name can instead become an entry-point parameter
@@ -183,9 +174,12 @@ class Form:
         head (`str`): the catalog id the form is built around.
         on (`tuple[str, ...]`): grains of the subject ``{x}``.
         gives (`str`): grain of the result (``"bool"`` for a test, ``"none"`` for a statement).
-        role (`str`): ``pred``, ``measure``, ``map``, ``parts``, ``agg``, ``pair``, ``action``.
+        role (`str`): its role in a computation: ``pred`` (a test), ``measure`` (a number to add, compare or
+            maximize), ``map`` (a value to collect), ``parts`` (a sequence to loop over), ``agg`` (a
+            whole-collection result), ``pair`` (a value to unpack), ``action``.
         text (`str`): the template.
-        guard (`str`): a test the use needs, as a template over the same slots ("" when none).
+        guard (`str`): a precondition the input may break, as a template over the same slots ("" when none):
+            ``{x}.index({char})`` needs ``{char} in {x}``, and the generator puts the use under that test.
         y (`str`): grain of a second subject ``{y}`` ("" when none).
     """
 
