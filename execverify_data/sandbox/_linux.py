@@ -1,13 +1,8 @@
 """The Linux calls the sandbox needs that :mod:`os` lacks, through one ctypes handle of libc:
 ``prctl``, Landlock (``landlock_create_ruleset``, ``landlock_add_rule``,
 ``landlock_restrict_self``) and the removal of SysV IPC objects.
-
-Landlock (Linux >= 5.13) lets an unprivileged process restrict itself: after
-:func:`restrict`, the process (and everything it starts) can open only the paths of its
-ruleset, with the rights given there, cannot bind or connect TCP sockets (ABI >= 4), and
-cannot signal or reach the abstract Unix sockets of processes outside its domain
-(ABI >= 6). It needs neither root nor namespaces, so it also holds where bubblewrap is
-missing.
+Landlock (Linux >= 5.13) lets an unprivileged process restrict itself (and everything it
+starts); it needs neither root nor namespaces, so it also holds where bubblewrap is missing.
 """
 
 from __future__ import annotations
@@ -15,8 +10,8 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["all_rights", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects", "restrict",
-           "restrict_self", "ruleset"]
+__all__ = ["all_rights", "failed", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects",
+           "restrict", "restrict_self", "ruleset"]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -38,14 +33,19 @@ def libc():
     return _libc
 
 
+def failed(call: str) -> OSError:
+    """The ``OSError`` of a libc call that just failed (from ``errno``)."""
+    errno = ctypes.get_errno()
+    return OSError(errno, f"{call} failed: {os.strerror(errno)}")
+
+
 def prctl(option: int, arg=0, arg3=None) -> None:
     """``prctl(option, arg, arg3, 0, 0)``; ``OSError`` when it fails."""
     handle = libc()
     if isinstance(arg, bytes):
         arg = ctypes.cast(ctypes.c_char_p(arg), ctypes.c_void_p).value
     if handle.prctl(option, arg, arg3, 0, 0) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"prctl({option}) failed: {os.strerror(errno)}")
+        raise failed(f"prctl({option})")
 
 
 # --------------------------------------------------------------------------- Landlock
@@ -108,15 +108,13 @@ def ruleset(rules: list[tuple[int, int]], abi: int) -> int:
                         (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0)
     fd = handle.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if fd < 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"landlock_create_ruleset failed: {os.strerror(errno)}")
+        raise failed("landlock_create_ruleset")
     try:
         for parent, rights in rules:
             rule = _PathBeneath(rights, parent)
             if handle.syscall(_SYS_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
                               ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
-                errno = ctypes.get_errno()
-                raise OSError(errno, f"landlock_add_rule failed: {os.strerror(errno)}")
+                raise failed("landlock_add_rule")
     except BaseException:
         os.close(fd)
         raise
@@ -126,15 +124,12 @@ def ruleset(rules: list[tuple[int, int]], abi: int) -> int:
 def restrict_self(ruleset_fd: int) -> None:
     """Confine the calling process, for good, to a :func:`ruleset` (``no_new_privs`` must be set)."""
     if libc().syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset_fd), ctypes.c_uint32(0)) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"landlock_restrict_self failed: {os.strerror(errno)}")
+        raise failed("landlock_restrict_self")
 
 
 def restrict(rules: list[tuple[int, int]], abi: int) -> None:
-    """Confine the calling process (for good) to ``rules`` (see :func:`ruleset`): everything
-    else on the filesystem is denied, and so are TCP and (ABI >= 6) signals and abstract
-    sockets that leave the domain. The caller must have set ``no_new_privs``.
-    ``OSError`` when the kernel refuses."""
+    """Confine the calling process, for good, to a :func:`ruleset` of ``rules`` (``no_new_privs`` must
+    be set); ``OSError`` when the kernel refuses."""
     fd = ruleset(rules, abi)
     try:
         restrict_self(fd)

@@ -4,17 +4,9 @@ Only non-variadic libseccomp calls are used (``seccomp_rule_add_array``), so no
 compiled extension or third-party package is needed: the layer is active
 wherever ``libseccomp.so.2`` can be loaded (Debian package ``libseccomp2``).
 
-The filter allows everything except what untrusted code has no business doing:
-creating processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``;
-``clone3`` answers ``ENOSYS`` so that glibc falls back to ``clone`` for threads),
-``execve``, sockets, signalling any process but itself (``kill``, ``tgkill``, queued
-signals, and the signal-ownership calls ``fcntl(F_SETOWN/F_SETOWN_EX/F_SETSIG)`` and
-``ioctl(FIOSETOWN/SIOCSPGRP)`` that make the kernel signal another process), the limits
-and priorities of other processes (``prlimit64``, ``setpriority``, ``sched_set*``,
-``ioprio_set`` on any pid but 0), SysV and POSIX IPC, ``ptrace``, file handles, and the
-namespace, mount, BPF, keyring, io_uring and module calls. Denied calls fail with
-``EPERM`` (Python raises ``PermissionError``), so the verdict stays "error" rather than
-a crash.
+The filter allows everything except what untrusted code has no business doing (the lists
+below; ``docs/sandbox.md``, "Layers"). Denied calls fail with ``EPERM`` (Python raises
+``PermissionError``), so the verdict stays "error" rather than a crash.
 """
 
 from __future__ import annotations
@@ -39,12 +31,7 @@ def _act_errno(code: int) -> int:
 
 
 class _ArgCmp(ctypes.Structure):
-    _fields_ = [
-        ("arg", ctypes.c_uint),
-        ("op", ctypes.c_int),
-        ("datum_a", ctypes.c_uint64),
-        ("datum_b", ctypes.c_uint64),
-    ]
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64), ("datum_b", ctypes.c_uint64)]
 
 
 # Denied outright (EPERM). Names unknown on this architecture are skipped. The *shared* part
@@ -97,25 +84,20 @@ def load_library():
         try:
             lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
         except OSError:
-            from ctypes import (
-                util,  # runs ldconfig: only when the usual soname is missing
-            )
+            # ctypes.util runs ldconfig: imported only when the usual soname is missing
+            from ctypes import util
 
             lib = ctypes.CDLL(util.find_library("seccomp") or "libseccomp.so", use_errno=True)
-        lib.seccomp_init.restype = ctypes.c_void_p
-        lib.seccomp_init.argtypes = [ctypes.c_uint32]
-        lib.seccomp_rule_add_array.restype = ctypes.c_int
-        lib.seccomp_rule_add_array.argtypes = [
-            ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp)
-        ]
-        lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
-        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-        lib.seccomp_load.restype = ctypes.c_int
-        lib.seccomp_load.argtypes = [ctypes.c_void_p]
-        lib.seccomp_export_bpf.restype = ctypes.c_int
-        lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        lib.seccomp_release.restype = None
-        lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        for name, restype, argtypes in (
+                ("seccomp_init", ctypes.c_void_p, [ctypes.c_uint32]),
+                ("seccomp_rule_add_array", ctypes.c_int,
+                 [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp)]),
+                ("seccomp_syscall_resolve_name", ctypes.c_int, [ctypes.c_char_p]),
+                ("seccomp_load", ctypes.c_int, [ctypes.c_void_p]),
+                ("seccomp_export_bpf", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+                ("seccomp_release", None, [ctypes.c_void_p])):
+            function = getattr(lib, name)
+            function.restype, function.argtypes = restype, argtypes
     except (OSError, AttributeError) as exc:
         _lib_error = f"libseccomp not loadable ({exc}); install the Debian package libseccomp2"
         return None
@@ -234,21 +216,9 @@ def placeholder_offsets(program: bytes) -> tuple[int, ...]:
                  if struct.unpack_from("<I", program, offset + 4)[0] == PID_PLACEHOLDER)
 
 
-def install_compiled(program: bytes, pid: int, offsets: tuple[int, ...] | None = None) -> None:
-    """Install a program from :func:`compile_filter` for process ``pid`` (the caller);
-    ``offsets`` from :func:`placeholder_offsets` spare the search for the pid's places."""
-    import struct
-
-    patched = bytearray(program)
-    for offset in placeholder_offsets(program) if offsets is None else offsets:
-        struct.pack_into("<I", patched, offset, pid)
-    buffer = ctypes.create_string_buffer(bytes(patched), len(patched))
-    prog = _SockFprog(len(patched) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    libc = _linux.libc()
-    if libc.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+def install_compiled(program: bytes, pid: int) -> None:
+    """Install a program from :func:`compile_filter` for process ``pid`` (the caller)."""
+    LoadableFilter(program).install(pid)
 
 
 class LoadableFilter:

@@ -1,19 +1,7 @@
-"""Warm helper processes: one way to start an interpreter that stays up between jobs, shake
-hands with it, talk to it in frames (:mod:`execverify_data.sandbox._wire`), and kill and
-replace it.
-
-Three configurations of :class:`WarmProcess` exist (``docs/sandbox.md``, "Process model"):
-the untrusted runner's zygotes (``sandbox.untrusted``, inside bubblewrap when it works),
-the trusted runner's workers (``sandbox.trusted``, ``PYTHONHASHSEED=0``) and the
-determinism filter's second interpreter (``synth.retrace``, another hash seed).
-
-A helper is started as ``python FLAGS -c BOOT`` with the channel to its parent (a Unix
-socket) as its fd 0 and its stderr in a temporary file; ``BOOT`` puts :attr:`Boot.path`
-first on ``sys.path`` and calls :attr:`Boot.target`. The helper calls
-:func:`~execverify_data.sandbox._wire.take_channel`, reads the configuration frame the
-parent sends first, and answers ``{"ready": true, ...}``; a helper that does not (it
-cannot import the package, the interpreter is wrong) raises :class:`ExecVerifyError` here
-with the end of its stderr. Its environment is only what :attr:`Boot.env` says (by default
+"""Warm helper processes: the one way this package starts an interpreter that stays up between
+jobs, shakes hands with it, talks to it in frames (:mod:`execverify_data.sandbox._wire`), and
+kills and replaces it (``docs/sandbox.md``, "The warm-process primitive", lists the three
+configurations). A helper's environment is only what :attr:`Boot.env` says (by default
 :func:`minimal_env`): nothing of the caller's environment reaches code that runs in it.
 
 >>> minimal_env(PYTHONHASHSEED="0")["PYTHONHASHSEED"]
