@@ -48,8 +48,6 @@ def prctl(option: int, arg=0, arg3=None) -> None:
         raise failed(f"prctl({option})")
 
 
-# --------------------------------------------------------------------------- Landlock
-
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
@@ -136,8 +134,6 @@ def restrict(rules: list[tuple[int, int]], abi: int) -> None:
     finally:
         os.close(fd)
 
-
-# --------------------------------------------------------------------------- SysV IPC
 
 _IPC_RMID = 0
 

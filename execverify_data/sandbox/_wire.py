@@ -41,9 +41,6 @@ class FrameError(ValueError):
     """A frame that is not well formed (its length, kind, encoding or content)."""
 
 
-# --------------------------------------------------------------------------- packing
-
-
 def pack_json(obj) -> bytes:
     body = _dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
     return HEADER.pack(len(body) + 1) + JSON + body
@@ -65,8 +62,6 @@ def pack_pickle(obj) -> bytes:
     body = PICKLE + pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     return HEADER.pack(len(body)) + body
 
-
-# --------------------------------------------------------------------------- decoding
 
 _TRUSTED_CLASSES = {
     ("execverify_data.trace", "Trace"),
@@ -154,9 +149,6 @@ def _decode_body(body: memoryview, kinds: Sequence[bytes], max_fields: int, pick
         return _loads(str(rest, "utf-8"))
     except (ValueError, RecursionError, MemoryError):  # UnicodeDecodeError is a ValueError
         raise FrameError("a JSON frame does not parse") from None
-
-
-# --------------------------------------------------------------------------- file descriptors
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -247,8 +239,6 @@ def read_file(fd: int, max_bytes: int) -> bytes:
         pos += len(chunk)
     return b"".join(chunks)
 
-
-# --------------------------------------------------------------------------- message sockets
 
 #: Largest message on a ``SOCK_SEQPACKET`` control channel (frames there are small).
 MAX_MESSAGE = 1 << 16

@@ -269,10 +269,8 @@ class Zygote:
                 self._cleanup(pids, workdir)
         finally:
             for fd in fds:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
 
     # -- call mode: one child runs the code and evaluates the calls; its result goes to the host
     def _handle_calls(self, job: dict, fds: list[int], workdir: str, pids: list[int]) -> dict:
@@ -304,10 +302,8 @@ class Zygote:
         tester, self.tester = self.tester, None
         if tester is not None:
             _kill(tester["pid"])
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(tester["pid"], 0)
-            except ChildProcessError:
-                pass
             tester["socket"].close()
             os.close(tester["pidfd"])
 
@@ -384,7 +380,6 @@ class Zygote:
                     self._drop_tester()
                     os._exit(0)  # the host is gone (or broke the protocol)
 
-    # -- shared
     def _wait_exit(self, pid: int, deadline: float) -> bool:
         """Wait until ``pid`` exits (``True``) or ``deadline`` passes (``False``)."""
         pidfd = os.pidfd_open(pid)
@@ -419,10 +414,8 @@ class Zygote:
 
     def _cleanup(self, pids: list[int], workdir: str) -> None:
         for pid in pids:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
         ids = self.candidate_ids
         if ids is not None and not self.cfg.get("seccomp"):
             # without seccomp a grandchild may have left the process group, and SysV IPC objects may be
@@ -501,10 +494,8 @@ def _read_until_eof(fd: int, cap: int, deadline: float) -> bytes:
 
 def _kill(pid: int) -> None:
     for kill in (os.killpg, os.kill):
-        try:
+        with contextlib.suppress(OSError):
             kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def _reap_all() -> set[int]:
@@ -543,10 +534,8 @@ def main() -> None:
     import importlib
 
     for name in (*PREIMPORTS, "pickle"):
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(name)
-        except ImportError:
-            pass
     _forget_package(cfg.get("package_fd"))
     os.environ.clear()  # started with an empty environment; the children inherit this one
     sys.argv = [""]
@@ -587,10 +576,8 @@ def main() -> None:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(zygote.janitor, 0)
     for path in (zygote.tester_dir, zygote.trash):
-        try:
+        with contextlib.suppress(OSError):
             _fs.remove_tree(path)
-        except OSError:
-            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

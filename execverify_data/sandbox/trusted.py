@@ -403,7 +403,6 @@ class TrustedRunner:
         self._pool: list[WarmProcess] = []
         self._closed = False
 
-    # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> TrustedRunner:
         self._start()
         return self
@@ -430,7 +429,6 @@ class TrustedRunner:
         except Exception:
             pass
 
-    # ------------------------------------------------------------------ work
     def trace(self, source: str, call: str, *, trusted_call: bool = False) -> Trace:
         """Trace one call (same arguments and errors as :func:`execverify_data.trace.trace_call`).
 

@@ -446,13 +446,9 @@ class UntrustedPool:
         use_bwrap = _resolve(bwrap, "bwrap")
         use_landlock = _resolve(landlock, "landlock")
         command = _layers.bwrap_command(python) if use_bwrap else None
-        self.config = _Config(
-            bwrap=tuple(command) if command else None,
-            seccomp=_resolve(seccomp, "seccomp"),
-            drop_privileges=_resolve(drop_privileges, "privilege_drop"),
-            landlock=_linux.landlock_abi() if use_landlock else 0,
-            python=python,
-        )
+        self.config = _Config(bwrap=tuple(command) if command else None, seccomp=_resolve(seccomp, "seccomp"),
+                              drop_privileges=_resolve(drop_privileges, "privilege_drop"),
+                              landlock=_linux.landlock_abi() if use_landlock else 0, python=python)
         self.size = workers
         self._closed = False
         self._reset()
@@ -467,7 +463,6 @@ class UntrustedPool:
         self._executor: ThreadPoolExecutor | None = None
         self._removers: list[threading.Thread] = []  # what killed workers left is removed off the caller's path
 
-    # -- layers
     @property
     def active_layers(self) -> tuple[str, ...]:
         """Names of the layers this pool uses."""
@@ -476,7 +471,6 @@ class UntrustedPool:
                 "bwrap": config.bwrap}
         return ("zygote", *(name for name, on in used.items() if on))
 
-    # -- running
     def run(self, code: str | bytes, calls: Sequence[str] = (), *, test: str | None = None, timeout: float = 5.0,
             memory_mb: int = 512, output_limit: int = 64 * 1024, max_threads: int = 16,
             max_code_bytes: int = MAX_CODE_BYTES, stdin: str | None = None) -> SandboxResult:
@@ -542,10 +536,8 @@ class UntrustedPool:
         if self._pid != os.getpid():
             self._reset()
         self._slots.acquire()
-        try:
+        with contextlib.suppress(queue.Empty):
             return self._idle.get_nowait()
-        except queue.Empty:
-            pass
         try:
             worker = _Worker(self.config)
         except BaseException:

@@ -27,7 +27,17 @@ from typing import Mapping, Sequence
 from execverify_data.errors import ExecVerifyError
 from execverify_data.sandbox import _wire
 
-__all__ = ["PACKAGE_ROOT", "Boot", "WarmProcess", "minimal_env"]
+# the helper's side of the protocol, for helpers outside this package (``synth.retrace``)
+from execverify_data.sandbox._wire import (
+    FrameError,
+    pack_json,
+    read_frame,
+    take_channel,
+    write_all,
+)
+
+__all__ = ["PACKAGE_ROOT", "Boot", "FrameError", "WarmProcess", "minimal_env", "pack_json", "read_frame", "take_channel",
+           "write_all"]
 
 #: The directory that holds the ``execverify_data`` package (put on a helper's ``sys.path``).
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -147,10 +157,8 @@ class WarmProcess:
         return self.ready
 
     def _fail_to_start(self):
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            pass
         self.stderr.seek(0)
         tail = self.stderr.read()[-4096:].decode("utf-8", "replace").strip().splitlines()[-3:]
         status = self.process.returncode
@@ -161,7 +169,6 @@ class WarmProcess:
     def fileno(self) -> int:
         return self.sock.fileno()
 
-    # -- talking
     def send(self, frame: bytes, fds: Sequence[int] = ()) -> None:
         """Send one packed frame (``_wire.pack_*``), with descriptors on a message channel."""
         if self.boot.seqpacket:
@@ -182,7 +189,6 @@ class WarmProcess:
         except (OSError, TimeoutError, _wire.FrameError):
             return None
 
-    # -- stopping
     def alive(self) -> bool:
         return self.process.poll() is None
 
