@@ -184,15 +184,6 @@ def _binds(paths) -> tuple[list[str], list[str]]:
     return before, after
 
 
-def _holes_inside(paths) -> list[str]:
-    """bwrap arguments that hide the package and its checkout where a bound path holds them."""
-    args = []
-    for hole in _holes():
-        if any(_below(hole, path) for path in paths):
-            args += ["--perms", "0755", "--tmpfs", hole]
-    return args
-
-
 # --------------------------------------------------------------------------- probes
 
 
@@ -297,7 +288,11 @@ def _bwrap_forms(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str], list[s
 def _bwrap_argv(form: tuple[list[str], list[str], list[str]], paths) -> list[str]:
     start, devices_and_tmp, caps = form
     before, after = _binds(paths)
-    return [*start, *before, *_holes_inside(paths), *devices_and_tmp, *after, *caps]
+    hidden = []  # the package and its checkout, where a bound path holds them
+    for hole in _holes():
+        if any(_below(hole, path) for path in paths):
+            hidden += ["--perms", "0755", "--tmpfs", hole]
+    return [*start, *before, *hidden, *devices_and_tmp, *after, *caps]
 
 
 def bwrap_command(python: str | None = None) -> list[str] | None:

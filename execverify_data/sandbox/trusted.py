@@ -222,10 +222,9 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
 SHARED_IMPORTS = frozenset(name for name in PREIMPORTED if not name.startswith("execverify_data"))
 #: Names that reach the process's shared state (module and class attributes, builtins, frames,
 #: open files, the interpreter's exit): a program that uses one gets a fresh process per call.
-_UNSHARED_NAMES = frozenset({
-    "breakpoint", "delattr", "eval", "exec", "exit", "getattr", "globals", "help", "open", "quit", "setattr", "vars",
-    "ag_frame", "cr_frame", "f_back", "f_builtins", "f_globals", "f_locals", "gi_frame", "tb_frame",
-})
+_UNSHARED_NAMES = frozenset({"breakpoint", "delattr", "eval", "exec", "exit", "getattr", "globals", "help", "open", "quit",
+                             "setattr", "vars", "ag_frame", "cr_frame", "f_back", "f_builtins", "f_globals", "f_locals",
+                             "gi_frame", "tb_frame"})
 
 
 def _shares_nothing(source: str) -> bool:  # pragma: no cover - runs in the job's process
