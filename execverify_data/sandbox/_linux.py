@@ -8,6 +8,7 @@ starts); it needs neither root nor namespaces, so it also holds where bubblewrap
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 
 __all__ = ["all_rights", "failed", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects",
@@ -19,18 +20,13 @@ PR_SET_NAME = 15
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_CHILD_SUBREAPER = 36
 
-_libc = None
-
-
+@functools.cache
 def libc():
     """libc with typed ``prctl`` and ``syscall`` (cached: a zygote loads it once, its children inherit it)."""
-    global _libc
-    if _libc is None:
-        handle = ctypes.CDLL(None, use_errno=True)
-        handle.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-        handle.syscall.restype = ctypes.c_long
-        _libc = handle
-    return _libc
+    handle = ctypes.CDLL(None, use_errno=True)
+    handle.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    handle.syscall.restype = ctypes.c_long
+    return handle
 
 
 def failed(call: str) -> OSError:

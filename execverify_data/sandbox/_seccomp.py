@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 
 from execverify_data.sandbox import _linux
 
-__all__ = ["LoadableFilter", "available", "compile_filter", "install_compiled", "install_filter", "load_library",
-           "placeholder_offsets"]
+__all__ = ["LoadableFilter", "available", "compile_filter", "install_compiled", "install_filter", "placeholder_offsets"]
 
 _ACT_ALLOW = 0x7FFF0000
 _CMP_NE = 1
@@ -71,15 +71,9 @@ _F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
 _FIOSETOWN, _SIOCSPGRP = 0x8901, 0x8902
 _CMP_EQ = 4
 
-_lib = None
-_lib_error: str | None = None
-
-
-def load_library():
-    """The loaded ``libseccomp`` (cached), or ``None`` when it cannot be loaded."""
-    global _lib, _lib_error
-    if _lib is not None or _lib_error is not None:
-        return _lib
+@functools.cache
+def _loaded() -> tuple[ctypes.CDLL | None, str]:
+    """``(libseccomp, where it was found)``, or ``(None, why it cannot be loaded)``; tried once per process."""
     try:
         try:
             lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
@@ -99,18 +93,22 @@ def load_library():
             function = getattr(lib, name)
             function.restype, function.argtypes = restype, argtypes
     except (OSError, AttributeError) as exc:
-        _lib_error = f"libseccomp not loadable ({exc}); install the Debian package libseccomp2"
-        return None
-    _lib = lib
-    return lib
+        return None, f"libseccomp not loadable ({exc}); install the Debian package libseccomp2"
+    return lib, f"libseccomp loaded ({lib._name})"
 
 
 def available() -> tuple[bool, str]:
     """Whether a filter can be built here, and a one-line reason."""
-    lib = load_library()
+    lib, why = _loaded()
+    return lib is not None, why
+
+
+def _library():
+    """The loaded libseccomp; ``OSError`` when it cannot be loaded."""
+    lib, why = _loaded()
     if lib is None:
-        return False, _lib_error or "libseccomp not loadable"
-    return True, f"libseccomp loaded ({lib._name})"
+        raise OSError(errno.ENOSYS, why)
+    return lib
 
 
 def _rule(lib, ctx, action: int, name: str, *cmps: tuple[int, int, int, int]) -> None:
@@ -166,9 +164,7 @@ def install_filter() -> None:
 
     Raises ``OSError`` when libseccomp is missing or the kernel refuses the filter.
     """
-    lib = load_library()
-    if lib is None:
-        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+    lib = _library()
     ctx = _build(lib, os.getpid())
     try:
         rc = lib.seccomp_load(ctx)
@@ -183,9 +179,7 @@ def compile_filter(part: str = "all") -> bytes:
     :data:`PID_PLACEHOLDER` where the pid goes."""
     if part not in PARTS:
         raise ValueError(f"unknown filter part {part!r}; valid names: {', '.join(PARTS)}")
-    lib = load_library()
-    if lib is None:
-        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+    lib = _library()
     ctx = _build(lib, PID_PLACEHOLDER, part)
     fd = os.memfd_create("execverify-seccomp", os.MFD_CLOEXEC)
     try:

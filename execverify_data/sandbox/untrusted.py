@@ -52,7 +52,6 @@ _MAX_VERDICT_BYTES = 1 << 20
 _UID_BASE = 1_990_000_000
 _UID_SLOTS = 4096
 _STARTUP_TIMEOUT = 60.0
-_SIGKILL = int(signal.SIGKILL)
 
 
 class Status(str, enum.Enum):
@@ -362,7 +361,7 @@ def _death(status: int) -> tuple[Status, str]:
         return Status.OUTPUT_LIMIT, "file size limit (RLIMIT_FSIZE) reached"
     if sig == signal.SIGXCPU:
         return Status.TIMEOUT, "CPU time limit (RLIMIT_CPU) reached"
-    if sig == _SIGKILL:
+    if sig == signal.SIGKILL:
         return Status.KILLED, "killed by SIGKILL"
     if sig is not None:
         try:
