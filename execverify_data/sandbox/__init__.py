@@ -10,15 +10,9 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "CallResult": "execverify_data.sandbox.untrusted",
-    "SandboxResult": "execverify_data.sandbox.untrusted",
-    "Status": "execverify_data.sandbox.untrusted",
-    "UntrustedPool": "execverify_data.sandbox.untrusted",
-    "default_pool": "execverify_data.sandbox.untrusted",
-    "default_workers": "execverify_data.sandbox.untrusted",
-    "run_untrusted": "execverify_data.sandbox.untrusted",
-    "Layer": "execverify_data.sandbox.layers",
-    "detect_layers": "execverify_data.sandbox.layers",
+    **dict.fromkeys(("CallResult", "SandboxResult", "Status", "UntrustedPool", "default_pool", "default_workers",
+                     "run_untrusted"), "execverify_data.sandbox.untrusted"),
+    **dict.fromkeys(("Layer", "detect_layers"), "execverify_data.sandbox.layers"),
 }
 
 __all__ = sorted(_EXPORTS)

@@ -126,8 +126,7 @@ def run_calls() -> None:
 
 
 def serve_candidate() -> None:
-    """Role of the candidate child in test mode (fds: 0 null, 1 out, 2 err, 3 calls in, 4 replies out,
-    5 request).
+    """Role of the candidate child in test mode (fds: see the module docs).
 
     Runs the untrusted code, then answers calls from the tester, one at a time or a batch
     of them in order: arguments arrive pickled (the tester is trusted), results leave as

@@ -1,22 +1,18 @@
 """The Linux calls the sandbox needs that :mod:`os` lacks, through one ctypes handle of libc:
 ``prctl``, Landlock (``landlock_create_ruleset``, ``landlock_add_rule``,
 ``landlock_restrict_self``) and the removal of SysV IPC objects.
-
-Landlock (Linux >= 5.13) lets an unprivileged process restrict itself: after
-:func:`restrict`, the process (and everything it starts) can open only the paths of its
-ruleset, with the rights given there, cannot bind or connect TCP sockets (ABI >= 4), and
-cannot signal or reach the abstract Unix sockets of processes outside its domain
-(ABI >= 6). It needs neither root nor namespaces, so it also holds where bubblewrap is
-missing.
+Landlock (Linux >= 5.13) lets an unprivileged process restrict itself (and everything it
+starts); it needs neither root nor namespaces, so it also holds where bubblewrap is missing.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 
-__all__ = ["all_rights", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects", "restrict",
-           "restrict_self", "ruleset"]
+__all__ = ["all_rights", "failed", "file_rights", "landlock_abi", "libc", "prctl", "read_rights", "remove_ipc_objects",
+           "restrict", "restrict_self", "ruleset"]
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -24,18 +20,19 @@ PR_SET_NAME = 15
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_CHILD_SUBREAPER = 36
 
-_libc = None
-
-
+@functools.cache
 def libc():
     """libc with typed ``prctl`` and ``syscall`` (cached: a zygote loads it once, its children inherit it)."""
-    global _libc
-    if _libc is None:
-        handle = ctypes.CDLL(None, use_errno=True)
-        handle.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-        handle.syscall.restype = ctypes.c_long
-        _libc = handle
-    return _libc
+    handle = ctypes.CDLL(None, use_errno=True)
+    handle.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    handle.syscall.restype = ctypes.c_long
+    return handle
+
+
+def failed(call: str) -> OSError:
+    """The ``OSError`` of a libc call that just failed (from ``errno``)."""
+    errno = ctypes.get_errno()
+    return OSError(errno, f"{call} failed: {os.strerror(errno)}")
 
 
 def prctl(option: int, arg=0, arg3=None) -> None:
@@ -44,11 +41,8 @@ def prctl(option: int, arg=0, arg3=None) -> None:
     if isinstance(arg, bytes):
         arg = ctypes.cast(ctypes.c_char_p(arg), ctypes.c_void_p).value
     if handle.prctl(option, arg, arg3, 0, 0) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"prctl({option}) failed: {os.strerror(errno)}")
+        raise failed(f"prctl({option})")
 
-
-# --------------------------------------------------------------------------- Landlock
 
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _CREATE_RULESET_VERSION = 1
@@ -108,15 +102,13 @@ def ruleset(rules: list[tuple[int, int]], abi: int) -> int:
                         (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0)
     fd = handle.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if fd < 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"landlock_create_ruleset failed: {os.strerror(errno)}")
+        raise failed("landlock_create_ruleset")
     try:
         for parent, rights in rules:
             rule = _PathBeneath(rights, parent)
             if handle.syscall(_SYS_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
                               ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
-                errno = ctypes.get_errno()
-                raise OSError(errno, f"landlock_add_rule failed: {os.strerror(errno)}")
+                raise failed("landlock_add_rule")
     except BaseException:
         os.close(fd)
         raise
@@ -126,23 +118,18 @@ def ruleset(rules: list[tuple[int, int]], abi: int) -> int:
 def restrict_self(ruleset_fd: int) -> None:
     """Confine the calling process, for good, to a :func:`ruleset` (``no_new_privs`` must be set)."""
     if libc().syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset_fd), ctypes.c_uint32(0)) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"landlock_restrict_self failed: {os.strerror(errno)}")
+        raise failed("landlock_restrict_self")
 
 
 def restrict(rules: list[tuple[int, int]], abi: int) -> None:
-    """Confine the calling process (for good) to ``rules`` (see :func:`ruleset`): everything
-    else on the filesystem is denied, and so are TCP and (ABI >= 6) signals and abstract
-    sockets that leave the domain. The caller must have set ``no_new_privs``.
-    ``OSError`` when the kernel refuses."""
+    """Confine the calling process, for good, to a :func:`ruleset` of ``rules`` (``no_new_privs`` must
+    be set); ``OSError`` when the kernel refuses."""
     fd = ruleset(rules, abi)
     try:
         restrict_self(fd)
     finally:
         os.close(fd)
 
-
-# --------------------------------------------------------------------------- SysV IPC
 
 _IPC_RMID = 0
 

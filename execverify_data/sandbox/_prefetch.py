@@ -1,13 +1,10 @@
 """Which calls of a test the tester may send to the candidate in one batch, before the test runs.
 
-A test's calls to the candidate normally cross the process boundary one round trip at a
-time. Most tests (HumanEval's ``check(candidate)`` bodies, MBPP's lines) start with a
-straight line of statements whose every candidate call has literal arguments; those calls
-happen in that order whatever the candidate answers, until an assertion fails (and then
-the verdict no longer depends on the rest). :func:`plan` finds that prefix: the tester
-sends it as one batch, the candidate answers each call in order, and the proxies of the
-test consume the answers as the test makes the same calls (matched by canonical value);
-a call that does not match ends the batch and goes back to one round trip per call.
+Most tests (HumanEval's ``check(candidate)`` bodies, MBPP's lines) start with a straight line
+of statements whose every candidate call has literal arguments: those calls happen in that
+order whatever the candidate answers, until an assertion fails (and then the verdict no longer
+depends on the rest). :func:`plan` finds that prefix; the tester sends it as one batch, and a
+call of the test that does not match the next answer goes back to one round trip per call.
 
 The prefix ends before the first statement the analysis cannot order exactly: a loop, a
 condition, ``try``, a short-circuit (``and``/``or``, ``x if c else y``, chained

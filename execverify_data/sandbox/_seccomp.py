@@ -4,29 +4,21 @@ Only non-variadic libseccomp calls are used (``seccomp_rule_add_array``), so no
 compiled extension or third-party package is needed: the layer is active
 wherever ``libseccomp.so.2`` can be loaded (Debian package ``libseccomp2``).
 
-The filter allows everything except what untrusted code has no business doing:
-creating processes (``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``;
-``clone3`` answers ``ENOSYS`` so that glibc falls back to ``clone`` for threads),
-``execve``, sockets, signalling any process but itself (``kill``, ``tgkill``, queued
-signals, and the signal-ownership calls ``fcntl(F_SETOWN/F_SETOWN_EX/F_SETSIG)`` and
-``ioctl(FIOSETOWN/SIOCSPGRP)`` that make the kernel signal another process), the limits
-and priorities of other processes (``prlimit64``, ``setpriority``, ``sched_set*``,
-``ioprio_set`` on any pid but 0), SysV and POSIX IPC, ``ptrace``, file handles, and the
-namespace, mount, BPF, keyring, io_uring and module calls. Denied calls fail with
-``EPERM`` (Python raises ``PermissionError``), so the verdict stays "error" rather than
-a crash.
+The filter allows everything except what untrusted code has no business doing (the lists
+below; ``docs/sandbox.md``, "Layers"). Denied calls fail with ``EPERM`` (Python raises
+``PermissionError``), so the verdict stays "error" rather than a crash.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 
 from execverify_data.sandbox import _linux
 
-__all__ = ["LoadableFilter", "available", "compile_filter", "install_compiled", "install_filter", "load_library",
-           "placeholder_offsets"]
+__all__ = ["LoadableFilter", "available", "compile_filter", "install_compiled", "install_filter", "placeholder_offsets"]
 
 _ACT_ALLOW = 0x7FFF0000
 _CMP_NE = 1
@@ -39,12 +31,7 @@ def _act_errno(code: int) -> int:
 
 
 class _ArgCmp(ctypes.Structure):
-    _fields_ = [
-        ("arg", ctypes.c_uint),
-        ("op", ctypes.c_int),
-        ("datum_a", ctypes.c_uint64),
-        ("datum_b", ctypes.c_uint64),
-    ]
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64), ("datum_b", ctypes.c_uint64)]
 
 
 # Denied outright (EPERM). Names unknown on this architecture are skipped. The *shared* part
@@ -84,51 +71,44 @@ _F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
 _FIOSETOWN, _SIOCSPGRP = 0x8901, 0x8902
 _CMP_EQ = 4
 
-_lib = None
-_lib_error: str | None = None
-
-
-def load_library():
-    """The loaded ``libseccomp`` (cached), or ``None`` when it cannot be loaded."""
-    global _lib, _lib_error
-    if _lib is not None or _lib_error is not None:
-        return _lib
+@functools.cache
+def _loaded() -> tuple[ctypes.CDLL | None, str]:
+    """``(libseccomp, where it was found)``, or ``(None, why it cannot be loaded)``; tried once per process."""
     try:
         try:
             lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
         except OSError:
-            from ctypes import (
-                util,  # runs ldconfig: only when the usual soname is missing
-            )
+            # ctypes.util runs ldconfig: imported only when the usual soname is missing
+            from ctypes import util
 
             lib = ctypes.CDLL(util.find_library("seccomp") or "libseccomp.so", use_errno=True)
-        lib.seccomp_init.restype = ctypes.c_void_p
-        lib.seccomp_init.argtypes = [ctypes.c_uint32]
-        lib.seccomp_rule_add_array.restype = ctypes.c_int
-        lib.seccomp_rule_add_array.argtypes = [
-            ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp)
-        ]
-        lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
-        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-        lib.seccomp_load.restype = ctypes.c_int
-        lib.seccomp_load.argtypes = [ctypes.c_void_p]
-        lib.seccomp_export_bpf.restype = ctypes.c_int
-        lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
-        lib.seccomp_release.restype = None
-        lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        for name, restype, argtypes in (
+                ("seccomp_init", ctypes.c_void_p, [ctypes.c_uint32]),
+                ("seccomp_rule_add_array", ctypes.c_int,
+                 [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp)]),
+                ("seccomp_syscall_resolve_name", ctypes.c_int, [ctypes.c_char_p]),
+                ("seccomp_load", ctypes.c_int, [ctypes.c_void_p]),
+                ("seccomp_export_bpf", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+                ("seccomp_release", None, [ctypes.c_void_p])):
+            function = getattr(lib, name)
+            function.restype, function.argtypes = restype, argtypes
     except (OSError, AttributeError) as exc:
-        _lib_error = f"libseccomp not loadable ({exc}); install the Debian package libseccomp2"
-        return None
-    _lib = lib
-    return lib
+        return None, f"libseccomp not loadable ({exc}); install the Debian package libseccomp2"
+    return lib, f"libseccomp loaded ({lib._name})"
 
 
 def available() -> tuple[bool, str]:
     """Whether a filter can be built here, and a one-line reason."""
-    lib = load_library()
+    lib, why = _loaded()
+    return lib is not None, why
+
+
+def _library():
+    """The loaded libseccomp; ``OSError`` when it cannot be loaded."""
+    lib, why = _loaded()
     if lib is None:
-        return False, _lib_error or "libseccomp not loadable"
-    return True, f"libseccomp loaded ({lib._name})"
+        raise OSError(errno.ENOSYS, why)
+    return lib
 
 
 def _rule(lib, ctx, action: int, name: str, *cmps: tuple[int, int, int, int]) -> None:
@@ -184,9 +164,7 @@ def install_filter() -> None:
 
     Raises ``OSError`` when libseccomp is missing or the kernel refuses the filter.
     """
-    lib = load_library()
-    if lib is None:
-        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+    lib = _library()
     ctx = _build(lib, os.getpid())
     try:
         rc = lib.seccomp_load(ctx)
@@ -201,9 +179,7 @@ def compile_filter(part: str = "all") -> bytes:
     :data:`PID_PLACEHOLDER` where the pid goes."""
     if part not in PARTS:
         raise ValueError(f"unknown filter part {part!r}; valid names: {', '.join(PARTS)}")
-    lib = load_library()
-    if lib is None:
-        raise OSError(errno.ENOSYS, _lib_error or "libseccomp not loadable")
+    lib = _library()
     ctx = _build(lib, PID_PLACEHOLDER, part)
     fd = os.memfd_create("execverify-seccomp", os.MFD_CLOEXEC)
     try:
@@ -234,21 +210,9 @@ def placeholder_offsets(program: bytes) -> tuple[int, ...]:
                  if struct.unpack_from("<I", program, offset + 4)[0] == PID_PLACEHOLDER)
 
 
-def install_compiled(program: bytes, pid: int, offsets: tuple[int, ...] | None = None) -> None:
-    """Install a program from :func:`compile_filter` for process ``pid`` (the caller);
-    ``offsets`` from :func:`placeholder_offsets` spare the search for the pid's places."""
-    import struct
-
-    patched = bytearray(program)
-    for offset in placeholder_offsets(program) if offsets is None else offsets:
-        struct.pack_into("<I", patched, offset, pid)
-    buffer = ctypes.create_string_buffer(bytes(patched), len(patched))
-    prog = _SockFprog(len(patched) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    libc = _linux.libc()
-    if libc.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+def install_compiled(program: bytes, pid: int) -> None:
+    """Install a program from :func:`compile_filter` for process ``pid`` (the caller)."""
+    LoadableFilter(program).install(pid)
 
 
 class LoadableFilter:

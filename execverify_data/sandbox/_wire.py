@@ -1,23 +1,14 @@
-"""The one framing codec of every warm process in this package (see ``docs/sandbox.md``).
+"""The one framing codec of every warm process in this package (``docs/sandbox.md``, "The framing codec").
 
-A frame is a 4-byte big-endian length, then that many bytes: one *kind* byte and the body.
-
-* ``J``: UTF-8 JSON. Written by trusted code only (the host, the zygote, the tester, the
-  trusted runner and its helpers).
-* ``R``: a *record*: a flat sequence of UTF-8 strings, each preceded by its 4-byte length.
-  The only kind a reader accepts from a process that ran untrusted code: no nesting,
-  so no recursion, and the reader caps the number of fields before it builds anything.
-* ``P``: a pickle, between two trusted processes only (a trusted-runner worker and its
-  parent), loaded with an allowlist of the classes a trace is made of.
-
-Every reader names the kinds it accepts, the largest frame it takes and, for records,
-the most fields; it parses one frame at offset 0 of what it read, and anything else (a
-short read, a bad length, an unexpected kind, invalid UTF-8, JSON that does not parse or
-nests too deep, too many fields) is a :class:`FrameError`, never a reason to scan on.
-Strings are written as valid UTF-8 (a lone surrogate becomes ``?`` in JSON, a backslash
-escape in a record), so what a reader gets back can always be printed.
-
-The module imports only the standard library, so the zygote and the tester stay small.
+A frame is a 4-byte big-endian length, then one *kind* byte and the body: ``J`` UTF-8 JSON,
+written by trusted code only; ``R`` a *record*, a flat sequence of length-prefixed UTF-8
+strings, the only kind read from a process that ran untrusted code (no nesting, so no
+recursion, and the reader caps the fields before it builds anything); ``P`` a pickle between
+two trusted processes, loaded with an allowlist of the classes a trace is made of. A reader
+names the kinds, the largest frame and the most fields it accepts and parses one frame at
+offset 0: anything else is a :class:`FrameError`, never a reason to scan on. Writers emit
+valid UTF-8 only. The module imports only the standard library, so the zygote and the tester
+stay small.
 """
 
 from __future__ import annotations
@@ -30,20 +21,8 @@ import struct
 import time
 from typing import Iterable, Sequence
 
-__all__ = [
-    "FrameError",
-    "HEADER",
-    "Reader",
-    "decode",
-    "pack_json",
-    "pack_pickle",
-    "pack_record",
-    "read_frame",
-    "recv_message",
-    "send_message",
-    "take_channel",
-    "write_all",
-]
+__all__ = ["FrameError", "HEADER", "Reader", "decode", "pack_json", "pack_pickle", "pack_record", "read_frame",
+           "recv_message", "send_message", "take_channel", "write_all"]
 
 HEADER = struct.Struct(">I")
 _FIELD = struct.Struct(">I")
@@ -60,9 +39,6 @@ _os_read = os.read
 
 class FrameError(ValueError):
     """A frame that is not well formed (its length, kind, encoding or content)."""
-
-
-# --------------------------------------------------------------------------- packing
 
 
 def pack_json(obj) -> bytes:
@@ -86,8 +62,6 @@ def pack_pickle(obj) -> bytes:
     body = PICKLE + pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     return HEADER.pack(len(body)) + body
 
-
-# --------------------------------------------------------------------------- decoding
 
 _TRUSTED_CLASSES = {
     ("execverify_data.trace", "Trace"),
@@ -138,12 +112,8 @@ def _load_record(body: memoryview, max_fields: int) -> list[str]:
 
 
 def decode(data, *, kinds: Sequence[bytes] = (JSON,), max_bytes: int = DEFAULT_MAX_BYTES,
-           max_fields: int = 1 << 16, pickle_loads=None):
+           max_fields: int = 1 << 16):
     """The frame at offset 0 of ``data``, which must hold exactly one frame.
-
-    ``pickle_loads`` replaces the allowlist loader of pickled frames: only a process that
-    runs untrusted code anyway (a candidate reading its arguments from the tester) passes
-    ``pickle.loads``.
 
     Raises:
         FrameError: ``data`` is not exactly one well-formed frame of an accepted kind.
@@ -156,7 +126,7 @@ def decode(data, *, kinds: Sequence[bytes] = (JSON,), max_bytes: int = DEFAULT_M
         raise FrameError(f"a frame of {size} bytes exceeds the {max_bytes}-byte cap")
     if size != len(view) - HEADER.size:
         raise FrameError(f"a frame announces {size} bytes but {len(view) - HEADER.size} follow")
-    return _decode_body(view[HEADER.size:], kinds, max_fields, pickle_loads)
+    return _decode_body(view[HEADER.size:], kinds, max_fields)
 
 
 def _decode_body(body: memoryview, kinds: Sequence[bytes], max_fields: int, pickle_loads=None):
@@ -181,9 +151,6 @@ def _decode_body(body: memoryview, kinds: Sequence[bytes], max_fields: int, pick
         raise FrameError("a JSON frame does not parse") from None
 
 
-# --------------------------------------------------------------------------- file descriptors
-
-
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -206,7 +173,7 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytes | None:
 
 
 def read_frame(fd: int, *, kinds: Sequence[bytes] = (JSON,), max_bytes: int = DEFAULT_MAX_BYTES,
-               max_fields: int = 1 << 16, deadline: float | None = None, pickle_loads=None):
+               max_fields: int = 1 << 16, deadline: float | None = None):
     """Read one frame from a stream; ``None`` at end of file before its first byte.
 
     Raises:
@@ -222,12 +189,15 @@ def read_frame(fd: int, *, kinds: Sequence[bytes] = (JSON,), max_bytes: int = DE
     body = _read_exact(fd, size, deadline)
     if body is None:
         raise FrameError("the stream ended inside a frame")
-    return _decode_body(memoryview(body), kinds, max_fields, pickle_loads)
+    return _decode_body(memoryview(body), kinds, max_fields)
 
 
 class Reader:
     """Frames from a stream read in large chunks: the frames a peer wrote together cost one
-    system call, not two each (header, body). Same checks and errors as :func:`read_frame`."""
+    system call, not two each (header, body). Same checks and errors as :func:`read_frame`.
+
+    ``pickle_loads`` replaces the allowlist loader of pickled frames: only a process that runs
+    untrusted code anyway (a candidate reading its arguments from the tester) passes ``pickle.loads``."""
 
     def __init__(self, fd: int):
         self.fd = fd
@@ -269,8 +239,6 @@ def read_file(fd: int, max_bytes: int) -> bytes:
         pos += len(chunk)
     return b"".join(chunks)
 
-
-# --------------------------------------------------------------------------- message sockets
 
 #: Largest message on a ``SOCK_SEQPACKET`` control channel (frames there are small).
 MAX_MESSAGE = 1 << 16

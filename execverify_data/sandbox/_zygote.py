@@ -1,16 +1,9 @@
-"""The zygote of the untrusted runner: a small pre-imported process that forks one child per
-execution and never sees what the children run (see ``docs/sandbox.md``, "Process model").
-
-This module runs in its own process, a :class:`~execverify_data.sandbox.warm.WarmProcess`
-started by :class:`~execverify_data.sandbox.UntrustedPool` (inside ``bwrap`` when available).
-It is trusted code: it never executes untrusted code itself, and it never *reads* a
-request's content either. The host sends, on a ``SOCK_SEQPACKET`` channel, a small JSON
-frame with the limits of a job and, attached as file descriptors, everything else: a memfd
-with the code (and the calls), memfds for stdout and stderr, a pipe for the result (call
-mode), a memfd with the test and a pipe for the verdict (test mode). The zygote forks the
-candidate with those descriptors and hands the test's to the tester, so neither the code,
-nor the tests, nor any child's output, results or verdicts ever pass through the memory
-that later candidates are forked from.
+"""The zygote of the untrusted runner: a small pre-imported process, started by
+:class:`~execverify_data.sandbox.UntrustedPool` (inside ``bwrap`` when available), that forks
+one child per execution. It is trusted code and never reads a request's content: everything a
+job carries arrives as file descriptors (memfds, pipes) that it passes to the children, so none
+of it passes through the memory later candidates are forked from (``docs/sandbox.md``,
+"Process model").
 
 Host -> zygote: first the configuration, then per job::
 
@@ -23,11 +16,8 @@ Zygote -> host: ``{"ready": true, ..., "imports": null | why}`` once, then per j
     {"exit_status": int | null, "killed": bool, "timed_out": bool, "duration_s": float,
      "tester": "ok" | "died" | "stuck" | null}
 
-A candidate in call mode writes one *record* frame (``_wire``) on fd 3: the secret the host
-put in its fd 4 (read only after the code and the calls ran), its error, and five fields
-per call. In test mode it answers the tester's calls (pickled arguments in, record replies
-out); the tester, a persistent child with a uid of its own, runs the test text with proxies
-for the candidate's functions and writes the verdict straight to the host.
+What the children write is described in :mod:`~execverify_data.sandbox._candidate` and
+:mod:`~execverify_data.sandbox._tester`.
 """
 
 from __future__ import annotations
@@ -82,9 +72,7 @@ def _confine(zygote: Zygote, rlimits: tuple, fd_list: list[int], workdir: str, i
         _prctl(zygote, _linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     os.chdir(workdir)
     if ids is not None:
-        os.setgroups([])
-        os.setgid(ids[1])
-        os.setuid(ids[0])
+        _become(ids)
     _prctl(zygote, _linux.PR_SET_DUMPABLE, 0)  # no ptrace, no /proc/<pid>/mem from another process of the same uid
     _prctl(zygote, _linux.PR_SET_NAME, zygote.child_name)  # "ev-child" in ps and /proc/<pid>/comm (the tester renames itself)
     if zygote.landlock_fd is not None:  # no_new_privs: set in the zygote, inherited
@@ -110,12 +98,26 @@ def _confine(zygote: Zygote, rlimits: tuple, fd_list: list[int], workdir: str, i
 
 def _prctl(zygote: Zygote, option: int, arg: int) -> None:
     if zygote.prctl(option, arg, None, 0, 0) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"prctl({option}) failed: {os.strerror(errno)}")
+        raise _linux.failed(f"prctl({option})")
+
+
+def _become(ids: tuple[int, int]) -> None:
+    os.setgroups([])
+    os.setgid(ids[1])
+    os.setuid(ids[0])
 
 
 def _dup_high(fd: int) -> int:
     return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 256)
+
+
+def _open_high(path: str) -> int:
+    """An ``O_PATH`` descriptor of ``path``, above the descriptors a child's set-up moves to 0..n."""
+    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        return _dup_high(fd)
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- zygote side
@@ -149,11 +151,8 @@ class Zygote:
                 # one ruleset for every child: inside bwrap /proc shows only the sandbox's processes, and
                 # /tmp is a private tmpfs where the children's uids can write only their own directories
                 abi = int(cfg["landlock"])
-                extra = []
-                for path, rights in (("/proc", _linux.read_rights(abi)), (self.base, _linux.all_rights(abi))):
-                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-                    extra.append((_dup_high(fd), rights))
-                    os.close(fd)
+                extra = [(_open_high("/proc"), _linux.read_rights(abi)),
+                         (_open_high(self.base), _linux.all_rights(abi))]
                 ruleset = _linux.ruleset([*self.landlock_rules, *extra], abi)
                 self.landlock_fd = _dup_high(ruleset)
                 os.close(ruleset)
@@ -175,20 +174,16 @@ class Zygote:
         if abi < 1:
             return None
         rules = []
-        for path in cfg.get("read_paths", []):
+        devices = [(path, True) for path in cfg.get("devices", [])]
+        for path, device in [*((path, False) for path in cfg.get("read_paths", [])), *devices]:
             try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                fd = _open_high(path)
             except OSError:
                 continue
-            rules.append((_dup_high(fd), _linux.read_rights(abi) if os.path.isdir(path) else _linux.file_rights(abi)))
-            os.close(fd)
-        for path in cfg.get("devices", []):
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue
-            rules.append((_dup_high(fd), _linux.file_rights(abi, write=path == os.devnull)))
-            os.close(fd)
+            if device:
+                rules.append((fd, _linux.file_rights(abi, write=path == os.devnull)))
+            else:
+                rules.append((fd, _linux.read_rights(abi) if os.path.isdir(path) else _linux.file_rights(abi)))
         return rules
 
     def rlimits(self, limits: dict, ids, *, cpu_limit: bool = True) -> tuple:
@@ -274,10 +269,8 @@ class Zygote:
                 self._cleanup(pids, workdir)
         finally:
             for fd in fds:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
 
     # -- call mode: one child runs the code and evaluates the calls; its result goes to the host
     def _handle_calls(self, job: dict, fds: list[int], workdir: str, pids: list[int]) -> dict:
@@ -309,10 +302,8 @@ class Zygote:
         tester, self.tester = self.tester, None
         if tester is not None:
             _kill(tester["pid"])
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(tester["pid"], 0)
-            except ChildProcessError:
-                pass
             tester["socket"].close()
             os.close(tester["pidfd"])
 
@@ -389,7 +380,6 @@ class Zygote:
                     self._drop_tester()
                     os._exit(0)  # the host is gone (or broke the protocol)
 
-    # -- shared
     def _wait_exit(self, pid: int, deadline: float) -> bool:
         """Wait until ``pid`` exits (``True``) or ``deadline`` passes (``False``)."""
         pidfd = os.pidfd_open(pid)
@@ -424,10 +414,8 @@ class Zygote:
 
     def _cleanup(self, pids: list[int], workdir: str) -> None:
         for pid in pids:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
         ids = self.candidate_ids
         if ids is not None and not self.cfg.get("seccomp"):
             # without seccomp a grandchild may have left the process group, and SysV IPC objects may be
@@ -435,9 +423,7 @@ class Zygote:
             helper = os.fork()
             if helper == 0:  # pragma: no cover - helper
                 try:
-                    os.setgroups([])
-                    os.setgid(ids[1])
-                    os.setuid(ids[0])
+                    _become(ids)
                     os.kill(-1, signal.SIGKILL)
                     _linux.remove_ipc_objects(ids[0])
                 finally:
@@ -508,10 +494,8 @@ def _read_until_eof(fd: int, cap: int, deadline: float) -> bytes:
 
 def _kill(pid: int) -> None:
     for kill in (os.killpg, os.kill):
-        try:
+        with contextlib.suppress(OSError):
             kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def _reap_all() -> set[int]:
@@ -550,10 +534,8 @@ def main() -> None:
     import importlib
 
     for name in (*PREIMPORTS, "pickle"):
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(name)
-        except ImportError:
-            pass
     _forget_package(cfg.get("package_fd"))
     os.environ.clear()  # started with an empty environment; the children inherit this one
     sys.argv = [""]
@@ -594,10 +576,8 @@ def main() -> None:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(zygote.janitor, 0)
     for path in (zygote.tester_dir, zygote.trash):
-        try:
+        with contextlib.suppress(OSError):
             _fs.remove_tree(path)
-        except OSError:
-            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,26 +1,8 @@
-"""Run-time detection of the untrusted runner's isolation layers, and the filesystem view
-they give a sandboxed child.
-
-Each layer is probed on this machine, once per process (results are cached), and
-reported by ``execverify doctor``:
-
-1. ``zygote``: fork from a pre-imported zygote, ``setsid``, closed fds, empty
-   environment, private working directory, rlimits. Needs Linux ``fork`` and
-   ``pidfd_open``.
-2. ``privilege_drop``: children switch to an unprivileged uid/gid of their own
-   (one for a worker's candidates, another for its tester). Only possible as root.
-3. ``seccomp``: a libseccomp filter (see :mod:`execverify_data.sandbox._seccomp`),
-   probed by loading it into a throw-away child and checking that ``fork`` fails.
-4. ``landlock``: each child confines itself to reading the interpreter and system
-   directories and writing its own working directory (:mod:`~execverify_data.sandbox._linux`);
-   probed in a throw-away child.
-5. ``bwrap``: the zygote runs inside one bubblewrap sandbox whose filesystem holds only
-   the system and interpreter directories (read-only); probed by running the exact
-   invocation on ``/bin/true``. The strongest invocation that works is used.
-
-What a child may read (:func:`sandbox_paths`): the system directories, the interpreter's
-prefixes and site directories, ``/etc``, a few devices, never this package (whose data
-holds benchmark solutions) nor the source checkout it lives in.
+"""Run-time detection of the untrusted runner's isolation layers (probed once per process,
+reported by ``execverify doctor``; ``docs/sandbox.md``, "Layers"), and the filesystem view they
+give a sandboxed child (:func:`sandbox_paths`): the system directories, the interpreter's
+prefixes and site directories, a few devices, never this package (whose data holds benchmark
+solutions) nor the source checkout it lives in.
 
 >>> report = detect_layers()
 >>> [layer.name for layer in report]
@@ -65,7 +47,7 @@ class Layer:
 
 
 _cache: dict[str, Layer] = {}
-_bwrap_form: tuple[str, list[str]] | None = None
+_bwrap_form: tuple[list[str], list[str], list[str]] | None = None  # the working invocation (see _bwrap_forms)
 _lock = threading.Lock()
 
 
@@ -202,15 +184,6 @@ def _binds(paths) -> tuple[list[str], list[str]]:
     return before, after
 
 
-def _holes_inside(paths) -> list[str]:
-    """bwrap arguments that hide the package and its checkout where a bound path holds them."""
-    args = []
-    for hole in _holes():
-        if any(_below(hole, path) for path in paths):
-            args += ["--perms", "0755", "--tmpfs", hole]
-    return args
-
-
 # --------------------------------------------------------------------------- probes
 
 
@@ -292,8 +265,9 @@ def _landlock_layer() -> Layer:
                  f"directories and write only their working directory; no TCP{scoped}")
 
 
-def _bwrap_forms(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str], list[str]]]:
-    """(description, arguments before the binds, arguments after them) per invocation, strongest first."""
+def _bwrap_forms(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str], list[str], list[str]]]:
+    """(description, arguments before the binds, arguments after them, capabilities) per invocation,
+    strongest first: with a size cap on the private ``/tmp``, then without (an older bwrap)."""
     head = ["--die-with-parent", "--new-session"]
     devices = ["--proc", "/proc", "--dev", "/dev"]
     size = ["--size", str(tmpfs_mb << 20)]
@@ -303,16 +277,22 @@ def _bwrap_forms(bwrap: str, tmpfs_mb: int) -> list[tuple[str, list[str], list[s
         caps = ["--cap-drop", "ALL"] + [x for c in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN",
                                                     "CAP_DAC_OVERRIDE", "CAP_FOWNER") for x in ("--cap-add", c)]
         ns = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-        return [
-            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp with a size cap",
-             [bwrap, *ns, *head], [*devices, *size, "--tmpfs", "/tmp"], caps),
-            ("root: all namespaces but user, capabilities reduced, tmpfs /tmp (no size cap)",
-             [bwrap, *ns, *head], [*devices, "--tmpfs", "/tmp"], caps),
-        ]
-    return [
-        ("--unshare-all, tmpfs /tmp with a size cap", [bwrap, "--unshare-all", *head], [*devices, *size, "--tmpfs", "/tmp"], []),
-        ("--unshare-all, tmpfs /tmp", [bwrap, "--unshare-all", *head], [*devices, "--tmpfs", "/tmp"], []),
-    ]
+        what, uncapped, start = "root: all namespaces but user, capabilities reduced", " (no size cap)", [bwrap, *ns]
+    else:
+        what, uncapped, start, caps = "--unshare-all", "", [bwrap, "--unshare-all"], []
+    start += head
+    return [(f"{what}, tmpfs /tmp with a size cap", start, [*devices, *size, "--tmpfs", "/tmp"], caps),
+            (f"{what}, tmpfs /tmp{uncapped}", start, [*devices, "--tmpfs", "/tmp"], caps)]
+
+
+def _bwrap_argv(form: tuple[list[str], list[str], list[str]], paths) -> list[str]:
+    start, devices_and_tmp, caps = form
+    before, after = _binds(paths)
+    hidden = []  # the package and its checkout, where a bound path holds them
+    for hole in _holes():
+        if any(_below(hole, path) for path in paths):
+            hidden += ["--perms", "0755", "--tmpfs", hole]
+    return [*start, *before, *hidden, *devices_and_tmp, *after, *caps]
 
 
 def bwrap_command(python: str | None = None) -> list[str] | None:
@@ -320,12 +300,7 @@ def bwrap_command(python: str | None = None) -> list[str] | None:
     ``python``: a root holding only :func:`sandbox_paths` read-only, fresh ``/proc``, ``/dev``
     and ``/tmp``; ``None`` when bubblewrap is not usable here."""
     detect_layers()
-    if _bwrap_form is None:
-        return None
-    start, devices_and_tmp, caps = _bwrap_form[1]
-    paths = sandbox_paths(python)
-    before, after = _binds(paths)
-    return [*start, *before, *_holes_inside(paths), *devices_and_tmp, *after, *caps]
+    return None if _bwrap_form is None else _bwrap_argv(_bwrap_form, sandbox_paths(python))
 
 
 def _bwrap_layer(tmpfs_mb: int = 256):
@@ -333,19 +308,17 @@ def _bwrap_layer(tmpfs_mb: int = 256):
     if bwrap is None:
         return Layer("bwrap", False, "bwrap not installed (Debian package bubblewrap)"), None
     true = shutil.which("true") or "/bin/true"
-    paths = sandbox_paths(None)
-    before, after = _binds(paths)
     errors = []
-    for description, start, devices_and_tmp, caps in _bwrap_forms(bwrap, tmpfs_mb):
-        argv = [*start, *before, *_holes_inside(paths), *devices_and_tmp, *after, *caps]
+    for description, *form in _bwrap_forms(bwrap, tmpfs_mb):
         try:
-            probe = subprocess.run([*argv, "--", true], capture_output=True, timeout=20, env={})
+            probe = subprocess.run([*_bwrap_argv(form, sandbox_paths(None)), "--", true], capture_output=True,
+                                   timeout=20, env={})
         except (OSError, subprocess.TimeoutExpired) as exc:
             errors.append(str(exc))
             continue
         if probe.returncode == 0:
             detail = f"{bwrap}: {description}; the root holds only the system and interpreter directories"
-            return Layer("bwrap", True, detail), (description, (start, devices_and_tmp, caps))
+            return Layer("bwrap", True, detail), tuple(form)
         errors.append(probe.stderr.decode(errors="replace").strip()[:200])
     return Layer("bwrap", False, f"{bwrap} installed but unusable here: {'; '.join(errors)}"), None
 

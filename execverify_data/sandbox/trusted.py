@@ -1,70 +1,16 @@
-"""The trusted runner: trace synthesized programs and benchmark data in a warm pool
-of worker processes, with a step budget, a hard wall-clock kill, a memory limit
-and a fixed hash seed.
+"""The trusted runner: trace synthesized programs and benchmark data in a warm pool of worker
+processes, with a step budget, a hard wall-clock kill, a memory limit and a fixed hash seed
+(``docs/tracing.md``, "Limits and the trusted runner", describes the clocks, the crashes and the batches).
 
-"Trusted" means the code was written by us or by a benchmark, not by a model:
-the runner protects the caller from bugs (endless loops, runaway memory, crashes,
-programs that change global state), not from malice. Model-written code goes
-through the untrusted runner. Model-written *arguments* (an ``oi`` answer) do reach
-it, so a worker sees nothing of the caller's environment.
+"Trusted" means the code was written by us or by a benchmark, not by a model: the runner
+protects the caller from bugs (endless loops, runaway memory, crashes, programs that change
+global state), not from malice. Model-written code goes through the untrusted runner.
+Model-written *arguments* (an ``oi`` answer) do reach it, so a worker sees nothing of the
+caller's environment (:func:`~execverify_data.sandbox.warm.minimal_env`).
 
-How it works
-------------
-* Each worker is a :class:`~execverify_data.sandbox.warm.WarmProcess`: a fresh
-  ``python -c`` interpreter started with ``PYTHONHASHSEED=0``, in its own session,
-  with a minimal environment (:func:`~execverify_data.sandbox.warm.minimal_env`: no
-  variable of the caller's reaches a traced program). It pre-imports the tracer, the
-  values layer, the standard modules programs commonly use and ``pickle`` (for the
-  result frames), then waits for jobs (JSON frames) on its channel.
-* For every job the worker forks a child from that warm, pre-imported state. The
-  child sets ``RLIMIT_AS`` to ``memory_mb``, seeds ``random`` with 0, sends its
-  stdin/stdout/stderr to ``/dev/null``, runs :func:`execverify_data.trace.trace_call`
-  and writes the :class:`~execverify_data.trace.Trace` as a pickled frame to a pipe
-  (the parent loads it with an allowlist of the trace's classes). Every job
-  therefore starts from the same process state: a program that patches builtins
-  or module globals cannot affect the next job, and a result does not depend on
-  which worker ran it or on the number of workers.
-* Clocks stop a runaway job. Inside the child, ``trace_call``'s SIGALRM timer
-  interrupts the program after ``timeout`` seconds and returns the events so far
-  with status ``timeout``. A program that swallows that interruption and runs on
-  is asked for a checkpoint after ``timeout + grace / 2`` (SIGUSR1): the child sends
-  the events recorded until the trace stopped, with status ``timeout``, and exits.
-  A child stuck where Python cannot interrupt it (one long C call such as
-  ``10 ** 10 ** 8``) is killed after ``timeout + grace`` seconds (status ``timeout``,
-  no events: nothing in it can run). If the worker itself stops answering, the
-  parent kills the worker's whole process group after ``timeout + 3 * grace``
-  seconds and starts a replacement.
-* A child that dies without a result (``os._exit``, a signal, memory exhaustion
-  outside Python's ``MemoryError``) gives status ``crashed``; so does a worker that
-  dies, which is then replaced.
-
-Batches
--------
-``map(jobs, batch=N)`` sends up to ``N`` jobs to a worker together, each program's jobs one
-after another (the jobs of several programs when each has fewer than ``N``); one child runs
-them in turn and sends one result per call. A fork, its copy-on-write faults and its exit
-cost several times what tracing a short call does, so a batch of 6 short calls costs about
-a third of the CPU of 6 forks. Each call still gets the result it gets in a fork of its own:
-
-* ``trace_call`` runs the module body afresh in a new namespace for every call (a program
-  is compiled once per child), so what a call changes in the program's globals is gone at
-  the next call, whichever program that call runs; ``random`` is seeded with 0 again before
-  every call;
-* the clocks restart at every result: each call has its own ``timeout``, checkpoint and
-  hard kill, and its own step budget;
-* the calls after one share the child only while nothing else a call can change is at
-  stake: a program that may reach shared state (an attribute store, ``setattr``,
-  ``globals()``, a dunder name, an import outside :data:`SHARED_IMPORTS`, ...; see
-  :func:`_shares_nothing`, decided before its first call runs) ends its child after each
-  of its calls; after a timeout, a ``MemoryError``, a crash, a call that imported a module
-  or changed the recursion limit, the next calls get a fresh child; a call whose arguments
-  hold a set display of strings, and a program whose text holds one, run first in a child
-  (their iteration order depends on the strings the process interned before);
-* a call that raises ``MemoryError`` or whose child dies after other calls ran in that
-  child is run again first in a fresh child, and that result is the one returned; a
-  call the clocks stopped keeps its ``timeout`` (it had its whole budget), and the calls
-  after it run in a fresh child. A worker that dies or stops answering costs the call it
-  was running, as without batches; the calls after it go to its replacement.
+Each worker forks one child per job (or per batch of jobs) from its warm, pre-imported state,
+so every job starts from the same process state: a result does not depend on which worker ran
+it, on the number of workers, or on what earlier jobs changed.
 
 >>> with TrustedRunner(workers=1, timeout=2.0) as runner:
 ...     trace = runner.trace("def f(x):\\n    return x * 2\\n", "f(21)")
@@ -100,21 +46,8 @@ __all__ = ["DEFAULT_MEMORY_MB", "Job", "TrustedRunner", "run_traced"]
 #: Default address-space limit of a job's process, in MiB.
 DEFAULT_MEMORY_MB = 2048
 #: Modules imported by each worker before it forks jobs (cheap imports for programs).
-PREIMPORTED = (
-    "execverify_data.trace",
-    "collections",
-    "copy",
-    "functools",
-    "heapq",
-    "bisect",
-    "itertools",
-    "math",
-    "operator",
-    "random",
-    "re",
-    "string",
-    "typing",
-)
+PREIMPORTED = ("execverify_data.trace", "collections", "copy", "functools", "heapq", "bisect", "itertools", "math",
+               "operator", "random", "re", "string", "typing")
 #: The largest result frame a worker may send (a trace of a million events fits).
 MAX_RESULT_BYTES = 1 << 30
 _RESULT_KINDS = (_wire.PICKLE,)
@@ -183,11 +116,10 @@ def _run_in_child(channel: int, job: dict, first: int) -> int:  # pragma: no cov
     current = first  # the call running now
     timed_out = None  # the call the clocks stopped
     stopped = False  # the child asked for a fresh process for the calls after its last result
-    start = time.monotonic()
-    checkpoint, deadline = start + timeout + grace / 2, start + timeout + grace
-    asked = False
+    start, asked = time.monotonic(), False  # the clocks restart at every result
     while True:
         now = time.monotonic()
+        checkpoint, deadline = start + timeout + grace / 2, start + timeout + grace
         if now >= deadline and timed_out is None:
             os.kill(pid, signal.SIGKILL)
             timed_out = current  # what the pipe still holds is read below, to its end
@@ -216,9 +148,7 @@ def _run_in_child(channel: int, job: dict, first: int) -> int:  # pragma: no cov
                 continue
             _wire.write_all(channel, frame)
             current += 1
-            start = time.monotonic()
-            checkpoint, deadline = start + timeout + grace / 2, start + timeout + grace
-            asked = False
+            start, asked = time.monotonic(), False
     os.close(read_end)
     _, wait_status = os.waitpid(pid, 0)
     if stopped or current == len(job["calls"]):
@@ -234,7 +164,7 @@ def _run_in_child(channel: int, job: dict, first: int) -> int:  # pragma: no cov
         why = f"the job's process was killed by signal {os.WTERMSIG(wait_status)}"
     else:
         why = f"the job's process exited with code {os.WEXITSTATUS(wait_status)} without a result"
-    _wire.write_all(channel, _wire.pack_pickle(("trace", Trace(Status.CRASHED, exception=ExceptionInfo("Crash", why)))))
+    _wire.write_all(channel, _wire.pack_pickle(("trace", _crashed(why))))
     return current + 1
 
 
@@ -292,10 +222,9 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
 SHARED_IMPORTS = frozenset(name for name in PREIMPORTED if not name.startswith("execverify_data"))
 #: Names that reach the process's shared state (module and class attributes, builtins, frames,
 #: open files, the interpreter's exit): a program that uses one gets a fresh process per call.
-_UNSHARED_NAMES = frozenset({
-    "breakpoint", "delattr", "eval", "exec", "exit", "getattr", "globals", "help", "open", "quit", "setattr", "vars",
-    "ag_frame", "cr_frame", "f_back", "f_builtins", "f_globals", "f_locals", "gi_frame", "tb_frame",
-})
+_UNSHARED_NAMES = frozenset({"breakpoint", "delattr", "eval", "exec", "exit", "getattr", "globals", "help", "open", "quit",
+                             "setattr", "vars", "ag_frame", "cr_frame", "f_back", "f_builtins", "f_globals", "f_locals",
+                             "gi_frame", "tb_frame"})
 
 
 def _shares_nothing(source: str) -> bool:  # pragma: no cover - runs in the job's process
@@ -462,16 +391,8 @@ class TrustedRunner:
     Use it as a context manager, or call :meth:`close`.
     """
 
-    def __init__(
-        self,
-        workers: int = 2,
-        *,
-        max_steps: int = DEFAULT_MAX_STEPS,
-        timeout: float = DEFAULT_TIMEOUT,
-        memory_mb: int | None = DEFAULT_MEMORY_MB,
-        grace: float = 1.0,
-        python: str | None = None,
-    ):
+    def __init__(self, workers: int = 2, *, max_steps: int = DEFAULT_MAX_STEPS, timeout: float = DEFAULT_TIMEOUT,
+                 memory_mb: int | None = DEFAULT_MEMORY_MB, grace: float = 1.0, python: str | None = None):
         self.workers = _positive("workers", workers, int)
         self.max_steps = _positive("max_steps", max_steps, int)
         self.timeout = float(_positive("timeout", timeout))
@@ -481,7 +402,6 @@ class TrustedRunner:
         self._pool: list[WarmProcess] = []
         self._closed = False
 
-    # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> TrustedRunner:
         self._start()
         return self
@@ -508,7 +428,6 @@ class TrustedRunner:
         except Exception:
             pass
 
-    # ------------------------------------------------------------------ work
     def trace(self, source: str, call: str, *, trusted_call: bool = False) -> Trace:
         """Trace one call (same arguments and errors as :func:`execverify_data.trace.trace_call`).
 
@@ -529,8 +448,8 @@ class TrustedRunner:
                 (after all jobs ran).
             batch (`int`, optional, defaults to 1): most jobs that one forked process runs,
                 one after another, each program's together (fewer when there are fewer jobs
-                than workers to share them). Each job gets the result it gets alone (see the
-                module docs, "Batches"); a fork costs far more than tracing a short call.
+                than workers to share them). Each job gets the result it gets alone (``docs/tracing.md``,
+                batches); a fork costs far more than tracing a short call.
             events (`bool`, optional, defaults to `True`): ``False`` sends each trace back
                 without its events (status, output, exception and stdout as traced, the call
                 traced as with events), for callers that need only the outcome.
@@ -551,6 +470,13 @@ class TrustedRunner:
         idle = list(self._pool)
         busy: dict[WarmProcess, tuple[list[int], float]] = {}  # the unit's jobs still waiting for a result
         single, batched = self.timeout + 3 * self.grace, 2 * self.timeout + 3 * self.grace  # per result
+
+        def lose(worker: WarmProcess, unit: list[int], result: Trace) -> None:
+            results[unit[0]] = result
+            if unit[1:]:
+                units.appendleft(unit[1:])  # the jobs after it run in the replacement
+            idle.append(self._replace(worker))
+
         try:
             while units or busy:
                 while units and idle:
@@ -566,10 +492,7 @@ class TrustedRunner:
                     try:
                         worker.send(message)
                     except OSError:
-                        results[unit[0]] = _crashed("the worker process died before taking the job")
-                        if unit[1:]:
-                            units.appendleft(unit[1:])
-                        idle.append(self._replace(worker))
+                        lose(worker, unit, _crashed("the worker process died before taking the job"))
                         continue
                     busy[worker] = (unit, time.monotonic() + (single if len(unit) == 1 else batched))
                 if not busy:
@@ -581,10 +504,7 @@ class TrustedRunner:
                     # a worker that starts a reply finishes it quickly
                     reply = worker.recv(time.monotonic() + 60.0, kinds=_RESULT_KINDS, max_bytes=MAX_RESULT_BYTES)
                     if not _is_result(reply):
-                        results[unit[0]] = _crashed("the worker process died while running the job")
-                        if unit[1:]:
-                            units.appendleft(unit[1:])  # the jobs after it run in the replacement
-                        idle.append(self._replace(worker))
+                        lose(worker, unit, _crashed("the worker process died while running the job"))
                         continue
                     kind, value = reply
                     results[unit[0]] = value if kind == "trace" else ProgramError(value)
@@ -596,10 +516,7 @@ class TrustedRunner:
                 for worker, (unit, deadline) in list(busy.items()):
                     if now >= deadline:
                         del busy[worker]
-                        results[unit[0]] = Trace(Status.TIMEOUT)
-                        if unit[1:]:
-                            units.appendleft(unit[1:])
-                        idle.append(self._replace(worker))
+                        lose(worker, unit, Trace(Status.TIMEOUT))
         except BaseException:
             # interrupted (Ctrl-C, a worker that cannot start): replies still on their way
             # must not reach a later call, so the workers holding jobs are replaced
@@ -640,15 +557,8 @@ def _crashed(why: str) -> Trace:
     return Trace(Status.CRASHED, exception=ExceptionInfo("Crash", why))
 
 
-def run_traced(
-    source: str,
-    call: str,
-    *,
-    trusted_call: bool = False,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    timeout: float = DEFAULT_TIMEOUT,
-    memory_mb: int | None = DEFAULT_MEMORY_MB,
-) -> Trace:
+def run_traced(source: str, call: str, *, trusted_call: bool = False, max_steps: int = DEFAULT_MAX_STEPS,
+               timeout: float = DEFAULT_TIMEOUT, memory_mb: int | None = DEFAULT_MEMORY_MB) -> Trace:
     """Trace one call in a fresh one-worker :class:`TrustedRunner` (convenient, not fast).
 
     >>> run_traced("def f():\\n    while True: pass\\n", "f()", timeout=0.5, max_steps=10**9).status.value

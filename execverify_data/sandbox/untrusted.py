@@ -1,18 +1,11 @@
-"""The untrusted runner: layered isolation for model-written code.
+"""The untrusted runner: layered isolation for model-written code (``docs/sandbox.md``).
 
-:func:`run_untrusted` runs a piece of code in a fresh child forked from a
-pre-imported zygote, evaluates the requested calls there, and returns each call's
-canonical value (:func:`execverify_data.values.encode`) or exception. The child
-never sees expected values: verdicts are decided in the caller's process (see
-:mod:`execverify_data.rewards`). Layers (``docs/sandbox.md``, ``execverify doctor``):
-zygote + rlimits, privilege drop, seccomp, Landlock, bubblewrap; each is used when this
-machine supports it.
-
-Everything a child produces (its result, its stdout and stderr, a test's verdict) comes
-back to this process directly, on descriptors created here and attached to the job; it
-is checked against the request (the number and shape of the calls, sizes) before it
-becomes a :class:`SandboxResult`, and whatever arrives, a call ends with a status within
-its timeout plus :data:`HOST_GRACE` seconds.
+:func:`run_untrusted` runs a piece of code in a fresh child forked from a pre-imported zygote
+and returns each requested call's canonical value (:func:`execverify_data.values.encode`) or
+exception. The child never sees expected values: verdicts are decided in the caller's process
+(:mod:`execverify_data.rewards`). Everything a child produces comes back here directly, on
+descriptors created here, and is checked against the request before it becomes a
+:class:`SandboxResult`; whatever arrives, a call ends within its timeout plus :data:`HOST_GRACE`.
 
 >>> result = run_untrusted("def add(a, b):\\n    return a + b", ["add(1, 2)", "add(1, None)"], timeout=5)
 >>> result.status, result.calls[0].value.text, result.calls[1].error
@@ -46,15 +39,8 @@ from execverify_data.sandbox import layers as _layers
 from execverify_data.sandbox.warm import PACKAGE_ROOT, Boot, WarmProcess
 from execverify_data.values import CanonicalValue
 
-__all__ = [
-    "CallResult",
-    "SandboxResult",
-    "Status",
-    "UntrustedPool",
-    "default_pool",
-    "default_workers",
-    "run_untrusted",
-]
+__all__ = ["CallResult", "SandboxResult", "Status", "UntrustedPool", "default_pool", "default_workers",
+           "run_untrusted"]
 
 #: Largest accepted code text, in UTF-8 bytes (longer code gives ``Status.REJECTED``).
 MAX_CODE_BYTES = 1 << 20
@@ -66,7 +52,6 @@ _MAX_VERDICT_BYTES = 1 << 20
 _UID_BASE = 1_990_000_000
 _UID_SLOTS = 4096
 _STARTUP_TIMEOUT = 60.0
-_SIGKILL = int(signal.SIGKILL)
 
 
 class Status(str, enum.Enum):
@@ -222,12 +207,6 @@ class _Worker:
         finally:
             if package_fd is not None:
                 os.close(package_fd)
-        self.info = ready
-
-    @property
-    def uid(self) -> int | None:
-        """The candidates' uid (``None`` without the privilege drop)."""
-        return self.uids[0] if self.uids else None
 
     def run(self, job: dict, fds: list[int], reader: int, cap: int, deadline: float):
         """Send ``job`` with ``fds``; read ``reader`` (up to ``cap`` bytes) until the zygote answers.
@@ -382,7 +361,7 @@ def _death(status: int) -> tuple[Status, str]:
         return Status.OUTPUT_LIMIT, "file size limit (RLIMIT_FSIZE) reached"
     if sig == signal.SIGXCPU:
         return Status.TIMEOUT, "CPU time limit (RLIMIT_CPU) reached"
-    if sig == _SIGKILL:
+    if sig == signal.SIGKILL:
         return Status.KILLED, "killed by SIGKILL"
     if sig is not None:
         try:
@@ -460,17 +439,15 @@ class UntrustedPool:
             raise InvalidArgument(f"python must be the path of an interpreter, got {python!r}")
         if not _layers.layer("zygote").available:
             raise ExecVerifyError(f"the untrusted runner cannot work here: {_layers.layer('zygote').detail}")
+        from execverify_data.sandbox import _linux
+
         python = python or sys.executable
         use_bwrap = _resolve(bwrap, "bwrap")
         use_landlock = _resolve(landlock, "landlock")
         command = _layers.bwrap_command(python) if use_bwrap else None
-        self.config = _Config(
-            bwrap=tuple(command) if command else None,
-            seccomp=_resolve(seccomp, "seccomp"),
-            drop_privileges=_resolve(drop_privileges, "privilege_drop"),
-            landlock=_landlock_abi() if use_landlock else 0,
-            python=python,
-        )
+        self.config = _Config(bwrap=tuple(command) if command else None, seccomp=_resolve(seccomp, "seccomp"),
+                              drop_privileges=_resolve(drop_privileges, "privilege_drop"),
+                              landlock=_linux.landlock_abi() if use_landlock else 0, python=python)
         self.size = workers
         self._closed = False
         self._reset()
@@ -485,22 +462,14 @@ class UntrustedPool:
         self._executor: ThreadPoolExecutor | None = None
         self._removers: list[threading.Thread] = []  # what killed workers left is removed off the caller's path
 
-    # -- layers
     @property
     def active_layers(self) -> tuple[str, ...]:
         """Names of the layers this pool uses."""
-        names = ["zygote"]
-        if self.config.drop_privileges:
-            names.append("privilege_drop")
-        if self.config.seccomp:
-            names.append("seccomp")
-        if self.config.landlock:
-            names.append("landlock")
-        if self.config.bwrap:
-            names.append("bwrap")
-        return tuple(names)
+        config = self.config
+        used = {"privilege_drop": config.drop_privileges, "seccomp": config.seccomp, "landlock": config.landlock,
+                "bwrap": config.bwrap}
+        return ("zygote", *(name for name, on in used.items() if on))
 
-    # -- running
     def run(self, code: str | bytes, calls: Sequence[str] = (), *, test: str | None = None, timeout: float = 5.0,
             memory_mb: int = 512, output_limit: int = 64 * 1024, max_threads: int = 16,
             max_code_bytes: int = MAX_CODE_BYTES, stdin: str | None = None) -> SandboxResult:
@@ -566,10 +535,8 @@ class UntrustedPool:
         if self._pid != os.getpid():
             self._reset()
         self._slots.acquire()
-        try:
+        with contextlib.suppress(queue.Empty):
             return self._idle.get_nowait()
-        except queue.Empty:
-            pass
         try:
             worker = _Worker(self.config)
         except BaseException:
@@ -619,13 +586,27 @@ class UntrustedPool:
         raise TypeError("UntrustedPool holds processes and cannot be pickled; pickle its settings instead")
 
 
-def _landlock_abi() -> int:
-    from execverify_data.sandbox import _linux
-
-    return _linux.landlock_abi()
-
-
 _KILLED = SandboxResult(Status.KILLED, detail="the sandbox worker died or hung; it was replaced")
+
+
+def _run_job(worker: _Worker, job: dict, fds: list[int], out: int, err: int, reader: int, cap: int, deadline: float,
+             judge) -> tuple[SandboxResult, bool]:
+    """Send ``job`` with ``fds`` to ``worker`` and read its answer (``reader``, up to ``cap`` bytes);
+    ``judge(response, data, overflow, base)`` makes the result of a valid response. Returns
+    ``(result, whether the worker is still usable)``; every descriptor is closed here."""
+    try:
+        response, data, overflow = worker.run(job, fds, reader, cap, deadline)
+    finally:
+        _close(*(fd for fd in fds if fd not in (out, err)))
+    try:
+        if not _valid_response(response):
+            return _KILLED, False
+        if "error" in response:
+            return SandboxResult(Status.CRASHED, detail=response["error"][:2000]), True
+        result = judge(response, data, overflow, _base(response))
+        return _with_output(result, out, err, job["output_limit"]), True
+    finally:
+        _close(out, err)
 
 
 def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdin: bytes | None,
@@ -641,81 +622,60 @@ def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdi
     fds = [_memfd("request", request), result_w, secret_r, out, err]
     if stdin is not None:
         fds.append(_memfd("stdin", stdin))
-    job = {"mode": "calls", "stdin": stdin is not None, **limits}
-    try:
-        response, data, overflow = worker.run(job, fds, result_r, MAX_RESULT_BYTES, deadline)
-    finally:
-        _close(*(fd for fd in fds if fd not in (out, err)))
-    try:
-        if not _valid_response(response):
-            return _KILLED, False
-        if "error" in response:
-            return SandboxResult(Status.CRASHED, detail=response["error"][:2000]), True
+
+    def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
         status = response["exit_status"]
-        base = _base(response)
         if response["timed_out"]:
-            result = SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
-        elif overflow:
-            result = SandboxResult(Status.OUTPUT_LIMIT, detail="result channel exceeded its cap", **base)
-        elif os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]:
-            try:
-                fields = _wire.decode(data, kinds=(_wire.RECORD,), max_bytes=MAX_RESULT_BYTES,
-                                      max_fields=4 + 5 * n_calls)
-                error, memory, calls = _calls_from_record(fields, secret, n_calls)
-            except (_wire.FrameError, _Bad) as exc:
-                result = SandboxResult(Status.CRASHED, detail=f"no valid result: {exc}", **base)
-            else:
-                state = Status.MEMORY if memory else Status.ERROR if error else Status.OK
-                detail = (error or "MemoryError in a call") if memory else (error or "")
-                result = SandboxResult(state, calls=calls, error=error, detail=detail, **base)
-        else:
+            return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
+        if overflow:
+            return SandboxResult(Status.OUTPUT_LIMIT, detail="result channel exceeded its cap", **base)
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]):
             state, detail = _death(status)
-            result = SandboxResult(state, detail=detail, **base)
-        return _with_output(result, out, err, limits["output_limit"]), True
-    finally:
-        _close(out, err)
+            return SandboxResult(state, detail=detail, **base)
+        try:
+            fields = _wire.decode(data, kinds=(_wire.RECORD,), max_bytes=MAX_RESULT_BYTES, max_fields=4 + 5 * n_calls)
+            error, memory, calls = _calls_from_record(fields, secret, n_calls)
+        except (_wire.FrameError, _Bad) as exc:
+            return SandboxResult(Status.CRASHED, detail=f"no valid result: {exc}", **base)
+        state = Status.MEMORY if memory else Status.ERROR if error else Status.OK
+        detail = (error or "MemoryError in a call") if memory else (error or "")
+        return SandboxResult(state, calls=calls, error=error, detail=detail, **base)
+
+    job = {"mode": "calls", "stdin": stdin is not None, **limits}
+    return _run_job(worker, job, fds, out, err, result_r, MAX_RESULT_BYTES, deadline, judge)
 
 
-def _run_test(worker: _Worker, limits: dict, request: bytes, test: bytes, deadline: float) -> tuple[SandboxResult, bool]:
+def _run_test(worker: _Worker, limits: dict, request: bytes, test: bytes,
+              deadline: float) -> tuple[SandboxResult, bool]:
     """One test-mode job on ``worker``: ``(result, whether the worker is still usable)``."""
     out, err = _memfd("stdout"), _memfd("stderr")
     verdict_r, verdict_w = os.pipe2(os.O_CLOEXEC)
     os.set_blocking(verdict_r, False)
     fds = [_memfd("request", request), out, err, _memfd("test", test), verdict_w]
-    try:
-        response, data, overflow = worker.run({"mode": "test", **limits}, fds, verdict_r, _MAX_VERDICT_BYTES, deadline)
-    finally:
-        _close(fds[0], fds[3], verdict_w)
-    try:
-        if not _valid_response(response):
-            return _KILLED, False
-        if "error" in response:
-            return SandboxResult(Status.CRASHED, detail=response["error"][:2000]), True
-        base = _base(response)
+
+    def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
         verdict = None
         if data and not overflow:
             with contextlib.suppress(_wire.FrameError):
                 verdict = _wire.decode(data, max_bytes=_MAX_VERDICT_BYTES)
         if response["timed_out"]:
-            result = SandboxResult(Status.TIMEOUT, test_passed=False, detail=f"no result within {limits['timeout']} s",
-                                   **base)
-        elif not _valid_verdict(verdict):
-            result = SandboxResult(Status.CRASHED, test_passed=False, detail="the test process died without a verdict",
-                                   **base)
-        elif verdict["candidate_error"]:
+            return SandboxResult(Status.TIMEOUT, test_passed=False, detail=f"no result within {limits['timeout']} s",
+                                 **base)
+        if not _valid_verdict(verdict):
+            return SandboxResult(Status.CRASHED, test_passed=False, detail="the test process died without a verdict",
+                                 **base)
+        if verdict["candidate_error"]:
             state = Status.MEMORY if verdict["memory"] else Status.ERROR
-            result = SandboxResult(state, test_passed=False, error=verdict["candidate_error"],
-                                   detail=verdict["detail"], **base)
-        elif verdict["candidate_died"]:
+            return SandboxResult(state, test_passed=False, error=verdict["candidate_error"], detail=verdict["detail"],
+                                 **base)
+        if verdict["candidate_died"]:
             state, detail = (_death(response["exit_status"]) if not response["killed"]
                              else (Status.CRASHED, verdict["detail"]))
-            result = SandboxResult(state, test_passed=False, detail=detail, **base)
-        else:
-            state = Status.MEMORY if verdict["memory"] else Status.OK
-            result = SandboxResult(state, test_passed=verdict["test_passed"], detail=verdict["detail"], **base)
-        return _with_output(result, out, err, limits["output_limit"]), True
-    finally:
-        _close(out, err)
+            return SandboxResult(state, test_passed=False, detail=detail, **base)
+        state = Status.MEMORY if verdict["memory"] else Status.OK
+        return SandboxResult(state, test_passed=verdict["test_passed"], detail=verdict["detail"], **base)
+
+    return _run_job(worker, {"mode": "test", **limits}, fds, out, err, verdict_r, _MAX_VERDICT_BYTES, deadline, judge)
 
 
 def _valid_verdict(verdict) -> bool:
@@ -726,9 +686,7 @@ def _valid_verdict(verdict) -> bool:
 
 
 def _base(response: dict) -> dict:
-    exit_code, sig = _exit_info(response["exit_status"])
-    if response["killed"]:
-        exit_code, sig = None, None
+    exit_code, sig = (None, None) if response["killed"] else _exit_info(response["exit_status"])
     return {"duration_s": float(response["duration_s"]), "exit_code": exit_code, "signal": sig}
 
 

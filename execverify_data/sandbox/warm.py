@@ -1,19 +1,7 @@
-"""Warm helper processes: one way to start an interpreter that stays up between jobs, shake
-hands with it, talk to it in frames (:mod:`execverify_data.sandbox._wire`), and kill and
-replace it.
-
-Three configurations of :class:`WarmProcess` exist (``docs/sandbox.md``, "Process model"):
-the untrusted runner's zygotes (``sandbox.untrusted``, inside bubblewrap when it works),
-the trusted runner's workers (``sandbox.trusted``, ``PYTHONHASHSEED=0``) and the
-determinism filter's second interpreter (``synth.retrace``, another hash seed).
-
-A helper is started as ``python FLAGS -c BOOT`` with the channel to its parent (a Unix
-socket) as its fd 0 and its stderr in a temporary file; ``BOOT`` puts :attr:`Boot.path`
-first on ``sys.path`` and calls :attr:`Boot.target`. The helper calls
-:func:`~execverify_data.sandbox._wire.take_channel`, reads the configuration frame the
-parent sends first, and answers ``{"ready": true, ...}``; a helper that does not (it
-cannot import the package, the interpreter is wrong) raises :class:`ExecVerifyError` here
-with the end of its stderr. Its environment is only what :attr:`Boot.env` says (by default
+"""Warm helper processes: the one way this package starts an interpreter that stays up between
+jobs, shakes hands with it, talks to it in frames (:mod:`execverify_data.sandbox._wire`), and
+kills and replaces it (``docs/sandbox.md``, "The warm-process primitive", lists the three
+configurations). A helper's environment is only what :attr:`Boot.env` says (by default
 :func:`minimal_env`): nothing of the caller's environment reaches code that runs in it.
 
 >>> minimal_env(PYTHONHASHSEED="0")["PYTHONHASHSEED"]
@@ -39,7 +27,17 @@ from typing import Mapping, Sequence
 from execverify_data.errors import ExecVerifyError
 from execverify_data.sandbox import _wire
 
-__all__ = ["PACKAGE_ROOT", "Boot", "WarmProcess", "minimal_env"]
+# the helper's side of the protocol, for helpers outside this package (``synth.retrace``)
+from execverify_data.sandbox._wire import (
+    FrameError,
+    pack_json,
+    read_frame,
+    take_channel,
+    write_all,
+)
+
+__all__ = ["PACKAGE_ROOT", "Boot", "FrameError", "WarmProcess", "minimal_env", "pack_json", "read_frame", "take_channel",
+           "write_all"]
 
 #: The directory that holds the ``execverify_data`` package (put on a helper's ``sys.path``).
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -159,10 +157,8 @@ class WarmProcess:
         return self.ready
 
     def _fail_to_start(self):
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            pass
         self.stderr.seek(0)
         tail = self.stderr.read()[-4096:].decode("utf-8", "replace").strip().splitlines()[-3:]
         status = self.process.returncode
@@ -173,7 +169,6 @@ class WarmProcess:
     def fileno(self) -> int:
         return self.sock.fileno()
 
-    # -- talking
     def send(self, frame: bytes, fds: Sequence[int] = ()) -> None:
         """Send one packed frame (``_wire.pack_*``), with descriptors on a message channel."""
         if self.boot.seqpacket:
@@ -194,7 +189,6 @@ class WarmProcess:
         except (OSError, TimeoutError, _wire.FrameError):
             return None
 
-    # -- stopping
     def alive(self) -> bool:
         return self.process.poll() is None
 
