@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 from importlib import resources
-from typing import Iterator
 
 __all__ = ["cruxeval_records", "humaneval_records", "data_path"]
 

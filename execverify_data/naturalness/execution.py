@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.naturalness.patterns import _parsed, _read_names, _static_container, _value_sites
 from execverify_data.trace import Status, trusted_arguments
@@ -110,8 +110,7 @@ class _Program:
     """One program, instrumented once (a fresh parse of its source) and run on any number of inputs."""
 
     def __init__(self, source: str, entry_point: str, *, max_steps: int, timeout: float):
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
+        check_int("max_steps", max_steps)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
         _, bound, _ = _parsed(source)  # validates the source

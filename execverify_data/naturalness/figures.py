@@ -7,7 +7,7 @@ import contextlib
 import statistics as _statistics
 from collections.abc import Sequence
 
-from execverify_data.errors import AnswerError, InvalidArgument
+from execverify_data.errors import AnswerError, check_int
 from execverify_data.naturalness import patterns
 from execverify_data.naturalness.execution import (_edited_runs, _Program, container_reprs, dead_statements,
                                                    never_evaluated_tests, one_sided_tests)
@@ -81,8 +81,7 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
     """
     from execverify_data.shards import limit_worker, spawn_pool
 
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidArgument(f"workers must be a positive int, got {workers!r}")
+    check_int("workers", workers)
     programs = list(programs)
     if not programs:
         return []

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-from execverify_data.errors import ExecVerifyError, InvalidArgument
+from execverify_data.errors import ExecVerifyError, InvalidArgument, check_int
 
 __all__ = ["LINT_RULES", "lint_counts"]
 
@@ -38,8 +38,7 @@ def lint_counts(sources: Sequence[str], *, jobs: int = 1) -> list[dict[str, int]
     """
     if isinstance(sources, str):
         raise InvalidArgument("sources must be a sequence of program texts, not one str")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise InvalidArgument(f"jobs must be a positive int, got {jobs!r}")
+    check_int("jobs", jobs)
     _linter("ruff")
     _linter("pylint")
     counts = [dict.fromkeys(LINT_RULES, 0) for _ in sources]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_int
 from execverify_data.questions.extract import has_answer_block
 from execverify_data.questions.kinds import Kind
 from execverify_data.questions.scoring import OiExecutor, ScoreResult, Scorer, load_verification
@@ -50,8 +50,7 @@ class ExecutionReward:
     runs_oi = True  # whether the scorer runs ``oi`` answers (FormatReward needs no execution)
 
     def __init__(self, *, oi_workers: int = 2, oi_timeout: float = 2.0, scorer: Scorer | None = None):
-        if isinstance(oi_workers, bool) or not isinstance(oi_workers, int) or oi_workers < 1:
-            raise InvalidArgument(f"oi_workers must be a positive int, got {oi_workers!r}")
+        check_int("oi_workers", oi_workers)
         self.scorer = scorer or Scorer(OiExecutor(workers=oi_workers, timeout=_number("oi_timeout", oi_timeout)))
         self.__name__ = self.name
 

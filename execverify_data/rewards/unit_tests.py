@@ -249,7 +249,7 @@ class UnitTestReward:
         if self.workers is None:
             return default_pool()
         with self._lock:
-            if self._pool is None or self._pool._closed:
+            if self._pool is None or self._pool.closed:
                 self._pool = UntrustedPool(self.workers)
             return self._pool
 

@@ -370,7 +370,7 @@ def _worker_boot(python: str) -> Boot:
 def _positive(name: str, value, kind=(int, float), allow_none: bool = False):
     if value is None and allow_none:
         return value
-    if isinstance(value, bool) or not isinstance(value, kind) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0:  # NaN is not
         raise InvalidArgument(f"{name} must be a positive number, got {value!r}")
     return value
 

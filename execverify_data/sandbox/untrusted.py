@@ -560,6 +560,11 @@ class UntrustedPool:
                 self._removers = [r for r in self._removers if r.is_alive()] + [remover]
         self._slots.release()
 
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called (the pool runs nothing more)."""
+        return self._closed
+
     def close(self) -> None:
         """Stop every worker (idempotent; never raises)."""
         self._closed = True

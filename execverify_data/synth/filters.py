@@ -33,7 +33,7 @@ from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import AnswerError, InvalidArgument
+from execverify_data.errors import AnswerError, InvalidArgument, check_int
 from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.instrument import OVER_BUDGET
 from execverify_data.synth.checker import check
@@ -79,8 +79,7 @@ class FilterConfig:
     def __post_init__(self) -> None:
         for name in ("k", "draws", "extra", "max_steps", "min_events", "max_events"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidArgument(f"{name} must be a positive int, got {value!r}")
+            check_int(name, value)
         if self.min_events > self.max_events:
             raise InvalidArgument(f"min_events ({self.min_events}) must not exceed max_events ({self.max_events})")
         if not isinstance(self.timeout, (int, float)) or self.timeout <= 0:

@@ -34,9 +34,9 @@ import time
 from operator import itemgetter
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import InvalidArgument
-from execverify_data.sandbox import _wire
-from execverify_data.sandbox.warm import Boot, WarmProcess, minimal_env
+from execverify_data.errors import InvalidArgument, check_int
+from execverify_data.sandbox.warm import (Boot, FrameError, WarmProcess, minimal_env, pack_json, read_frame, take_channel,
+                                          write_all)
 from execverify_data.trace import Trace
 
 __all__ = ["Retracer", "may_depend_on_hash_seed", "trace_digest"]
@@ -100,13 +100,13 @@ def _main() -> None:  # pragma: no cover - runs in the helper interpreter
     from execverify_data.trace import trace_call
 
     warnings.simplefilter("ignore")
-    channel = _wire.take_channel()  # a program's own input() or print() never touches the protocol
-    _wire.read_frame(channel)  # the configuration (nothing to configure)
-    _wire.write_all(channel, _wire.pack_json({"ready": True}))
+    channel = take_channel()  # a program's own input() or print() never touches the protocol
+    read_frame(channel)  # the configuration (nothing to configure)
+    write_all(channel, pack_json({"ready": True}))
     while True:
         try:
-            request = _wire.read_frame(channel)
-        except _wire.FrameError:
+            request = read_frame(channel)
+        except FrameError:
             return
         if request is None:  # the parent is gone
             return
@@ -117,7 +117,7 @@ def _main() -> None:  # pragma: no cover - runs in the helper interpreter
                 out.append(trace_digest(trace_call(source, call, max_steps=max_steps, timeout=timeout)))
             except Exception as exc:  # noqa: BLE001 - reported as a digest that matches nothing
                 out.append(f"error: {type(exc).__name__}")
-        _wire.write_all(channel, _wire.pack_json(out))
+        write_all(channel, pack_json(out))
 
 
 def other_hash_seed() -> str:
@@ -137,8 +137,7 @@ class Retracer:
     """
 
     def __init__(self, *, max_steps: int, timeout: float, hash_seed: str | None = None, grace: float = 2.0):
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise InvalidArgument(f"max_steps must be a positive int, got {max_steps!r}")
+        check_int("max_steps", max_steps)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.max_steps, self.timeout, self.grace = max_steps, float(timeout), float(grace)
@@ -172,7 +171,7 @@ class Retracer:
         process.wait_ready()
         answer = None
         try:
-            process.send(_wire.pack_json([source, list(calls), self.max_steps, self.timeout]))
+            process.send(pack_json([source, list(calls), self.max_steps, self.timeout]))
             answer = process.recv(time.monotonic() + 5.0 + len(calls) * (self.timeout + self.grace))
         except OSError:
             pass
