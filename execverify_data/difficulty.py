@@ -211,9 +211,9 @@ class PassRateFilter:
     """ExecVerify's difficulty rule, configurable: keep what a weak solver mostly fails and a strong one solves.
 
     Args:
-        weak (`TextGenerator` or `str`): the weak solver, an object with ``generate`` or a
-            backend spec for :func:`~execverify_data.models.get_generator`.
-        strong (`TextGenerator` or `str`, optional): the strong solver; without it no row is
+        weak (`TextBackend` or `str`): the weak solver, an object with ``generate`` or a
+            backend spec for :func:`~execverify_data.models.get_backend`.
+        strong (`TextBackend` or `str`, optional): the strong solver; without it no row is
             dropped for being unsolvable.
         samples (`int`, defaults to 10): completions drawn from the weak solver per row.
         keep_max_pass (`int`, defaults to 3): keep a row when the weak solver passed at most this many times.
@@ -290,9 +290,9 @@ class PassRateFilter:
 
 def _solver(solver: Any, role: str) -> Any:
     if isinstance(solver, str):
-        from execverify_data.models import get_generator
+        from execverify_data.models import get_backend
 
-        return get_generator(solver)
+        return get_backend(solver)
     if not hasattr(solver, "generate"):
         raise InvalidArgument(f"the {role} solver must be a backend spec ('transformers:PATH', 'vllm:PATH', 'openai:URL#MODEL') or have generate(), got {solver!r:.80}")
     return solver

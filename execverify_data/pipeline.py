@@ -76,7 +76,7 @@ class SynthConfig:
         generators (`tuple[tuple[str, float], ...]`, defaults to ``(("program", 1.0),)``): the generators and
             their shares of the rows (the shares sum to 1): ``"program"`` and ``"llm:BACKEND_SPEC"``
             (``llm:transformers:PATH``, ``llm:vllm:PATH``, ``llm:openai:URL#MODEL``, as
-            :func:`execverify_data.models.get_generator` reads them).
+            :func:`execverify_data.models.get_backend` reads them).
         llm_samples (`int`, defaults to 4): completions asked per LLM row (the row keeps the first that passes).
         llm_temperature (`float`, defaults to 0.8), llm_max_new_tokens (`int`, defaults to 1024): their sampling.
         llm_chat (`bool`, defaults to True): chat messages (instruct models); False sends a plain prompt
@@ -337,11 +337,11 @@ def _backend(spec: str):
         from execverify_data.models import (
             BackendSpecError,
             BackendUnavailable,
-            get_generator,
+            get_backend,
         )
 
         try:
-            backend = get_generator(spec)  # the loader of `difficulty --solver`
+            backend = get_backend(spec)  # the loader of `difficulty --solver`
         except (BackendSpecError, BackendUnavailable):
             raise
         except (OSError, ValueError, RuntimeError, ImportError) as exc:  # transformers: no such folder, offline...

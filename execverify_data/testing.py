@@ -22,7 +22,7 @@ Needs the ``train`` extra (``pip install torch==2.13.0`` first, then
 >>> "<|im_start|>assistant" in CHATML_TEMPLATE
 True
 
-:class:`OpenAICompatibleServer` serves any :class:`~execverify_data.models.TextGenerator`
+:class:`OpenAICompatibleServer` serves any :class:`~execverify_data.models.TextBackend`
 over HTTP on ``127.0.0.1`` (``/v1/models``, ``/v1/completions``, ``/v1/chat/completions``),
 so clients of ``vllm serve`` can be tested offline; it needs only the standard library.
 """
@@ -205,30 +205,30 @@ class OpenAICompatibleServer:
     """A minimal OpenAI-compatible HTTP server in a thread, on ``127.0.0.1`` and a free port.
 
     Serves ``GET /v1/models``, ``POST /v1/completions`` (``prompt``: one string) and
-    ``POST /v1/chat/completions`` (``messages``) by calling ``generator.generate`` with
+    ``POST /v1/chat/completions`` (``messages``) by calling ``backend.generate`` with
     the request's ``n``, ``temperature``, ``top_p``, ``max_tokens``, ``seed`` and ``stop``.
     Requests are handled one at a time (a local model is not thread-safe). Every
     request body is appended to :attr:`requests` as ``(path, body)``; statuses put in
     :attr:`fail_next` are answered (with an error body) before serving, to test retries.
 
     Args:
-        generator (`TextGenerator`): what produces the completions.
+        backend (`TextBackend`): what produces the completions.
         model_name (`str`, defaults to ``"tiny"``): the served model id; requests naming
             another model get HTTP 404, as with ``vllm serve``.
 
     >>> class Upper:
     ...     def generate(self, prompts, *, n=1, temperature=1.0, max_new_tokens=16, seed=None, stop=None, top_p=1.0):
     ...         return [[str(p).upper()] * n for p in prompts]
-    >>> from execverify_data.models import OpenAICompatibleGenerator
+    >>> from execverify_data.models import OpenAICompatibleBackend
     >>> with OpenAICompatibleServer(Upper()) as server:
-    ...     OpenAICompatibleGenerator(server.base_url).generate(["abc"], n=2)
+    ...     OpenAICompatibleBackend(server.base_url).generate(["abc"], n=2)
     [['ABC', 'ABC']]
     """
 
-    def __init__(self, generator: Any, *, model_name: str = "tiny") -> None:
-        if not callable(getattr(generator, "generate", None)):
-            raise InvalidArgument(f"generator must have a generate method, got {type(generator).__name__}")
-        self.generator = generator
+    def __init__(self, backend: Any, *, model_name: str = "tiny") -> None:
+        if not callable(getattr(backend, "generate", None)):
+            raise InvalidArgument(f"backend must have a generate method, got {type(backend).__name__}")
+        self.backend = backend
         self.model_name = model_name
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.fail_next: list[int] = []
@@ -288,7 +288,7 @@ class OpenAICompatibleServer:
                 stop = body.get("stop")
                 try:
                     with owner._lock:
-                        texts = owner.generator.generate(
+                        texts = owner.backend.generate(
                             [prompt], n=body.get("n", 1), temperature=body.get("temperature", 1.0),
                             top_p=body.get("top_p", 1.0), max_new_tokens=body.get("max_tokens", 16),
                             seed=body.get("seed"), stop=[stop] if isinstance(stop, str) else stop)[0]

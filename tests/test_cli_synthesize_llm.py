@@ -270,9 +270,9 @@ def test_tiny_model_end_to_end(tiny_model, tmp_path):
 
 def test_tiny_model_mix_over_http_in_a_subprocess(tiny_model, tmp_path):
     """The tiny model behind the OpenAI-compatible server, mixed with the programmatic generator, from a shell."""
-    from execverify_data.models import get_generator
+    from execverify_data.models import get_backend
 
-    backend = get_generator(f"transformers:{tiny_model}", device="cpu")
+    backend = get_backend(f"transformers:{tiny_model}", device="cpu")
     out = tmp_path / "o"
     with OpenAICompatibleServer(backend, model_name="tiny") as tiny:
         url = tiny.base_url
@@ -311,7 +311,7 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
     from execverify_data.synth.generator import spec_for
     from execverify_data.synth.llm import render_prompt
 
-    table = server.generator.table
+    table = server.backend.table
     model_code = {code for i in llm_rows
                   for code in table[render_prompt(spec_for(level_for(i, LEVELS), row_seed(SEED, i)))]}
     seen: list[tuple[str, str]] = []

@@ -13,11 +13,11 @@ from execverify_data.models import (
     BackendError,
     BackendSpecError,
     BackendUnavailable,
-    OpenAICompatibleGenerator,
-    TextGenerator,
-    VLLMGenerator,
+    OpenAICompatibleBackend,
+    TextBackend,
+    VLLMBackend,
     check_generate_args,
-    get_generator,
+    get_backend,
     is_vllm_available,
 )
 from execverify_data.testing import OpenAICompatibleServer
@@ -57,22 +57,22 @@ class Recorder:
 def test_registry_names_and_errors():
     assert sorted(BACKENDS) == ["openai", "transformers", "vllm"]
     with pytest.raises(ValueError, match=r"unknown backend 'hf'.*\['openai', 'transformers', 'vllm'\]"):
-        get_generator("hf:gpt2")
+        get_backend("hf:gpt2")
     with pytest.raises(ValueError, match="unknown backend 'gpt2'"):
-        get_generator("gpt2")
+        get_backend("gpt2")
     with pytest.raises(BackendSpecError, match="has no target; write 'vllm:TARGET'"):
-        get_generator("vllm:")
+        get_backend("vllm:")
     with pytest.raises(BackendSpecError, match="model is given twice"):
-        get_generator("openai:http://127.0.0.1:1/v1#a", model="b")
+        get_backend("openai:http://127.0.0.1:1/v1#a", model="b")
     with pytest.raises(BackendSpecError, match="spec must be a string"):
-        get_generator(None)
+        get_backend(None)
 
 
 def test_openai_spec_parsing():
-    gen = get_generator("openai:http://127.0.0.1:8000/v1/#org/model-7b", max_retries=0)
-    assert isinstance(gen, TextGenerator)
+    gen = get_backend("openai:http://127.0.0.1:8000/v1/#org/model-7b", max_retries=0)
+    assert isinstance(gen, TextBackend)
     assert (gen.base_url, gen.model, gen.max_retries) == ("http://127.0.0.1:8000/v1", "org/model-7b", 0)
-    assert get_generator("openai:http://127.0.0.1:8000/v1").model is None
+    assert get_backend("openai:http://127.0.0.1:8000/v1").model is None
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ def test_openai_spec_parsing():
     ],
 )
 def test_bad_generate_arguments(kwargs, match):
-    gen = OpenAICompatibleGenerator("http://127.0.0.1:1/v1", model="m", max_retries=0)
+    gen = OpenAICompatibleBackend("http://127.0.0.1:1/v1", model="m", max_retries=0)
     with pytest.raises(InvalidArgument, match=match):
         gen.generate(["x"], **kwargs)
 
@@ -107,7 +107,7 @@ def test_bad_generate_arguments(kwargs, match):
     ],
 )
 def test_bad_prompts(prompts, match):
-    gen = OpenAICompatibleGenerator("http://127.0.0.1:1/v1", model="m", max_retries=0)
+    gen = OpenAICompatibleBackend("http://127.0.0.1:1/v1", model="m", max_retries=0)
     with pytest.raises(InvalidArgument, match=match):
         gen.generate(prompts)
 
@@ -125,12 +125,12 @@ def test_bad_prompts(prompts, match):
 def test_bad_openai_constructor(kwargs, match):
     kwargs = {"base_url": "http://127.0.0.1:1/v1", **kwargs}
     with pytest.raises(InvalidArgument, match=match):
-        OpenAICompatibleGenerator(**kwargs)
+        OpenAICompatibleBackend(**kwargs)
 
 
 @pytest.mark.skipif(is_vllm_available(), reason="vllm is installed")
 def test_vllm_missing_raises_import_error_with_hint():
-    for make in (lambda: VLLMGenerator("some/model"), lambda: get_generator("vllm:some/model")):
+    for make in (lambda: VLLMBackend("some/model"), lambda: get_backend("vllm:some/model")):
         with pytest.raises(ImportError, match=r"pip install 'execverify-data\[vllm\]'") as info:
             make()
         assert isinstance(info.value, BackendUnavailable)
@@ -142,7 +142,7 @@ def test_vllm_missing_raises_import_error_with_hint():
 def test_http_round_trip_completions_and_chat():
     backend = Recorder("hello")
     with OpenAICompatibleServer(backend, model_name="m1") as server:
-        gen = OpenAICompatibleGenerator(server.base_url, max_retries=0)  # model from GET /models
+        gen = OpenAICompatibleBackend(server.base_url, max_retries=0)  # model from GET /models
         out = gen.generate(["a", CHAT, "b"], n=2, temperature=0.5, max_new_tokens=7, seed=11, stop=["\n```"])
         assert out == [["hello0", "hello1"]] * 3
         assert gen.model == "m1"
@@ -169,7 +169,7 @@ def test_http_round_trip_completions_and_chat():
 
 def test_http_per_prompt_seeds_go_to_their_own_requests():
     with OpenAICompatibleServer(Recorder()) as server:
-        gen = OpenAICompatibleGenerator(server.base_url, model="tiny", max_retries=0)
+        gen = OpenAICompatibleBackend(server.base_url, model="tiny", max_retries=0)
         assert gen.generate(["a", CHAT, "b"], seed=[5, 6, 7]) == [["ok0"]] * 3
         seeds = {body.get("prompt", "chat"): body["seed"] for _, body in server.requests}
         assert seeds == {"a": 5, "chat": 6, "b": 7}
@@ -178,7 +178,7 @@ def test_http_per_prompt_seeds_go_to_their_own_requests():
 def test_http_retries_transient_errors_then_succeeds():
     with OpenAICompatibleServer(Recorder()) as server:
         server.fail_next = [503, 429]
-        gen = OpenAICompatibleGenerator(server.base_url, model="tiny", max_retries=2, backoff=0.01)
+        gen = OpenAICompatibleBackend(server.base_url, model="tiny", max_retries=2, backoff=0.01)
         assert gen.generate(["x"]) == [["ok0"]]
         assert len(server.requests) == 3
         server.fail_next = [500, 500, 500]
@@ -188,11 +188,11 @@ def test_http_retries_transient_errors_then_succeeds():
 
 def test_http_client_errors_are_not_retried_and_say_why():
     with OpenAICompatibleServer(Recorder(), model_name="tiny") as server:
-        gen = OpenAICompatibleGenerator(server.base_url, model="other", max_retries=3, backoff=0.01)
+        gen = OpenAICompatibleBackend(server.base_url, model="other", max_retries=3, backoff=0.01)
         with pytest.raises(BackendError, match=r"HTTP 404 .*The model `other` does not exist"):
             gen.generate(["x"])
         assert len(server.requests) == 1
-        bad_n = OpenAICompatibleGenerator(server.base_url, model="tiny", extra_body={"n": 0}, max_retries=0)
+        bad_n = OpenAICompatibleBackend(server.base_url, model="tiny", extra_body={"n": 0}, max_retries=0)
         with pytest.raises(BackendError, match="HTTP 400 .*n must be an int of at least 1"):
             bad_n.generate(["x"])
 
@@ -201,7 +201,7 @@ def test_http_unreachable_server():
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    gen = OpenAICompatibleGenerator(f"http://127.0.0.1:{port}/v1", model="m", max_retries=1, backoff=0.01, timeout=5)
+    gen = OpenAICompatibleBackend(f"http://127.0.0.1:{port}/v1", model="m", max_retries=1, backoff=0.01, timeout=5)
     with pytest.raises(BackendError, match=r"failed: .*gave up after 2 attempts; is the server running"):
         gen.generate(["x"])
 
@@ -212,7 +212,7 @@ def test_http_wrong_number_of_choices():
             return [["only one"] for _ in prompts]
 
     with OpenAICompatibleServer(Short()) as server:
-        gen = OpenAICompatibleGenerator(server.base_url, model="tiny", max_retries=0)
+        gen = OpenAICompatibleBackend(server.base_url, model="tiny", max_retries=0)
         with pytest.raises(BackendError, match="asked .* for n=2 completions, got 1"):
             gen.generate(["x"], n=2)
 
@@ -228,7 +228,7 @@ def tiny_generator(tmp_path_factory):
     from execverify_data.testing import build_tiny_model
 
     path = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
-    return get_generator(f"transformers:{path}", device="cpu", batch_size=4)
+    return get_backend(f"transformers:{path}", device="cpu", batch_size=4)
 
 
 PROMPTS = ["def f(x):\n", CHAT, "x = [1, 2"]
@@ -296,19 +296,19 @@ def test_transformers_stop_and_eos(tiny_generator):
 
 def test_transformers_served_over_http_matches_local(tiny_generator):
     with OpenAICompatibleServer(tiny_generator, model_name="tiny-qwen2") as server:
-        remote = get_generator(f"openai:{server.base_url}#tiny-qwen2", max_retries=0, timeout=60)
+        remote = get_backend(f"openai:{server.base_url}#tiny-qwen2", max_retries=0, timeout=60)
         kwargs = dict(n=2, temperature=0.9, max_new_tokens=8, seed=3)
         for prompt in ("def f(x):\n", CHAT):
             assert remote.generate([prompt], **kwargs) == tiny_generator.generate([prompt], **kwargs)
 
 
 def test_transformers_bad_arguments(tiny_generator):
-    from execverify_data.models import TransformersGenerator
+    from execverify_data.models import TransformersBackend
 
     with pytest.raises(InvalidArgument, match="batch_size must be an int of at least 1"):
-        TransformersGenerator(tiny_generator.model, tokenizer=tiny_generator.tokenizer, batch_size=0)
+        TransformersBackend(tiny_generator.model, tokenizer=tiny_generator.tokenizer, batch_size=0)
     with pytest.raises(InvalidArgument, match="model must be a local path"):
-        TransformersGenerator(3.5)
+        TransformersBackend(3.5)
 
 
 def test_transformers_top_p_and_training_mode(tiny_generator):

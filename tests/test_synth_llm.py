@@ -197,7 +197,7 @@ def test_several_specs_and_completion_mode():
 @pytest.mark.parametrize(
     "make, match",
     [
-        (lambda: LLMProgramGenerator(object()), "generator must be a TextGenerator"),
+        (lambda: LLMProgramGenerator(object()), "backend must be a TextBackend"),
         (lambda: LLMProgramGenerator(Scripted("x"), samples_per_spec=0), "samples_per_spec must be an int"),
         (lambda: LLMProgramGenerator(Scripted("x"), chat="yes"), "chat must be True or False"),
         (lambda: LLMProgramGenerator(Scripted("x"), temperature=-1), "temperature must be a number >= 0"),
@@ -254,11 +254,11 @@ def tiny_generator(tmp_path_factory):
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
     torch.set_num_threads(1)  # OMP_NUM_THREADS=1 comes too late when torch was imported earlier
-    from execverify_data.models import get_generator
+    from execverify_data.models import get_backend
     from execverify_data.testing import build_tiny_model
 
     path = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
-    return get_generator(f"transformers:{path}", device="cpu", batch_size=8)
+    return get_backend(f"transformers:{path}", device="cpu", batch_size=8)
 
 
 def _all_rejected(counts, total):
@@ -279,12 +279,12 @@ def test_tiny_model_garbage_is_rejected_gracefully(tiny_generator, chat):
 
 
 def test_tiny_model_served_over_http(tiny_generator):
-    from execverify_data.models import OpenAICompatibleGenerator
+    from execverify_data.models import OpenAICompatibleBackend
     from execverify_data.testing import OpenAICompatibleServer
 
     with OpenAICompatibleServer(tiny_generator, model_name="tiny") as server:
         for chat in (True, False):
-            remote = OpenAICompatibleGenerator(server.base_url, max_retries=0, timeout=60)
+            remote = OpenAICompatibleBackend(server.base_url, max_retries=0, timeout=60)
             gen = LLMProgramGenerator(remote, samples_per_spec=2, max_new_tokens=16, chat=chat)
             accepted, counts = gen.generate([LEVEL6], seed=4)
             _all_rejected(counts, 2)

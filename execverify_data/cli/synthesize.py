@@ -73,7 +73,7 @@ def _generators(names: tuple[str, ...], shares: tuple[float, ...]) -> tuple[tupl
 
 def _check_backends(specs: tuple[str, ...]) -> None:
     """Before any work: each backend's extra is installed, and an OpenAI-compatible server answers."""
-    from execverify_data.models import BackendError, BackendSpecError, get_generator
+    from execverify_data.models import BackendError, BackendSpecError, get_backend
 
     for spec in specs:
         require_backend_extra(spec, needed_by="--generator", prefix="llm:")
@@ -85,7 +85,7 @@ def _check_backends(specs: tuple[str, ...]) -> None:
         if spec.partition(":")[0] != "openai":
             continue  # a local model loads in the worker that uses it (once per process), not twice
         try:
-            server = get_generator(spec, max_retries=1, backoff=0.5, timeout=30)
+            server = get_backend(spec, max_retries=1, backoff=0.5, timeout=30)
             served = server.served_models()
         except (BackendError, BackendSpecError) as exc:
             raise click.ClickException(f"--generator llm:{spec}: {one_line(exc)}") from None

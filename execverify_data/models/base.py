@@ -1,4 +1,4 @@
-"""The :class:`TextGenerator` interface shared by every backend, its errors and argument checks.
+"""The :class:`TextBackend` interface shared by every backend, its errors and argument checks.
 
 A backend turns prompts into ``n`` completions each. A prompt is either a plain
 string (sent as-is, a completion) or a list of chat messages
@@ -9,7 +9,7 @@ string (sent as-is, a completion) or a list of chat messages
 ...         check_generate_args(prompts, n=n, temperature=temperature, max_new_tokens=max_new_tokens,
 ...                             seed=seed, stop=stop, top_p=top_p)
 ...         return [[prompt_text(p)] * n for p in prompts]
->>> isinstance(Echo(), TextGenerator)
+>>> isinstance(Echo(), TextBackend)
 True
 >>> Echo().generate(["hi", [{"role": "user", "content": "yo"}]], n=2)
 [['hi', 'hi'], ['yo', 'yo']]
@@ -27,7 +27,7 @@ from typing import Protocol, runtime_checkable
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument
 
-__all__ = ["BackendError", "BackendUnavailable", "Message", "Prompt", "TextGenerator", "check_generate_args",
+__all__ = ["BackendError", "BackendUnavailable", "Message", "Prompt", "TextBackend", "check_generate_args",
            "is_torch_available", "is_transformers_available", "is_vllm_available", "module_available", "prompt_seeds",
            "prompt_text", "truncate_at_stop"]
 
@@ -46,7 +46,7 @@ class BackendError(ExecVerifyError, RuntimeError):
 
 
 @runtime_checkable
-class TextGenerator(Protocol):
+class TextBackend(Protocol):
     """Anything with this ``generate`` method is a backend; the contract is in ``docs/models.md`` ("The interface").
 
     ``generate`` returns one list of ``n`` completion strings per prompt, in prompt order. The shipped backends
@@ -135,7 +135,7 @@ def check_generate_args(
     stop: object,
     top_p: object = 1.0,
 ) -> list[str] | None:
-    """Check the arguments of :meth:`TextGenerator.generate`; return ``stop`` as a list (or None).
+    """Check the arguments of :meth:`TextBackend.generate`; return ``stop`` as a list (or None).
 
     >>> check_generate_args(["x"], n=1, temperature=-1, max_new_tokens=8, seed=None, stop=None)
     Traceback (most recent call last):

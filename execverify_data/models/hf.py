@@ -1,9 +1,9 @@
-"""``TransformersGenerator``: local seeded sampling with a transformers causal LM (``transformers:PATH``).
+"""``TransformersBackend``: local seeded sampling with a transformers causal LM (``transformers:PATH``).
 
 The decoding loop and its seeds are described in ``docs/models.md``.
 
->>> from execverify_data.models import TransformersGenerator
->>> TransformersGenerator(42)
+>>> from execverify_data.models import TransformersBackend
+>>> TransformersBackend(42)
 Traceback (most recent call last):
 ...
 execverify_data.errors.InvalidArgument: model must be a local path, a Hub id or a transformers PreTrainedModel, got int
@@ -21,18 +21,18 @@ from execverify_data.errors import InvalidArgument
 from execverify_data.models.base import (
     BackendUnavailable,
     Prompt,
-    TextGenerator,
+    TextBackend,
     is_transformers_available,
     truncate_at_stop,
 )
 from execverify_data.seeds import derive_seed
 
-__all__ = ["TransformersGenerator"]
+__all__ = ["TransformersBackend"]
 
 INSTALL_HINT = "pip install torch==2.13.0 && pip install 'execverify-data[train]'"
 
 
-class TransformersGenerator(TextGenerator):
+class TransformersBackend(TextBackend):
     """Generate with a local causal LM through transformers.
 
     Args:
@@ -68,7 +68,7 @@ class TransformersGenerator(TextGenerator):
             raise InvalidArgument(f"batch_size must be an int of at least 1, got {batch_size!r}")
         if not is_transformers_available():
             raise BackendUnavailable(
-                f"TransformersGenerator needs torch and transformers; install with: {INSTALL_HINT}"
+                f"TransformersBackend needs torch and transformers; install with: {INSTALL_HINT}"
             )
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -94,7 +94,7 @@ class TransformersGenerator(TextGenerator):
         self.pad_id = pad if pad is not None else (sorted(self.eos_ids)[0] if self.eos_ids else 0)
 
     def __repr__(self) -> str:
-        return f"TransformersGenerator({getattr(self.model, 'name_or_path', '?')!r}, device={str(self.device)!r})"
+        return f"TransformersBackend({getattr(self.model, 'name_or_path', '?')!r}, device={str(self.device)!r})"
 
     def _eos_ids(self) -> set[int]:
         ids: set[int] = set()

@@ -1,11 +1,11 @@
-"""``OpenAICompatibleGenerator``: any OpenAI-compatible HTTP server (``openai:URL#MODEL``): ``vllm serve``,
+"""``OpenAICompatibleBackend``: any OpenAI-compatible HTTP server (``openai:URL#MODEL``): ``vllm serve``,
 SGLang, TGI's Messages API, llama.cpp's server, the OpenAI API. Requests and retries: ``docs/models.md``.
 
->>> from execverify_data.models import OpenAICompatibleGenerator
->>> gen = OpenAICompatibleGenerator("http://127.0.0.1:8000/v1", model="my-model")
+>>> from execverify_data.models import OpenAICompatibleBackend
+>>> gen = OpenAICompatibleBackend("http://127.0.0.1:8000/v1", model="my-model")
 >>> gen.base_url, gen.model
 ('http://127.0.0.1:8000/v1', 'my-model')
->>> OpenAICompatibleGenerator("127.0.0.1:8000")
+>>> OpenAICompatibleBackend("127.0.0.1:8000")
 Traceback (most recent call last):
 ...
 execverify_data.errors.InvalidArgument: base_url must start with http:// or https:// (e.g. 'http://localhost:8000/v1'), got '127.0.0.1:8000'
@@ -22,14 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendError, Prompt, TextGenerator, prompt_seeds
+from execverify_data.models.base import BackendError, Prompt, TextBackend, prompt_seeds
 
-__all__ = ["OpenAICompatibleGenerator"]
+__all__ = ["OpenAICompatibleBackend"]
 
 _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
-class OpenAICompatibleGenerator(TextGenerator):
+class OpenAICompatibleBackend(TextBackend):
     """Generate through an OpenAI-compatible server.
 
     Args:
@@ -90,7 +90,7 @@ class OpenAICompatibleGenerator(TextGenerator):
         self._opener = urllib.request.build_opener(*handlers)
 
     def __repr__(self) -> str:
-        return f"OpenAICompatibleGenerator({self.base_url!r}, model={self.model!r})"
+        return f"OpenAICompatibleBackend({self.base_url!r}, model={self.model!r})"
 
     def _request(self, method: str, route: str, body: dict[str, Any] | None = None) -> Any:
         url = f"{self.base_url}/{route}"

@@ -1,11 +1,11 @@
-"""``VLLMGenerator``: offline batched sampling with a ``vllm.LLM`` engine (``vllm:PATH``).
+"""``VLLMBackend``: offline batched sampling with a ``vllm.LLM`` engine (``vllm:PATH``).
 
 vLLM is optional and heavy; it is imported only when a generator is built.
 
->>> from execverify_data.models import VLLMGenerator, is_vllm_available
+>>> from execverify_data.models import VLLMBackend, is_vllm_available
 >>> if not is_vllm_available():
 ...     try:
-...         VLLMGenerator("Qwen/Qwen2.5-Coder-7B-Instruct")
+...         VLLMBackend("Qwen/Qwen2.5-Coder-7B-Instruct")
 ...     except ImportError as exc:
 ...         print(str(exc).split(";")[1].strip())
 ... else:
@@ -19,14 +19,14 @@ import os
 from typing import Any
 
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import BackendUnavailable, TextGenerator, is_vllm_available, prompt_seeds
+from execverify_data.models.base import BackendUnavailable, TextBackend, is_vllm_available, prompt_seeds
 
-__all__ = ["VLLMGenerator"]
+__all__ = ["VLLMBackend"]
 
 INSTALL_HINT = "pip install 'execverify-data[vllm]'"
 
 
-class VLLMGenerator(TextGenerator):
+class VLLMBackend(TextBackend):
     """Generate with an in-process vLLM engine.
 
     Args:
@@ -41,14 +41,14 @@ class VLLMGenerator(TextGenerator):
         if not isinstance(model, (str, os.PathLike)):
             raise InvalidArgument(f"model must be a local path or a Hub id, got {type(model).__name__}")
         if not is_vllm_available():
-            raise BackendUnavailable(f"VLLMGenerator needs vllm, which is not installed; install with: {INSTALL_HINT}")
+            raise BackendUnavailable(f"VLLMBackend needs vllm, which is not installed; install with: {INSTALL_HINT}")
         from vllm import LLM
 
         self.model_name = os.fspath(model)
         self.llm = LLM(model=self.model_name, **engine_kwargs)
 
     def __repr__(self) -> str:
-        return f"VLLMGenerator({self.model_name!r})"
+        return f"VLLMBackend({self.model_name!r})"
 
     def _sample(self, prompts, n, temperature, max_new_tokens, seed, stop, top_p) -> list[list[str]]:
         from vllm import SamplingParams

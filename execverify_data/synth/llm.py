@@ -46,7 +46,7 @@ from typing import Any
 from execverify_data import catalog
 from execverify_data.completions import extract_code
 from execverify_data.errors import InvalidArgument
-from execverify_data.models.base import TextGenerator, check_generate_args
+from execverify_data.models.base import TextBackend, check_generate_args
 from execverify_data.seeds import derive_seed
 from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, check
 from execverify_data.synth.spec import ConstraintSpec
@@ -187,10 +187,10 @@ def _param_types(tree: ast.Module, entry: str) -> tuple[tuple[str, ...], tuple[s
 
 
 class LLMProgramGenerator:
-    """Ask a :class:`~execverify_data.models.TextGenerator` for programs meeting specs, keep those that pass.
+    """Ask a :class:`~execverify_data.models.TextBackend` for programs meeting specs, keep those that pass.
 
     Args:
-        generator (`TextGenerator`): the backend (see :func:`execverify_data.models.get_generator`).
+        backend (`TextBackend`): the text-generation backend (see :func:`execverify_data.models.get_backend`).
         samples_per_spec (`int`, defaults to 4): completions asked per spec.
         temperature (`float`, defaults to 0.8), top_p (`float`, defaults to 0.95),
         max_new_tokens (`int`, defaults to 1024): sampling settings.
@@ -212,13 +212,13 @@ class LLMProgramGenerator:
     (['f'], {'accepted': 1, 'duplicate': 1})
     """
 
-    def __init__(self, generator: TextGenerator, *, samples_per_spec: int = 4, temperature: float = 0.8,
+    def __init__(self, backend: TextBackend, *, samples_per_spec: int = 4, temperature: float = 0.8,
                  top_p: float = 0.95, max_new_tokens: int = 1024, chat: bool = True, filters: Any = None,
                  tracer: Any = None) -> None:
-        if not callable(getattr(generator, "generate", None)):
+        if not callable(getattr(backend, "generate", None)):
             raise InvalidArgument(
-                f"generator must be a TextGenerator (an object with .generate), got {type(generator).__name__}; "
-                "see execverify_data.models.get_generator"
+                f"backend must be a TextBackend (an object with .generate), got {type(backend).__name__}; "
+                "see execverify_data.models.get_backend"
             )
         if isinstance(samples_per_spec, bool) or not isinstance(samples_per_spec, int) or samples_per_spec < 1:
             raise InvalidArgument(f"samples_per_spec must be an int of at least 1, got {samples_per_spec!r}")
@@ -233,7 +233,7 @@ class LLMProgramGenerator:
                 raise InvalidArgument(f"filters must be a FilterConfig or None, got {type(filters).__name__}")
         if tracer is not None and filters is None:
             raise InvalidArgument("tracer is only used by the filters; pass filters=FilterConfig(...) too")
-        self.generator = generator
+        self.backend = backend
         self.samples_per_spec = samples_per_spec
         self.temperature = temperature
         self.top_p = top_p
@@ -271,7 +271,7 @@ class LLMProgramGenerator:
         if not specs:
             return accepted, counts
         completions = self.complete(specs, seed)
-        backend = repr(self.generator)
+        backend = repr(self.backend)
         seen_sources: set[str] = set()
         seen_hashes: set[str] = set()
         tracer, own_tracer = self.tracer, False
@@ -299,16 +299,16 @@ class LLMProgramGenerator:
         """The backend's ``samples_per_spec`` completions of each spec's prompt, in one ``generate`` call.
 
         ``seed`` is the sampling seed, or a list with one seed per spec (each spec's completions
-        then depend on its own seed only, see :class:`~execverify_data.models.TextGenerator`).
+        then depend on its own seed only, see :class:`~execverify_data.models.TextBackend`).
         """
-        completions = self.generator.generate(
+        completions = self.backend.generate(
             [self.prompt(spec) for spec in specs], n=self.samples_per_spec, temperature=self.temperature,
             top_p=self.top_p, max_new_tokens=self.max_new_tokens, seed=seed if isinstance(seed, int) else list(seed),
             stop=None if self.chat else ["\n```"])
         if len(completions) != len(specs) or any(len(c) != self.samples_per_spec for c in completions):
             raise InvalidArgument(
-                f"{self.generator!r} returned {[len(c) for c in completions]} completions for {len(specs)} prompts "
-                f"with n={self.samples_per_spec}; a TextGenerator must return n completions per prompt")
+                f"{self.backend!r} returned {[len(c) for c in completions]} completions for {len(specs)} prompts "
+                f"with n={self.samples_per_spec}; a TextBackend must return n completions per prompt")
         return completions
 
     def gate(self, spec: ConstraintSpec, text: str, *, seed: int, tracer: Any = None, level: int = 0,
@@ -320,7 +320,7 @@ class LLMProgramGenerator:
             spec (`ConstraintSpec`): what the completion was asked for.
             text (`str`): the completion.
             seed (`int`): the filters' input seed.
-            tracer (`Tracer`): the filters' tracer (needed when the generator has filters).
+            tracer (`TraceBackend`): the filters' trace backend (needed when the generator has filters).
             level (`int`, defaults to 0): recorded as the program's level.
             seen_sources (`set[str]`, optional): sources accepted so far (``duplicate``); joined on acceptance.
             seen_hashes (`set[str]`, optional): normalized hashes for the filters' ``duplicate`` rule.
