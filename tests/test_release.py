@@ -360,3 +360,36 @@ def test_the_release_carries_rendered_example_pages_the_card_links(release):
         assert f"]({page})" in text and page in manifest["files"]
         html = (out / page).read_text()
         assert "<script" in html and Path(page).stem in html
+
+
+def test_rows_of_a_record_trace_only_the_codegen_inputs(monkeypatch):
+    """Synthesis traced each record's calls; its rows are made from those traces: no call is traced again
+    (a trace_call raises here), and only the codegen tests' fresh inputs reach the worker's tracer."""
+    import execverify_data.trace as trace_module
+    from execverify_data.pipeline import program_rows
+    from execverify_data.release.rows import rows_for_program
+    from execverify_data.synth.filters import worker_tracer
+
+    cfg = ReleaseConfig(**SMALL)
+    synth = cfg.synth_config()
+    backend = worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
+    outcomes = [o for o in program_rows(synth, 0, 12, tracer=backend) if o.record is not None]
+    assert len(outcomes) >= 3
+
+    def no_second_trace(*args, **kwargs):
+        raise AssertionError("a record's call was traced again")
+
+    monkeypatch.setattr(trace_module, "trace_call", no_second_trace)
+    asked = []
+
+    def trace_many(code, calls):
+        asked.append(list(calls))
+        return backend.trace_many(code, calls)
+
+    for outcome in outcomes:
+        asked.clear()
+        out, _ = rows_for_program(outcome.record, cfg, outcome.traces, trace_many)
+        assert len(out["trace"]) == len(outcome.record.calls) and out["codegen"]
+        fresh = [call for calls in asked for call in calls]
+        assert len(asked) <= 1 and not set(fresh) & set(outcome.record.calls)
+        assert len(fresh) <= cfg.codegen_extra_inputs

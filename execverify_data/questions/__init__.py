@@ -29,34 +29,42 @@ from execverify_data.questions.templates import STYLES, TEMPLATE_VERSION, Render
 
 __all__ = ["FINAL_KINDS", "NOT_EXECUTED", "STEP_KINDS", "STYLES", "TEMPLATE_VERSION", "Kind", "OiExecutor", "Question",
            "Rendered", "ScoreResult", "Scorer", "Verification", "analyze_program", "answer_lines", "build",
-           "completion_text", "load_verification", "question_text", "render", "select_questions"]
+           "completion_text", "from_trace", "load_verification", "question_text", "render", "select_questions"]
 
 
-def build(source: str, call: str, *, seed: int = 0, n_path: int = 2, n_state: int = 2, n_coverage: int = 0,
-          task: str = "output", style: str = "execverify", trusted_call: bool = False, trace=None,
-          rationale: bool = False) -> Rendered:
-    """Trace ``call`` (in this process, unless ``trace`` is given), select questions, render them.
-
-    Args:
-        source (`str`): the program text.
-        call (`str`): the call, e.g. ``"f([1, 2])"``.
-        seed, n_path, n_state, n_coverage, task: as :func:`select_questions`.
-        style (`str`, optional, defaults to ``"execverify"``): as :func:`render`.
-        trusted_call (`bool`, optional, defaults to `False`): as :func:`~execverify_data.trace.trace_call`.
-        trace (`Trace`, optional): a trace of ``call`` made elsewhere (e.g. by the trusted runner).
-        rationale (`bool`, optional, defaults to `False`): put a step-by-step narrative
-            (:func:`execverify_data.rationale.narrate`) before the reference answer block.
+def build(source: str, call: str, *, trusted_call: bool = False, trace=None, **options) -> Rendered:
+    """Trace ``call`` in this process (unless ``trace``, a trace of it made elsewhere, is given), then
+    :func:`from_trace`. ``trusted_call`` as :func:`~execverify_data.trace.trace_call`; ``options`` as :func:`from_trace`.
 
     Raises:
-        ProgramError: the program or call cannot be traced, the call did not finish,
-            or no question can be asked.
+        ProgramError: the program or call cannot be traced, the call did not finish, or no question can be asked.
     """
-    from execverify_data.errors import ProgramError
-
     if trace is None:
         from execverify_data.trace import trace_call
 
         trace = trace_call(source, call, trusted_call=trusted_call)
+    return from_trace(source, call, trace, **options)
+
+
+def from_trace(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2, n_state: int = 2, n_coverage: int = 0,
+               task: str = "output", style: str = "execverify", rationale: bool = False) -> Rendered:
+    """Questions about ``trace`` (a trace of ``call``: synthesis's, the trusted runner's), selected and rendered;
+    nothing runs.
+
+    Args:
+        source (`str`): the program text.
+        call (`str`): the call, e.g. ``"f([1, 2])"``.
+        trace (`Trace`): the trace of ``call``.
+        seed, n_path, n_state, n_coverage, task: as :func:`select_questions`.
+        style (`str`, optional, defaults to ``"execverify"``): as :func:`render`.
+        rationale (`bool`, optional, defaults to `False`): put a step-by-step narrative
+            (:func:`execverify_data.rationale.narrate`) before the reference answer block.
+
+    Raises:
+        ProgramError: the call did not finish, or no question can be asked.
+    """
+    from execverify_data.errors import ProgramError
+
     questions = select_questions(source, trace, call, seed=seed, n_path=n_path, n_state=n_state, n_coverage=n_coverage,
                                  task=task)
     if not questions:

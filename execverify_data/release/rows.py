@@ -75,7 +75,7 @@ def rows_for_program(rec: ProgramRecord, cfg, traces, trace_many, *, decon=None)
     """
     from execverify_data import difficulty as dif
     from execverify_data.errors import ProgramError
-    from execverify_data.questions import build
+    from execverify_data.questions import from_trace
     from execverify_data.trace import Status
 
     out: dict[str, list[dict]] = {c: [] for c in CONFIGS}
@@ -114,12 +114,12 @@ def rows_for_program(rec: ProgramRecord, cfg, traces, trace_many, *, decon=None)
     try:
         for i, (c, t) in enumerate(zip(calls, traces)):
             for config in ("trace", "sft"):  # another selection seed for each
-                r = build(code, c, trace=t, seed=derive_seed(cfg.seed, rec.seed, config, i), n_path=cfg.n_path,
-                          n_state=cfg.n_state, rationale=config == "sft")
+                r = from_trace(code, c, t, seed=derive_seed(cfg.seed, rec.seed, config, i), n_path=cfg.n_path,
+                               n_state=cfg.n_state, rationale=config == "sft")
                 out[config].append(question_row(config, i, r, "whitebox"))
-            r = build(code, c, trace=t, n_path=0, n_state=0, style="cruxeval")
+            r = from_trace(code, c, t, n_path=0, n_state=0, style="cruxeval")
             out["io"].append(question_row("io", i, r, "output"))
-            r = build(code, c, trace=t, n_path=0, n_state=0, style="cruxeval", task="input")
+            r = from_trace(code, c, t, n_path=0, n_state=0, style="cruxeval", task="input")
             out["oi"].append(question_row("oi", i, r, "input"))
     except ProgramError:
         counts["no_question"] += 1
