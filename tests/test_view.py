@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from execverify_data import view
 from execverify_data.cli import main
+from execverify_data.errors import InvalidArgument
 from execverify_data.questions import build
 from execverify_data.trace import trace_call
 
@@ -160,7 +161,7 @@ def test_page_is_self_contained_and_escapes_script_ends():
 
 def test_bad_limits_are_refused():
     trace = trace_call(LOOP, "f(2)")
-    with pytest.raises(view.InvalidArgument, match="max_events"):
+    with pytest.raises(InvalidArgument, match="max_events"):
         view.page_data(LOOP, trace, call="f(2)", max_events=0)
 
 
@@ -240,7 +241,7 @@ def test_render_examples_is_deterministic(release):
     again = view.render_examples(release, n=3)
     assert again == first and [p.read_bytes() for p in again] == shas
     assert all(p.parent == release / "examples" for p in first)
-    with pytest.raises(view.InvalidArgument):
+    with pytest.raises(InvalidArgument):
         view.render_examples(release, n=0)
 
 
