@@ -157,7 +157,8 @@ from pathlib import Path
 from execverify_data.release import ReleaseConfig, build_release
 n, seed, workers, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
 t = time.perf_counter()
-manifest = build_release(ReleaseConfig("2.2.0", n, seed=seed), out, workers=workers)  # n positional: older trees name it n
+# n positional (older trees name it n); no work folder kept, none resumed
+manifest = build_release(ReleaseConfig("2.2.0", n, seed=seed), out, workers=workers, keep_work=False)
 print(json.dumps({"seconds": time.perf_counter() - t, "trace_rows": sum(manifest["rows"]["trace"].values())}))
 """
 
@@ -169,7 +170,8 @@ def against(rev: str, args) -> None:
     from _against import interleaved, run_in
 
     def rate(tree: Path, out: Path) -> float:
-        shutil.rmtree(out, ignore_errors=True)
+        for folder in (out, out.with_name(out.name + ".build")):  # a work folder left behind would be resumed
+            shutil.rmtree(folder, ignore_errors=True)
         result = run_in(tree, _BUILD, args.n, args.seed, args.workers, out)
         shutil.rmtree(out, ignore_errors=True)
         return result["trace_rows"] / result["seconds"]
