@@ -389,3 +389,38 @@ def test_benchmark_makes_a_fresh_run(tmp_path, capsys):
     with pytest.raises(SystemExit):
         bench.main(["--n", "6", "--levels", "7", "--out", str(tmp_path / "bad")])
     assert "--levels '7'" in capsys.readouterr().err
+
+
+def test_effectless_calls_find_steps_that_do_not_change_the_result():
+    # sorting before a sum, expandtabs before split(): no effect; dropping the upper() changes the output
+    source = ("def f(sentence):\n    words = sorted(set(sentence.expandtabs(4).split()))\n"
+              "    return sum(len(w) for w in words), sentence.upper()\n")
+    hits, calls = nat.effectless_calls(source, "f", "'a bb\\tcc'")
+    # calls: sorted, set, expandtabs, split, sum, len, upper
+    # no effect here: sorted(...) -> set(...), set(...) -> the split list (no repeated word), expandtabs(4) -> sentence
+    assert calls == 7 and hits == 3
+    assert nat.effectless_calls("def f(xs):\n    return sorted(xs)\n", "f", "[2, 1]") == (0, 1)
+    assert nat.effectless_calls("def f(xs):\n    return sorted(xs)\n", "f", "[1, 2]") == (1, 1)  # on this input
+    assert nat.effectless_calls("def f(x):\n    return 1 / x\n", "f", "0") is None  # the first run raises
+    assert nat.effectless_calls("def f(x):\n    return iter(x)\n", "f", "[1]") is None  # no literal output
+    # a call in a branch the input does not take is not a step of this run
+    assert nat.effectless_calls("def f(xs):\n    return sorted(xs) if len(xs) > 5 else xs\n", "f", "[2, 1]") == (0, 1)
+    # a call that is a statement counts too: an in-place sort whose order the result never reads
+    assert nat.effectless_calls("def f(xs):\n    xs.sort()\n    return len(xs)\n", "f", "[2, 1]") == (1, 2)
+
+
+def test_bare_literal_gates_count_unnamed_thresholds_only():
+    assert nat.bare_literal_gates("def f(words):\n    if len(words) > 9:\n        return 1\n    return 0\n") == 1
+    assert nat.bare_literal_gates("def f(xs, n):\n    return len(xs) < 2 or n == -1 or n >= 0\n") == 0
+    assert nat.bare_literal_gates("def f(n):\n    k = 7\n    return k > 6 and 10 < n < 20\n") == 2  # n twice, k no
+    assert nat.bare_literal_gates("def f(len):\n    return len > 3\n") == 1  # a parameter, even one named len
+
+
+def test_new_measures_reach_the_table():
+    row = nat.program_figures("def f(xs):\n    return sum(sorted(xs)) if len(xs) > 5 else 0\n", "f", ["[3, 1]"])
+    assert row["bare_literal_gates"] == 1 and row["first_effectless_calls"] == [0, 1]  # only len(xs) runs
+    row["first_effectless_calls"] = [1, 3]
+    table = nat.aggregate([row, {**row, "first_effectless_calls": None, "bare_literal_gates": 0}],
+                          keys=["first_effectless_calls", "bare_literal_gates"])
+    assert table["first_effectless_calls"] == 100.0 and table["first_effectless_calls_counts"] == [1, 1]
+    assert table["bare_literal_gates"] == 50.0

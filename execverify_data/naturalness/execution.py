@@ -17,11 +17,11 @@ from typing import NamedTuple
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
-from execverify_data.naturalness.patterns import _parsed, _read_names, _static_container, _value_sites
+from execverify_data.naturalness.patterns import _builtin, _parsed, _read_names, _static_container, _value_sites
 from execverify_data.trace import Status, trusted_arguments
 from execverify_data.values import format_arguments, parse_arguments
 
-__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "container_reprs", "dead_statements", "edited_inputs",
+__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "container_reprs", "dead_statements", "edited_inputs", "effectless_calls",
            "never_evaluated_tests", "observe", "one_sided_tests", "small_edits"]
 
 #: The tests the execution measures count by default: ``if``, ``elif``, ``while`` and conditional
@@ -366,3 +366,85 @@ def container_reprs(program: str, observation: Observation | None = None) -> int
         kinds = seen.get(order[id(node)])
         count += bool(kinds & _CONTAINER_TYPES) if kinds else _static_container(expr, annotations, bound)
     return count
+
+
+class _Replace(ast.NodeTransformer):
+    """Put ``__ran__(replacement)`` in the place of the call at ``span`` (its line and column range):
+    ``__ran__`` notes that the replaced step was reached, and returns its argument."""
+
+    def __init__(self, span: tuple, replacement: ast.expr):
+        self.span, self.replacement = span, replacement
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if _span(node) == self.span:
+            return ast.Call(ast.Name("__ran__", ast.Load()), [self.replacement], [])
+        return self.generic_visit(node)
+
+
+def _span(node: ast.AST) -> tuple:
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def _stand_in(call: ast.Call, bound: frozenset[str]) -> ast.expr | None:
+    """What a call is replaced with: a method call by its receiver, a builtin call by its first argument
+    (``print`` and calls without a plain first argument have none)."""
+    if isinstance(call.func, ast.Attribute):
+        return call.func.value
+    name = _builtin(call, bound)
+    if name is not None and name != "print" and call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return None
+
+
+def _output(tree: ast.Module, entry_point: str, text: str, *, trusted: bool, max_steps: int,
+            timeout: float) -> tuple[str | None, bool]:
+    """The canonical text of ``entry_point``'s return value on the argument text ``text`` (None when the run does
+    not return within the budget, or returns a value without a literal), and whether ``__ran__`` was reached."""
+    from execverify_data.values import encode
+
+    code = compile(tree, "<effect>", "exec", dont_inherit=True)
+    ran = []
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "__ran__": lambda value: ran.append(1) or value}
+    budget = Budget(max_steps)
+
+    def call():
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(code, namespace)  # trusted: our synthesized programs and benchmark data
+            if trusted:
+                _, args, kwargs = trusted_arguments(f"{entry_point}({text})", namespace)
+            else:
+                args, kwargs = parse_arguments(text)
+            return namespace[entry_point](*args, **kwargs)
+
+    status, value = budget.run(call, timeout=timeout, lines_of="<effect>")
+    canonical = encode(value) if status is Status.OK else None
+    return (canonical.text if canonical is not None and canonical.askable else None), bool(ran)
+
+
+def effectless_calls(source: str, entry_point: str, text: str, *, max_steps: int = 20_000, timeout: float = 2.0,
+                     trusted: bool = False) -> tuple[int, int] | None:
+    """``(hits, calls)``: of the builtin and method calls in the functions the entry point reaches that run on the
+    argument text ``text`` (``calls``), those whose replacement by their receiver or first argument (``sorted(xs)``
+    -> ``xs``, ``text.expandtabs(4)`` -> ``text``) leaves the return value the same (``hits``): a step with no
+    effect on the result. None when the unchanged program does not return a value with a literal on ``text``.
+
+    >>> effectless_calls("def f(xs):\\n    return sum(sorted(xs)) + len(xs) if xs else 0\\n", "f", "[3, 1]")
+    (1, 3)
+    """
+    _, bound, _ = _parsed(source)
+    tree = ast.parse(source)
+    reached = _reached(tree, entry_point)
+    spans = [_span(n) for f in reached for n in walk(f) if isinstance(n, ast.Call) and _stand_in(n, bound) is not None]
+    run = dict(trusted=trusted, max_steps=max_steps, timeout=timeout)
+    expected, _ = _output(tree, entry_point, text, **run)
+    if expected is None:
+        return None
+    hits = calls = 0
+    for span in spans:
+        changed = ast.parse(source)
+        call = next(n for n in walk(changed) if isinstance(n, ast.Call) and _span(n) == span)
+        changed = ast.fix_missing_locations(_Replace(span, _stand_in(call, bound)).visit(changed))
+        output, ran = _output(changed, entry_point, text, **run)
+        calls += ran
+        hits += ran and output == expected
+    return hits, calls

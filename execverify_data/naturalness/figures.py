@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from execverify_data.errors import AnswerError, check_int
 from execverify_data.naturalness import patterns
 from execverify_data.naturalness.execution import (_edited_runs, _Program, container_reprs, dead_statements,
-                                                   never_evaluated_tests, one_sided_tests)
+                                                   effectless_calls, never_evaluated_tests, one_sided_tests)
 from execverify_data.naturalness.lint import lint_counts
 from execverify_data.trace import Status
 from execverify_data.values import literal_calls
@@ -22,7 +22,7 @@ __all__ = ["CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "MEASURES", "aggregate",
 _DETECTORS = {name: getattr(patterns, name) for name in (
     "finishing_wrappers", "nested_builtins", "round_trips", "loops_ignoring_variable", "countdown_loops",
     "self_nested_tests", "literal_subscripts", "dict_literal_membership", "self_receiver_calls", "distinct_calls",
-    "shadowed_builtins", "underscore_names")}
+    "shadowed_builtins", "underscore_names", "bare_literal_gates")}
 
 
 def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, types: Sequence[str] | None = None,
@@ -53,6 +53,9 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
         edits_never_evaluated=list(never_evaluated_tests(edits)), edits_dead_statements=list(dead_statements(edits)),
         container_reprs=container_reprs(source, own),
     )
+    first = effectless_calls(source, entry_point, inputs[0], max_steps=max_steps, timeout=timeout,
+                             trusted=trusted_inputs) if inputs else None
+    out["first_effectless_calls"] = None if first is None else list(first)
     return out
 
 
@@ -97,6 +100,7 @@ def measure_programs(programs: Sequence[dict], *, workers: int = 1, seed: int = 
 #: Every measure of the naturalness table, in its order: ``(key, label, how the per-program figures add up)``,
 #: where ``pooled`` is the sum of hits over the sum of totals, in %; ``mean_share`` the mean over programs of
 #: hits / total, in %; ``per100`` a count per 100 programs; ``programs`` the % of programs with at least one;
+#: ``first_programs`` the same over the programs whose first input returned a value with a literal;
 #: ``mean`` the mean per program. The linter rows (:data:`LINT_RULES`) need :func:`lint_counts`.
 MEASURES = (
     ("own_one_sided", "if-tests taking one branch on all of the row's own inputs (%)", "pooled"),
@@ -112,6 +116,10 @@ MEASURES = (
     ("literal_subscripts", "a literal container subscripted or sliced by a variable", "per100"),
     ("dict_literal_membership", "membership in a dict literal", "per100"),
     ("container_reprs", "`repr()` or an f-string of a container used as a value", "per100"),
+    ("first_effectless_calls", "a call whose replacement by its receiver or first argument leaves the first input's "
+     "output unchanged (% of programs)", "first_programs"),
+    ("bare_literal_gates", "a length or parameter compared with a bare number other than -1, 0, 1, 2 (% of programs)",
+     "programs"),
     ("self_receiver_calls", "a method called with its own receiver", "per100"),
     ("distinct_calls", "distinct builtins and methods per program", "mean"),
     ("SIM300", "ruff SIM300 yoda condition", "per100"),
@@ -153,6 +161,10 @@ def aggregate(rows: list[dict], keys: Sequence[str] | None = None) -> dict:
                 shares = [h / t for h, t in measured if t]
                 out[key] = round(100 * _statistics.fmean(shares), 2) if shares else None
                 out[key + "_counts"] = [len(shares)]
+        elif how == "first_programs":
+            measured = [r[key] for r in rows if r.get(key) is not None]
+            out[key] = round(100 * sum(1 for h, _ in measured if h) / len(measured), 2) if measured else None
+            out[key + "_counts"] = [sum(1 for h, _ in measured if h), len(measured)]
         elif not rows:
             out[key] = None
         elif how == "per100":

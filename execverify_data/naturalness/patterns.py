@@ -10,8 +10,8 @@ from functools import lru_cache
 from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument, ProgramError
 
-__all__ = ["countdown_loops", "dict_literal_membership", "distinct_calls", "finishing_wrappers",
-           "literal_subscripts", "loops_ignoring_variable", "nested_builtins", "round_trips", "self_nested_tests",
+__all__ = ["STRUCTURAL_NUMBERS", "bare_literal_gates", "countdown_loops", "dict_literal_membership", "distinct_calls",
+           "finishing_wrappers", "literal_subscripts", "loops_ignoring_variable", "nested_builtins", "round_trips", "self_nested_tests",
            "self_receiver_calls", "shadowed_builtins", "underscore_names"]
 
 _BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_"))
@@ -243,6 +243,44 @@ def literal_subscripts(program: str) -> int:
     nodes, _, _ = _parsed(program)
     return sum(1 for n in nodes if isinstance(n, ast.Subscript) and _is_literal_container(n.value)
                and any(isinstance(m, ast.Name) for m in walk(n.slice)))
+
+
+#: Numbers a length or a parameter is compared with that carry no task of their own: empty, one, a pair, "not found".
+STRUCTURAL_NUMBERS = frozenset({-1, 0, 1, 2})
+
+
+def _number(node: ast.AST) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _number(node.operand)
+        return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
+
+
+def bare_literal_gates(program: str) -> int:
+    """Count comparisons of a length (``len(x)``) or a parameter with a bare number outside
+    :data:`STRUCTURAL_NUMBERS` (``if len(words) > 9:``, ``n > 6``): a gate whose constant the task does not name.
+
+    >>> bare_literal_gates("def f(words, n):\\n    return len(words) > 9 or n == 6 or len(words) > 1 or n + 7 > 3\\n")
+    2
+    """
+    nodes, bound, _ = _parsed(program)
+    params = {a.arg for n in nodes if isinstance(n, ast.arguments) for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)}
+
+    def measured(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Name) and node.id in params) or _builtin(node, bound) == "len"
+
+    count = 0
+    for n in nodes:
+        if isinstance(n, ast.Compare):
+            operands = [n.left, *n.comparators]
+            for left, right in zip(operands, operands[1:]):
+                for side, other in ((left, right), (right, left)):
+                    number = _number(other)
+                    if measured(side) and number is not None and number not in STRUCTURAL_NUMBERS:
+                        count += 1
+    return count
 
 
 def dict_literal_membership(program: str) -> int:
