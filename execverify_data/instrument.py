@@ -7,7 +7,7 @@ under a step budget (statement probes, or line events) and an alarm, and ends wi
 >>> tree = ast.parse("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
 >>> outcomes, space = [], {"seen": lambda i, value: outcomes.append(bool(value)) or value}
 >>> wrap_tests(tree, lambda test, node, kind: probe_call("seen", len(outcomes), test))
->>> exec(compile(tree, "<doc>", "exec"), space)
+>>> exec(compile(tree, "<doc>", "exec"), space)  # trusted: the doctest's own program
 >>> budget = Budget(100)
 >>> budget.run(lambda: space["f"](2), timeout=1.0, lines_of="<doc>"), outcomes, budget.steps, sorted(budget.ran)
 ((<Status.OK: 'ok'>, 0), [True, True, False], 6, [2, 3, 4])
