@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from execverify_data.values import CanonicalValue, read_canonical, same
+from execverify_data.errors import AnswerError
+from execverify_data.values import CanonicalValue, read_canonical
 
 __all__ = ["SAFE_BUILTINS", "Decidable", "Opaque", "answers", "compare", "decidable", "is_literal", "matches",
            "plan_program", "truth"]
@@ -92,14 +93,25 @@ def compare(op: type, left: Any, right: Any) -> bool:
 
 
 def matches(expected: CanonicalValue, answer: CanonicalValue) -> bool:
-    """``assert CALL == EXPECTED`` with a literal ``EXPECTED``, decided from ``CALL``'s canonical
-    answer: :func:`execverify_data.values.same` (exact types, floats within its tolerance).
+    """``assert CALL == EXPECTED`` with a literal ``EXPECTED``, decided as Python decides it: ``==`` on the two
+    values read back from their canonical texts (:func:`~execverify_data.values.read_canonical`: builtin values
+    only, so nothing of the program runs here). ``1 == 1.0`` holds; ``0.1 + 0.2 == 0.3`` and NaN do not; a value
+    without a literal matches nothing.
 
     >>> from execverify_data.values import encode
-    >>> matches(encode([1, 2]), encode([1, 2])), matches(encode(1), encode(1.0)), matches(encode(1), encode(iter([])))
-    (True, False, False)
+    >>> matches(encode([1, 2]), encode([1, 2])), matches(encode(1), encode(1.0)), matches(encode(0.3), encode(0.1 + 0.2))
+    (True, True, False)
+    >>> matches(encode([1]), encode((1,))), matches(encode(float("nan")), encode(float("nan")))
+    (False, False)
+    >>> matches(encode(1), encode(iter([])))
+    False
     """
-    return answer.askable and same(expected, answer.text)
+    if not (expected.askable and answer.askable):
+        return False
+    try:
+        return bool(read_canonical(expected.text, expected.type) == read_canonical(answer.text, answer.type))
+    except (AnswerError, RecursionError):
+        return False
 
 
 def answers(calls: Sequence, *, opaque: bool = False) -> list:

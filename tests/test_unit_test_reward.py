@@ -40,8 +40,8 @@ def fenced(code: str, tag: str = "python") -> str:
 
 def test_fraction_of_tests_passed(reward):
     tests = ["assert add(1, 2) == 3", "assert add(2, 2) == 5", "assert add('a', 'b') == 'ab'",
-             "assert add(0.1, 0.2) == 0.3"]
-    # 0.1 + 0.2 matches 0.3 under the float tolerance of values.same; add(2, 2) == 5 fails
+             "assert add(0.1, 0.25) == 0.35"]
+    # add(2, 2) == 5 fails; 0.1 + 0.25 == 0.35 holds in Python, so it passes
     assert reward(prompts=["p"], completions=[fenced(ADD)], tests=[tests]) == [0.75]
 
 
@@ -57,10 +57,28 @@ def test_nothing_passes_gives_zero_not_a_crash(reward):
     assert reward(prompts=[""] * 4, completions=completions, tests=tests) == [0.0] * 4
 
 
-def test_equality_is_strict_on_types(reward):
-    code = fenced("def f():\n    return 1.0\ndef g():\n    return {3, 1}\ndef h():\n    return True\n")
-    tests = ["assert f() == 1", "assert g() == {1, 3}", "assert h() == 1", "assert f() == 1.0"]
-    assert reward(prompts=[""], completions=[code], tests=[tests]) == [0.5]
+def test_equality_is_pythons(reward):
+    # `assert CALL == LITERAL` passes exactly when it passes in Python: 1.0 == 1 and True == 1 hold, a tuple is no
+    # list, floats compare exactly (no tolerance), NaN equals nothing; each test alone, then all of them together
+    code = fenced("def f():\n    return 1.0\ndef g():\n    return {3, 1}\ndef h():\n    return True\n"
+                  "def t():\n    return (1,)\ndef s():\n    return 0.1 + 0.2\ndef n():\n    return float('nan')\n"
+                  "def big():\n    return 123456789.1\n")
+    cases = {"assert f() == 1": True, "assert g() == {1, 3}": True, "assert h() == 1": True, "assert f() == 1.0": True,
+             "assert t() == [1]": False, "assert t() == (1,)": True, "assert s() == 0.3": False,
+             "assert s() == 0.30000000000000004": True, "assert n() == float('nan')": False,
+             "assert big() == 123456789.0": False, "assert 150.0 == s() * 500": False}
+    for test, passes in cases.items():
+        namespace: dict = {}
+        exec(code.split("```python\n")[1].split("```")[0], namespace)  # the reference: Python itself
+        try:
+            exec(test, namespace)
+            python = True
+        except AssertionError:
+            python = False
+        assert python is passes, test
+        assert reward(prompts=[""], completions=[code], tests=[[test]]) == [float(passes)], test
+    expected = sum(cases.values()) / len(cases)
+    assert reward(prompts=[""], completions=[code], tests=[list(cases)]) == [expected]
 
 
 def test_lying_eq_cannot_pass_either_form(reward):
