@@ -7,7 +7,7 @@ catch either. Messages say what was wrong and what to do next.
 
 from __future__ import annotations
 
-__all__ = ["ExecVerifyError", "AnswerError", "InvalidArgument", "ProgramError", "check_int"]
+__all__ = ["ExecVerifyError", "AnswerError", "InvalidArgument", "ProgramError", "check_int", "check_seconds"]
 
 
 class ExecVerifyError(Exception):
@@ -37,3 +37,9 @@ def check_int(name: str, value: object, minimum: int = 1) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         kind = {0: "a non-negative int", 1: "a positive int"}.get(minimum, f"an int >= {minimum}")
         raise InvalidArgument(f"{name} must be {kind}, got {value!r}")
+
+
+def check_seconds(name: str, value: object) -> None:
+    """Raise :class:`InvalidArgument` unless ``value`` is a positive number of seconds (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise InvalidArgument(f"{name} must be a positive number of seconds, got {value!r}")

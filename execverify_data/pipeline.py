@@ -107,8 +107,7 @@ class SynthConfig:
             raise InvalidArgument(f"levels must be distinct values from 1 to 6, got {self.levels!r}")
         object.__setattr__(self, "levels", levels)
         check_int("inputs per program", self.k, minimum=3)
-        if not isinstance(self.shard_size, int) or self.shard_size < 1:
-            raise InvalidArgument(f"shard_size must be a positive int, got {self.shard_size!r}")
+        check_int("shard_size", self.shard_size)
         if self.tracer not in ("inprocess", "trusted"):
             raise InvalidArgument(f"tracer must be 'inprocess' or 'trusted', got {self.tracer!r}")
         if not 0 <= self.min_size <= self.max_size:

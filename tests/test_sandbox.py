@@ -23,7 +23,7 @@ from execverify_data.sandbox import (
     detect_layers,
     run_untrusted,
 )
-from execverify_data.sandbox._testing import stray_processes
+from sandbox_helpers import stray_processes
 
 LAYERS = {layer.name: layer for layer in detect_layers()}
 

@@ -27,7 +27,7 @@ import pytest
 from execverify_data.errors import ExecVerifyError
 from execverify_data.rewards import UnitTestReward
 from execverify_data.sandbox import Status, UntrustedPool, detect_layers
-from execverify_data.sandbox._testing import stray_processes
+from sandbox_helpers import stray_processes
 from execverify_data.sandbox.layers import PACKAGE_DIR, interpreter_dirs, unreadable_ancestors
 
 ADVERSARIAL = sorted((Path(__file__).parent / "adversarial").glob("*.py.txt"))
@@ -300,7 +300,7 @@ def test_the_trash_is_emptied_beside_the_zygote_so_the_next_call_never_waits_for
     # before: the zygote unlinked the trash itself between jobs, and one unlink of a file a killed
     # writer left waits for its dirty pages to be written back (0.2 s idle, past the host's deadline
     # under load: the CI failure of 36_fill_temp_disk without bwrap); now a child of its own does it
-    from execverify_data.sandbox._testing import _processes
+    from sandbox_helpers import _processes
     from execverify_data.sandbox._zygote import JANITOR_NAME
 
     def janitors_below(ancestor: int) -> set[int]:

@@ -18,7 +18,7 @@ from execverify_data.rewards import (
     split_assertion,
     unit_test_reward,
 )
-from execverify_data.sandbox._testing import stray_processes
+from sandbox_helpers import stray_processes
 
 ADD = "def add(a, b):\n    return a + b\n"
 

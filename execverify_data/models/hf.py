@@ -67,9 +67,7 @@ class TransformersBackend(TextBackend):
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidArgument(f"batch_size must be an int of at least 1, got {batch_size!r}")
         if not is_transformers_available():
-            raise BackendUnavailable(
-                f"TransformersBackend needs torch and transformers; install with: {INSTALL_HINT}"
-            )
+            raise BackendUnavailable(f"TransformersBackend needs torch and transformers; install with: {INSTALL_HINT}")
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 

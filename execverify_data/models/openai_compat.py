@@ -21,7 +21,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from execverify_data.errors import InvalidArgument
+from execverify_data.errors import InvalidArgument, check_seconds
 from execverify_data.models.base import BackendError, Prompt, TextBackend, prompt_seeds
 
 __all__ = ["OpenAICompatibleBackend"]
@@ -66,8 +66,7 @@ class OpenAICompatibleBackend(TextBackend):
             raise InvalidArgument(f"model must be the served model's name or None, got {model!r}")
         if api_key is not None and not isinstance(api_key, str):
             raise InvalidArgument("api_key must be a str or None")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+        check_seconds("timeout", timeout)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise InvalidArgument(f"max_retries must be an int >= 0, got {max_retries!r}")
         if isinstance(backoff, bool) or not isinstance(backoff, (int, float)) or backoff < 0:

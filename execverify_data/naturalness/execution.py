@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int
+from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int, check_seconds
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
 from execverify_data.naturalness.patterns import _builtin, _parsed, _read_names, _static_container, _value_sites
 from execverify_data.trace import Status, trusted_arguments
-from execverify_data.values import format_arguments, parse_arguments
+from execverify_data.values import encode, format_arguments, parse_arguments
 
 __all__ = ["TEST_KINDS", "Observation", "Share", "Site", "container_reprs", "dead_statements", "edited_inputs", "effectless_calls",
            "never_evaluated_tests", "observe", "one_sided_tests", "small_edits"]
@@ -111,8 +111,7 @@ class _Program:
 
     def __init__(self, source: str, entry_point: str, *, max_steps: int, timeout: float):
         check_int("max_steps", max_steps)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+        check_seconds("timeout", timeout)
         _, bound, _ = _parsed(source)  # validates the source
         tree = ast.parse(source)
         nodes = walk(tree)
@@ -368,19 +367,6 @@ def container_reprs(program: str, observation: Observation | None = None) -> int
     return count
 
 
-class _Replace(ast.NodeTransformer):
-    """Put ``__ran__(replacement)`` in the place of the call at ``span`` (its line and column range):
-    ``__ran__`` notes that the replaced step was reached, and returns its argument."""
-
-    def __init__(self, span: tuple, replacement: ast.expr):
-        self.span, self.replacement = span, replacement
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        if _span(node) == self.span:
-            return ast.Call(ast.Name("__ran__", ast.Load()), [self.replacement], [])
-        return self.generic_visit(node)
-
-
 def _span(node: ast.AST) -> tuple:
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
 
@@ -400,8 +386,6 @@ def _output(tree: ast.Module, entry_point: str, text: str, *, trusted: bool, max
             timeout: float) -> tuple[str | None, bool]:
     """The canonical text of ``entry_point``'s return value on the argument text ``text`` (None when the run does
     not return within the budget, or returns a value without a literal), and whether ``__ran__`` was reached."""
-    from execverify_data.values import encode
-
     code = compile(tree, "<effect>", "exec", dont_inherit=True)
     ran = []
     namespace = {"__name__": "__main__", "__builtins__": builtins, "__ran__": lambda value: ran.append(1) or value}
@@ -440,11 +424,18 @@ def effectless_calls(source: str, entry_point: str, text: str, *, max_steps: int
     if expected is None:
         return None
     hits = calls = 0
-    for span in spans:
+    for span in spans:  # the call at ``span`` becomes ``__ran__(stand_in)``, which notes that the step was reached
         changed = ast.parse(source)
-        call = next(n for n in walk(changed) if isinstance(n, ast.Call) and _span(n) == span)
-        changed = ast.fix_missing_locations(_Replace(span, _stand_in(call, bound)).visit(changed))
-        output, ran = _output(changed, entry_point, text, **run)
+        for node in walk(changed):
+            for field, value in ast.iter_fields(node):
+                for i, child in (enumerate(value) if isinstance(value, list) else [(None, value)]):
+                    if isinstance(child, ast.Call) and _span(child) == span:
+                        marked = ast.Call(ast.Name("__ran__", ast.Load()), [_stand_in(child, bound)], [])
+                        if i is None:
+                            setattr(node, field, marked)
+                        else:
+                            value[i] = marked
+        output, ran = _output(ast.fix_missing_locations(changed), entry_point, text, **run)
         calls += ran
         hits += ran and output == expected
     return hits, calls

@@ -250,12 +250,12 @@ STRUCTURAL_NUMBERS = frozenset({-1, 0, 1, 2})
 
 
 def _number(node: ast.AST) -> float | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _number(node.operand)
-        return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    return None
+    """The value of a number literal (with its sign), else None (``literal_eval`` of a node runs nothing)."""
+    try:
+        value = ast.literal_eval(node) if isinstance(node, (ast.Constant, ast.UnaryOp)) else None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if type(value) in (int, float) else None
 
 
 def bare_literal_gates(program: str) -> int:

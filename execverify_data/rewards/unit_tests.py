@@ -25,7 +25,7 @@ from typing import Any
 
 from execverify_data.completions import completion_text
 from execverify_data.completions import extract_code as _extract_code
-from execverify_data.errors import AnswerError, InvalidArgument
+from execverify_data.errors import AnswerError, InvalidArgument, check_int, check_seconds
 from execverify_data.values import CanonicalValue, encode, parse
 from execverify_data.verdicts import answers, decidable, matches
 
@@ -228,10 +228,8 @@ class UnitTestReward:
     """
 
     def __init__(self, *, timeout: float = 5.0, memory_mb: int = 1024, workers: int | None = None):
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
-        if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or memory_mb <= 0:
-            raise InvalidArgument(f"memory_mb must be a positive int, got {memory_mb!r}")
+        check_seconds("timeout", timeout)
+        check_int("memory_mb", memory_mb)
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers <= 0):
             raise InvalidArgument(f"workers must be a positive int or None, got {workers!r}")
         self.__name__ = "unit_test_reward"

@@ -189,9 +189,6 @@ class WarmProcess:
         except (OSError, TimeoutError, _wire.FrameError):
             return None
 
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
     def kill(self) -> None:
         """Kill the helper's process group now and reap it (idempotent, never raises)."""
         with contextlib.suppress(OSError):

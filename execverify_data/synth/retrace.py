@@ -34,7 +34,7 @@ import time
 from operator import itemgetter
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import InvalidArgument, check_int
+from execverify_data.errors import check_int, check_seconds
 from execverify_data.sandbox.warm import (Boot, FrameError, WarmProcess, minimal_env, pack_json, read_frame, take_channel,
                                           write_all)
 from execverify_data.trace import Trace
@@ -138,8 +138,7 @@ class Retracer:
 
     def __init__(self, *, max_steps: int, timeout: float, hash_seed: str | None = None, grace: float = 2.0):
         check_int("max_steps", max_steps)
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+        check_seconds("timeout", timeout)
         self.max_steps, self.timeout, self.grace = max_steps, float(timeout), float(grace)
         self.hash_seed = str(hash_seed) if hash_seed is not None else other_hash_seed()
         self._process: WarmProcess | None = None

@@ -1,4 +1,4 @@
-"""Helpers for the sandbox's own tests: find processes that outlived an untrusted call."""
+"""Helpers for the sandbox's tests (not part of the package): find processes that outlived an untrusted call."""
 
 from __future__ import annotations
 
