@@ -159,19 +159,19 @@ def _row(unit: dict, kind: str, style: str, templates: dict[str, str]) -> dict:
 
 def _loader(kind: str, style: str = "direct"):
     def load(**metadata: Any):
-        from execverify_data.lm_eval_tasks.utils import _dataset
+        from execverify_data.lm_eval_tasks.utils import as_dataset
 
         units = _units(*_locations(metadata))
         needed = KINDS if kind == "consistency" else (kind,)
         templates = {k: _read_text(_template_location(k, style, metadata)) for k in needed}
         if kind == "consistency":  # the four questions of each unit, next to each other
-            return _dataset([{**_row(unit, k, style, templates), "unit": unit["id"]} for unit in units for k in KINDS])
+            return as_dataset([{**_row(unit, k, style, templates), "unit": unit["id"]} for unit in units for k in KINDS])
         if kind == "output":  # one doc per (problem, input) pair, as REval's output task
             first: dict[tuple, dict] = {}
             for unit in units:
                 first.setdefault((unit["task_id"], unit["pair"]), unit)
             units = tuple(first.values())
-        return _dataset([_row(u, kind, style, templates) for u in units])
+        return as_dataset([_row(u, kind, style, templates) for u in units])
 
     load.__name__ = f"load_{kind}" + ("" if style == "direct" else f"_{style}")
     return load

@@ -297,7 +297,7 @@ def download(what: str, key: str, example: str, fetch):
         ) from None
 
 
-def _dataset(rows: list[dict]):
+def as_dataset(rows: list[dict]):
     import datasets
 
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
@@ -352,17 +352,17 @@ def _crux_rows(kind: str, strict: bool) -> list[dict]:
 
 def load_cruxeval_output(**metadata) -> Any:
     """The 800 CRUXEval output-prediction docs (``id``, ``code``, ``input``, ``output``)."""
-    return _dataset(_crux_rows("o", strict=False))
+    return as_dataset(_crux_rows("o", strict=False))
 
 
 def load_cruxeval_input(**metadata) -> Any:
     """The 800 CRUXEval input-prediction docs, as CRUXEval scores them (inputs may be expressions)."""
-    return _dataset(_crux_rows("i", strict=False))
+    return as_dataset(_crux_rows("i", strict=False))
 
 
 def load_cruxeval_input_strict(**metadata) -> Any:
     """The CRUXEval input-prediction docs the strict rule can score (798 of 800: two inputs hold a ``lambda``)."""
-    return _dataset(_crux_rows("i", strict=True))
+    return as_dataset(_crux_rows("i", strict=True))
 
 
 def load_cruxeval_trace(**metadata) -> Any:
@@ -371,7 +371,7 @@ def load_cruxeval_trace(**metadata) -> Any:
     for row in rows:
         row["verification"] = json.dumps(row["verification"], ensure_ascii=False)
         row["reference"] = row.pop("reference_completion")
-    return _dataset(rows)
+    return as_dataset(rows)
 
 
 # --------------------------------------------------------------------------- LiveCodeBench
@@ -430,13 +430,13 @@ def _lcb_rows(lcb_path: str | None, lcb_limit: Any, lcb_revision: str, strict: b
 def load_lcb_exec(lcb_path: str | None = None, lcb_limit: int | None = None, lcb_revision: str = LCB_REVISION,
                   **metadata) -> Any:
     """LiveCodeBench code-execution docs: ``lcb_path`` (local file) or the Hub dataset at ``lcb_revision``."""
-    return _dataset(_lcb_rows(lcb_path, lcb_limit, lcb_revision, strict=False))
+    return as_dataset(_lcb_rows(lcb_path, lcb_limit, lcb_revision, strict=False))
 
 
 def load_lcb_exec_strict(lcb_path: str | None = None, lcb_limit: int | None = None, lcb_revision: str = LCB_REVISION,
                          **metadata) -> Any:
     """As :func:`load_lcb_exec`, without the rows whose output is not a literal (the strict rule cannot score them)."""
-    return _dataset(_lcb_rows(lcb_path, lcb_limit, lcb_revision, strict=True))
+    return as_dataset(_lcb_rows(lcb_path, lcb_limit, lcb_revision, strict=True))
 
 
 # --------------------------------------------------------------------------- the release (synth)
@@ -520,17 +520,17 @@ def _synth_rows(part: str, release_path: str | None, release_repo: str) -> list[
 
 def load_synth_io(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
     """Test split of the release's ``io`` config (output prediction, CRUXEval format)."""
-    return _dataset(_synth_rows("io", release_path, release_repo))
+    return as_dataset(_synth_rows("io", release_path, release_repo))
 
 
 def load_synth_oi(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
     """Test split of the release's ``oi`` config (input prediction, CRUXEval format)."""
-    return _dataset(_synth_rows("oi", release_path, release_repo))
+    return as_dataset(_synth_rows("oi", release_path, release_repo))
 
 
 def load_synth_trace(release_path: str | None = None, release_repo: str = RELEASE_HUB_ID, **metadata) -> Any:
     """Test split of the release's ``trace`` config (output, next-line, state questions)."""
-    return _dataset(_synth_rows("trace", release_path, release_repo))
+    return as_dataset(_synth_rows("trace", release_path, release_repo))
 
 
 def synth_final_results(doc: dict, results: list) -> dict[str, float]:
@@ -545,7 +545,7 @@ def load_humaneval(**metadata) -> Any:
     """The 164 HumanEval problems shipped with the package (MIT)."""
     from execverify_data.data import humaneval_records
 
-    return _dataset([dict(r, reference=r["canonical_solution"]) for r in humaneval_records()])
+    return as_dataset([dict(r, reference=r["canonical_solution"]) for r in humaneval_records()])
 
 
 def humaneval_prompt(doc: dict) -> str:

@@ -17,12 +17,12 @@ from typing import NamedTuple
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int, check_seconds
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
-from execverify_data.naturalness.patterns import _builtin, _parsed, _read_names, _static_container, _value_sites
+from execverify_data.naturalness.patterns import builtin_called, parse_program, read_names, container_form, value_sites
 from execverify_data.trace import Status, trusted_arguments
 from execverify_data.values import encode, format_arguments, parse_arguments
 
-__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "container_reprs", "dead_statements", "edited_inputs", "effectless_calls",
-           "never_evaluated_tests", "observe", "one_sided_tests", "small_edits"]
+__all__ = ["TEST_KINDS", "Observation", "Share", "Site", "container_reprs", "dead_statements", "edited_inputs",
+           "effectless_calls", "never_evaluated_tests", "observe", "one_sided_tests", "small_edits"]
 
 #: The tests the execution measures count by default: ``if``, ``elif``, ``while`` and conditional
 #: expressions. :func:`observe` also records ``"boolop"`` tests (each operand of ``and``/``or`` but the
@@ -99,20 +99,20 @@ def _reached(tree: ast.Module, entry_point: str) -> list[ast.AST]:
         if name in order:
             continue
         order.append(name)
-        todo.extend(sorted(_read_names([functions[name]]) & functions.keys() - set(order)))
+        todo.extend(sorted(read_names([functions[name]]) & functions.keys() - set(order)))
     return [functions[name] for name in order]
 
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
 
 
-class _Program:
+class ProbedProgram:
     """One program, instrumented once (a fresh parse of its source) and run on any number of inputs."""
 
     def __init__(self, source: str, entry_point: str, *, max_steps: int, timeout: float):
         check_int("max_steps", max_steps)
         check_seconds("timeout", timeout)
-        _, bound, _ = _parsed(source)  # validates the source
+        _, bound, _ = parse_program(source)  # validates the source
         tree = ast.parse(source)
         nodes = walk(tree)
         order = {id(n): i for i, n in enumerate(nodes)}
@@ -124,7 +124,7 @@ class _Program:
         inside = [n for f in reached for n in walk(f)]
         elifs = {id(n.orelse[0]) for n in inside if isinstance(n, ast.If) and len(n.orelse) == 1
                  and isinstance(n.orelse[0], ast.If) and n.orelse[0].col_offset == n.col_offset}
-        for node, kind, expr in _value_sites(inside, bound):
+        for node, kind, expr in value_sites(inside, bound):
             site = Site(order[id(node)], node.lineno, kind)
             self.values.append(site)
             if kind == "repr":
@@ -228,7 +228,7 @@ def observe(source: str, entry_point: str, inputs: Sequence[str], *, max_steps: 
     """
     if isinstance(inputs, str):
         raise InvalidArgument("inputs must be a sequence of argument texts such as [\"[1, 2], 'a'\"], not one str")
-    program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
+    program = ProbedProgram(source, entry_point, max_steps=max_steps, timeout=timeout)
     return program.observation([(text, program.run(text, trusted=trusted_inputs)) for text in inputs])
 
 
@@ -318,11 +318,11 @@ def edited_inputs(source: str, entry_point: str, first: str, *, types: Sequence[
     >>> edited_inputs("def f(n):\\n    return 10 // (n - 4)\\n", "f", "2", seed=2)
     ['0', '3']
     """
-    program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
-    return [text for text, _ in _edited_runs(program, first, types, seed, k, tries)]
+    program = ProbedProgram(source, entry_point, max_steps=max_steps, timeout=timeout)
+    return [text for text, _ in edited_runs(program, first, types, seed, k, tries)]
 
 
-def _edited_runs(program: _Program, first: str, types, seed: int, k: int, tries: int) -> list[tuple[str, _Probe]]:
+def edited_runs(program: ProbedProgram, first: str, types, seed: int, k: int, tries: int) -> list[tuple[str, _Probe]]:
     kept, stalls = [], 0
     for text in small_edits(first, types, seed=seed, tries=tries):
         probe = program.run(text)
@@ -356,14 +356,14 @@ def container_reprs(program: str, observation: Observation | None = None) -> int
     >>> container_reprs("def f(v):\\n    return repr(v)\\n", observe("def f(v):\\n    return repr(v)\\n", "f", ["[1]"]))
     1
     """
-    nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = parse_program(program)
     annotations = {n.arg: ast.unparse(n.annotation) for n in nodes if isinstance(n, ast.arg) and n.annotation is not None}
     order = {id(n): i for i, n in enumerate(nodes)}
     seen = {site.index: kinds for site, kinds in observation.values.items()} if observation is not None else {}
     count = 0
-    for node, _, expr in _value_sites(nodes, bound):
+    for node, _, expr in value_sites(nodes, bound):
         kinds = seen.get(order[id(node)])
-        count += bool(kinds & _CONTAINER_TYPES) if kinds else _static_container(expr, annotations, bound)
+        count += bool(kinds & _CONTAINER_TYPES) if kinds else container_form(expr, annotations, bound)
     return count
 
 
@@ -376,7 +376,7 @@ def _stand_in(call: ast.Call, bound: frozenset[str]) -> ast.expr | None:
     (``print`` and calls without a plain first argument have none)."""
     if isinstance(call.func, ast.Attribute):
         return call.func.value
-    name = _builtin(call, bound)
+    name = builtin_called(call, bound)
     if name is not None and name != "print" and call.args and not isinstance(call.args[0], ast.Starred):
         return call.args[0]
     return None
@@ -415,7 +415,7 @@ def effectless_calls(source: str, entry_point: str, text: str, *, max_steps: int
     >>> effectless_calls("def f(xs):\\n    return sum(sorted(xs)) + len(xs) if xs else 0\\n", "f", "[3, 1]")
     (1, 3)
     """
-    _, bound, _ = _parsed(source)
+    _, bound, _ = parse_program(source)
     tree = ast.parse(source)
     reached = _reached(tree, entry_point)
     spans = [_span(n) for f in reached for n in walk(f) if isinstance(n, ast.Call) and _stand_in(n, bound) is not None]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from execverify_data.errors import AnswerError, check_int
 from execverify_data.naturalness import patterns
-from execverify_data.naturalness.execution import (_edited_runs, _Program, container_reprs, dead_statements,
+from execverify_data.naturalness.execution import (ProbedProgram, container_reprs, dead_statements, edited_runs,
                                                    effectless_calls, never_evaluated_tests, one_sided_tests)
 from execverify_data.naturalness.lint import lint_counts
 from execverify_data.trace import Status
@@ -36,7 +36,7 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
     ([0, 1], 0)
     """
     out: dict = {name: detector(source) for name, detector in _DETECTORS.items()}
-    program = _Program(source, entry_point, max_steps=max_steps, timeout=timeout)
+    program = ProbedProgram(source, entry_point, max_steps=max_steps, timeout=timeout)
     own_runs = [(text, program.run(text, trusted=trusted_inputs)) for text in inputs]
     own = program.observation(own_runs)
     completed = [(text, probe) for text, probe in own_runs if probe.status is Status.OK]
@@ -45,7 +45,7 @@ def program_figures(source: str, entry_point: str, inputs: Sequence[str], *, typ
         first, probe = completed[0]
         first = probe.text or first
         with contextlib.suppress(AnswerError):  # arguments without a literal text (a lambda) get no edits
-            edit_runs += _edited_runs(program, first, types, seed, 2, 20)
+            edit_runs += edited_runs(program, first, types, seed, 2, 20)
     edits = program.observation(edit_runs)
     out.update(
         own_inputs=len(own.inputs), own_failed=own.failed, own_one_sided=list(one_sided_tests(own)),

@@ -33,7 +33,7 @@ _ROUND_TRIP_PAIRS = frozenset(
 
 
 @lru_cache(maxsize=64)
-def _parsed(source: str) -> tuple[list[ast.AST], frozenset[str], frozenset[str]]:
+def parse_program(source: str) -> tuple[list[ast.AST], frozenset[str], frozenset[str]]:
     """The module's nodes in walk order, the names the program binds, and the names imports bind."""
     if not isinstance(source, str):
         raise InvalidArgument(f"a program must be given as its source text (str), got {type(source).__name__}")
@@ -59,7 +59,7 @@ def _parsed(source: str) -> tuple[list[ast.AST], frozenset[str], frozenset[str]]
     return nodes, frozenset(bound), frozenset(imported)
 
 
-def _builtin(node: ast.AST, bound: frozenset[str]) -> str | None:
+def builtin_called(node: ast.AST, bound: frozenset[str]) -> str | None:
     """The name of the builtin function ``node`` calls (by a name the program does not rebind), else None."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         name = node.func.id
@@ -73,7 +73,7 @@ def _arguments(call: ast.Call) -> list[ast.AST]:
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
 
 
-def _read_names(nodes) -> set[str]:
+def read_names(nodes) -> set[str]:
     return {n.id for st in nodes for n in walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
@@ -86,9 +86,9 @@ def finishing_wrappers(program: str) -> int:
     >>> finishing_wrappers("def f(xs):\\n    return ''.join(sorted(xs)) + str(len(xs))\\n")
     0
     """
-    nodes, bound, _ = _parsed(program)
-    return sum(1 for n in nodes if isinstance(n, ast.Return) and _builtin(n.value, bound) and n.value.args
-               and _builtin(n.value.args[0], bound) is not None)
+    nodes, bound, _ = parse_program(program)
+    return sum(1 for n in nodes if isinstance(n, ast.Return) and builtin_called(n.value, bound) and n.value.args
+               and builtin_called(n.value.args[0], bound) is not None)
 
 
 def nested_builtins(program: str, depth: int = 3) -> int:
@@ -100,9 +100,9 @@ def nested_builtins(program: str, depth: int = 3) -> int:
     >>> nested_builtins("def f(t):\\n    return sorted(set(t)), len(t.split())\\n")
     0
     """
-    nodes, bound, _ = _parsed(program)
-    calls = [n for n in nodes if _builtin(n, bound)]
-    inner: dict[int, list[ast.Call]] = {id(c): [a for a in _arguments(c) if _builtin(a, bound)] for c in calls}
+    nodes, bound, _ = parse_program(program)
+    calls = [n for n in nodes if builtin_called(n, bound)]
+    inner: dict[int, list[ast.Call]] = {id(c): [a for a in _arguments(c) if builtin_called(a, bound)] for c in calls}
     chain: dict[int, int] = {}
 
     def length(call: ast.Call) -> int:
@@ -125,12 +125,12 @@ def round_trips(program: str) -> int:
     >>> round_trips("def f(x):\\n    return sorted(set(x)), list(reversed(x)), int(x) + 1\\n")
     0
     """
-    nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = parse_program(program)
     pairs: dict[int, ast.Call] = {}
     for node in nodes:
-        outer = _builtin(node, bound)
+        outer = builtin_called(node, bound)
         if outer and node.args:
-            inner = _builtin(node.args[0], bound)
+            inner = builtin_called(node.args[0], bound)
             if inner and (outer, inner) in _ROUND_TRIP_PAIRS:
                 pairs[id(node)] = node.args[0]
     inners = {id(i) for i in pairs.values()}
@@ -147,7 +147,7 @@ def loops_ignoring_variable(program: str) -> int:
     >>> loops_ignoring_variable("def f(xs):\\n    i = len(xs)\\n    while i > 0:\\n        i -= 1\\n    while xs:\\n        xs.pop()\\n    return i\\n")
     1
     """
-    nodes, _, _ = _parsed(program)
+    nodes, _, _ = parse_program(program)
     count = 0
     for node in nodes:
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -156,7 +156,7 @@ def loops_ignoring_variable(program: str) -> int:
             names = {n.id for n in walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         else:
             continue
-        if names and not names & _read_names(node.body):
+        if names and not names & read_names(node.body):
             count += 1
     return count
 
@@ -174,9 +174,9 @@ def countdown_loops(program: str) -> int:
     >>> countdown_loops("def f(n):\\n    while n > 0:\\n        n -= 1\\n    return n\\n")
     0
     """
-    nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = parse_program(program)
     lengths = {n.targets[0].id for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-               and isinstance(n.targets[0], ast.Name) and _builtin(n.value, bound) == "len"}
+               and isinstance(n.targets[0], ast.Name) and builtin_called(n.value, bound) == "len"}
     count = 0
     for node in nodes:
         if not (isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
@@ -214,7 +214,7 @@ def self_nested_tests(program: str) -> int:
     >>> self_nested_tests("def f(s):\\n    ok = s.isdigit()\\n    if ok:\\n        ok = len(s) > 2\\n        if ok:\\n            return 1\\n    return 0\\n")
     0
     """
-    nodes, _, _ = _parsed(program)
+    nodes, _, _ = parse_program(program)
     count = 0
     for node in nodes:
         if not isinstance(node, ast.If):
@@ -240,7 +240,7 @@ def literal_subscripts(program: str) -> int:
     >>> literal_subscripts("def f(x):\\n    return 'an'[:4:x] + 'ab'[0]\\n")
     1
     """
-    nodes, _, _ = _parsed(program)
+    nodes, _, _ = parse_program(program)
     return sum(1 for n in nodes if isinstance(n, ast.Subscript) and _is_literal_container(n.value)
                and any(isinstance(m, ast.Name) for m in walk(n.slice)))
 
@@ -265,11 +265,11 @@ def bare_literal_gates(program: str) -> int:
     >>> bare_literal_gates("def f(words, n):\\n    return len(words) > 9 or n == 6 or len(words) > 1 or n + 7 > 3\\n")
     2
     """
-    nodes, bound, _ = _parsed(program)
+    nodes, bound, _ = parse_program(program)
     params = {a.arg for n in nodes if isinstance(n, ast.arguments) for a in (*n.posonlyargs, *n.args, *n.kwonlyargs)}
 
     def measured(node: ast.AST) -> bool:
-        return (isinstance(node, ast.Name) and node.id in params) or _builtin(node, bound) == "len"
+        return (isinstance(node, ast.Name) and node.id in params) or builtin_called(node, bound) == "len"
 
     count = 0
     for n in nodes:
@@ -289,7 +289,7 @@ def dict_literal_membership(program: str) -> int:
     >>> dict_literal_membership("def f(n):\\n    return n in {10: 1, 2: 1}, n in {10, 2}\\n")
     1
     """
-    nodes, _, _ = _parsed(program)
+    nodes, _, _ = parse_program(program)
     return sum(1 for n in nodes if isinstance(n, ast.Compare) for op, right in zip(n.ops, n.comparators)
                if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, ast.Dict))
 
@@ -301,7 +301,7 @@ def self_receiver_calls(program: str) -> int:
     >>> self_receiver_calls("def f(line):\\n    return line.count(line, 0, 3) + line.count('a')\\n")
     1
     """
-    nodes, _, imported = _parsed(program)
+    nodes, _, imported = parse_program(program)
     count = 0
     for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
@@ -320,10 +320,10 @@ def distinct_calls(program: str) -> int:
     >>> distinct_calls("def f(xs):\\n    xs.sort()\\n    xs.sort()\\n    return len(xs), sum(xs), abs(len(xs))\\n")
     4
     """
-    nodes, bound, imported = _parsed(program)
+    nodes, bound, imported = parse_program(program)
     names: set[str] = set()
     for n in nodes:
-        builtin_name = _builtin(n, bound)
+        builtin_name = builtin_called(n, bound)
         if builtin_name:
             names.add(builtin_name)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and not (
@@ -338,7 +338,7 @@ def shadowed_builtins(program: str) -> int:
     >>> shadowed_builtins("def f(ascii, n):\\n    sum = 0\\n    for x in range(n):\\n        sum += x\\n    return sum + len(ascii)\\n")
     2
     """
-    _, bound, imported = _parsed(program)
+    _, bound, imported = parse_program(program)
     return len((bound | imported) & _BUILTIN_NAMES)
 
 
@@ -348,32 +348,32 @@ def underscore_names(program: str) -> int:
     >>> underscore_names("def f(value):\\n    _integer = value.is_integer()\\n    for _ in range(2):\\n        pass\\n    return _integer\\n")
     1
     """
-    _, bound, _ = _parsed(program)
+    _, bound, _ = parse_program(program)
     return sum(1 for name in bound if re.match(r"_[A-Za-z]", name))
 
 
 def _printed(nodes: list[ast.AST], bound: frozenset[str]) -> set[int]:
     """ids of f-strings and ``repr`` calls given directly to ``print``: output, not values."""
-    return {id(a) for n in nodes if _builtin(n, bound) == "print" for a in _arguments(n)}
+    return {id(a) for n in nodes if builtin_called(n, bound) == "print" for a in _arguments(n)}
 
 
-def _value_sites(nodes: list[ast.AST], bound: frozenset[str]) -> list[tuple[ast.AST, str, ast.AST]]:
+def value_sites(nodes: list[ast.AST], bound: frozenset[str]) -> list[tuple[ast.AST, str, ast.AST]]:
     """``(node, kind, formatted expression)`` for every ``repr(x)`` and f-string field used as a value."""
     printed = _printed(nodes, bound)
     sites = []
     for n in nodes:
-        if _builtin(n, bound) == "repr" and len(n.args) == 1 and id(n) not in printed:
+        if builtin_called(n, bound) == "repr" and len(n.args) == 1 and id(n) not in printed:
             sites.append((n, "repr", n.args[0]))
         elif isinstance(n, ast.JoinedStr) and id(n) not in printed:
             sites.extend((v, "fstring", v.value) for v in n.values if isinstance(v, ast.FormattedValue))
     return sites
 
 
-def _static_container(expr: ast.AST, annotations: dict[str, str], bound: frozenset[str]) -> bool:
+def container_form(expr: ast.AST, annotations: dict[str, str], bound: frozenset[str]) -> bool:
     """Whether ``expr`` is a container by its form: a display, a comprehension, a call that builds one,
     or a parameter annotated with a container type."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)):
         return True
-    if _builtin(expr, bound) in _CONTAINER_BUILDERS:
+    if builtin_called(expr, bound) in _CONTAINER_BUILDERS:
         return True
     return isinstance(expr, ast.Name) and bool(_CONTAINER_ANNOTATION.match(annotations.get(expr.id, "")))
