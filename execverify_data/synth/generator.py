@@ -71,6 +71,8 @@ class Program:
         helpers (`tuple[str, ...]`): names of the helper functions.
         param_domains (`tuple[str, ...]`): the grain of each parameter (:mod:`.vocab`), which
             :func:`execverify_data.inputs.draw_inputs` draws from ("" for the type's default domain).
+        description (`str`): one or two sentences saying what the entry point returns for its inputs,
+            made from the same task structure as the code ("" where the generator has none).
     """
 
     code: str
@@ -82,6 +84,7 @@ class Program:
     seed: int
     helpers: tuple[str, ...] = field(default=())
     param_domains: tuple[str, ...] = field(default=())
+    description: str = ""
 
 
 @lru_cache(maxsize=None)
