@@ -15,9 +15,21 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from execverify_data.astwalk import walk
-from execverify_data.errors import AnswerError, InvalidArgument, ProgramError, check_int, check_seconds
+from execverify_data.errors import (
+    AnswerError,
+    InvalidArgument,
+    ProgramError,
+    check_int,
+    check_seconds,
+)
 from execverify_data.instrument import OVER_BUDGET, Budget, probe_call, wrap_tests
-from execverify_data.naturalness.patterns import builtin_called, parse_program, read_names, container_form, value_sites
+from execverify_data.naturalness.patterns import (
+    builtin_called,
+    container_form,
+    parse_program,
+    read_names,
+    value_sites,
+)
 from execverify_data.trace import Status, trusted_arguments
 from execverify_data.values import encode, format_arguments, parse_arguments
 
@@ -415,15 +427,49 @@ def effectless_calls(source: str, entry_point: str, text: str, *, max_steps: int
     >>> effectless_calls("def f(xs):\\n    return sum(sorted(xs)) + len(xs) if xs else 0\\n", "f", "[3, 1]")
     (1, 3)
     """
+    runs = _replaced_runs(source, entry_point, [text], max_steps=max_steps, timeout=timeout, trusted=trusted)
+    if runs is None:
+        return None
+    outcomes = [r[0] for r in runs.values()]
+    return sum(ran and same for ran, same in outcomes), sum(ran for ran, _ in outcomes)
+
+
+def effectless_sites(source: str, entry_point: str, texts: list[str], *, max_steps: int = 20_000,
+                     timeout: float = 2.0) -> list[str]:
+    """The calls (as source text) that run on some of the argument texts ``texts`` and, replaced by their receiver or
+    first argument, leave the return value the same on every one where they run: steps with no effect on any
+    input. Empty when a text gives no value with a literal.
+
+    >>> effectless_sites("def f(xs):\\n    return sum(sorted(xs))\\n", "f", ["[3, 1]", "[2]"])
+    ['sorted(xs)']
+    """
+    runs = _replaced_runs(source, entry_point, texts, max_steps=max_steps, timeout=timeout, trusted=False)
+    if runs is None:
+        return []
+    lines = source.splitlines()
+    out = []
+    for (line, col, end_line, end_col), outcomes in runs.items():
+        if any(ran for ran, _ in outcomes) and all(same for ran, same in outcomes if ran):
+            out.append(lines[line - 1][col:end_col] if line == end_line else f"line {line}")
+    return out
+
+
+def _replaced_runs(source: str, entry_point: str, texts: list[str], *, max_steps: int, timeout: float,
+                   trusted: bool) -> dict[tuple, list[tuple[bool, bool]]] | None:
+    """For each call with a stand-in (its span): on each text, whether it ran and whether the output with the call
+    replaced by its stand-in is the unchanged output. None when the unchanged program gives no value on a text."""
     _, bound, _ = parse_program(source)
     tree = ast.parse(source)
     reached = _reached(tree, entry_point)
     spans = [_span(n) for f in reached for n in walk(f) if isinstance(n, ast.Call) and _stand_in(n, bound) is not None]
-    run = dict(trusted=trusted, max_steps=max_steps, timeout=timeout)
-    expected, _ = _output(tree, entry_point, text, **run)
-    if expected is None:
-        return None
-    hits = calls = 0
+    run = {"trusted": trusted, "max_steps": max_steps, "timeout": timeout}
+    expected = []
+    for text in texts:
+        out, _ = _output(tree, entry_point, text, **run)
+        if out is None:
+            return None
+        expected.append(out)
+    result: dict[tuple, list[tuple[bool, bool]]] = {}
     for span in spans:  # the call at ``span`` becomes ``__ran__(stand_in)``, which notes that the step was reached
         changed = ast.parse(source)
         for node in walk(changed):
@@ -435,7 +481,10 @@ def effectless_calls(source: str, entry_point: str, text: str, *, max_steps: int
                             setattr(node, field, marked)
                         else:
                             value[i] = marked
-        output, ran = _output(ast.fix_missing_locations(changed), entry_point, text, **run)
-        calls += ran
-        hits += ran and output == expected
-    return hits, calls
+        changed = ast.fix_missing_locations(changed)
+        outcomes = []
+        for text, want in zip(texts, expected):
+            output, ran = _output(changed, entry_point, text, **run)
+            outcomes.append((ran, output == want))
+        result[span] = outcomes
+    return result

@@ -31,27 +31,49 @@ import hashlib
 import pickle
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Self
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import AnswerError, InvalidArgument, check_int
 from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.instrument import OVER_BUDGET
+from execverify_data.naturalness.execution import effectless_sites
 from execverify_data.synth.checker import check
 from execverify_data.synth.code import BUILTIN_NAMES
-from execverify_data.synth.coverage import Cover, Probe, TracedProbe, branch_coverage, choose
+from execverify_data.synth.coverage import (
+    Cover,
+    Probe,
+    TracedProbe,
+    branch_coverage,
+    choose,
+)
 from execverify_data.synth.generator import Program
-from execverify_data.synth.retrace import Retracer, may_depend_on_hash_seed, trace_digest
+from execverify_data.synth.retrace import (
+    Retracer,
+    may_depend_on_hash_seed,
+    trace_digest,
+)
 from execverify_data.synth.spec import ConstraintSpec
 from execverify_data.trace import Status, Trace, trace_call
 from execverify_data.values import format_arguments, parse, parse_call
 
-__all__ = ["REASONS", "FilterConfig", "Accepted", "TraceBackend", "evaluate", "normalized_hash", "prescreen", "returns_as_annotated",
-           "unused_params", "worker_tracer"]
+__all__ = [
+    "REASONS",
+    "Accepted",
+    "FilterConfig",
+    "TraceBackend",
+    "evaluate",
+    "normalized_hash",
+    "prescreen",
+    "returns_as_annotated",
+    "unused_params",
+    "worker_tracer",
+]
 
 #: Rejection reasons, in the order the filters run.
 REASONS = ("unused_param", "step_budget", "unaskable_output", "one_sided_branch", "dead_code", "too_few_inputs",
            "too_many_inputs", "constant_output", "trace_length", "wrong_annotation", "checker", "duplicate",
-           "nondeterministic")
+           "nondeterministic", "effectless_call")
 
 
 @dataclass(frozen=True)
@@ -131,7 +153,7 @@ class TraceBackend:
             self._runner.close()
         self._again.close()
 
-    def __enter__(self) -> TraceBackend:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -429,6 +451,11 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         return None, "trace_length"
     if not trusted and not returns_as_annotated(tree, program.entry_point, _output_values(kept)):
         return None, "wrong_annotation"
+    # a step with no effect (``sorted`` before a count, ``.lower()`` of a lower-case vowel): a call that, replaced
+    # by its receiver or first argument, gives the same output on every kept input where it runs
+    if not trusted and effectless_sites(program.code, program.entry_point, kept_inputs, max_steps=config.max_steps,
+                                        timeout=config.timeout):
+        return None, "effectless_call"
     # the second interpreter, for code we did not write and for ours when a set could make its trace an
     # accident of the hash seed (a program that never holds a set traces the same under every seed)
     if (trusted or may_depend_on_hash_seed(tree, program.param_types)) and not tracer.reproduces(

@@ -20,27 +20,52 @@ True
 from __future__ import annotations
 
 import ast
+import dataclasses
 import random
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from execverify_data.astwalk import walk
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
-from execverify_data.synth.code import SIGNATURE, GenFail, NoUse, Val, atom, calls_in, render, rewrite, texts
+from execverify_data.synth.code import (
+    SIGNATURE,
+    GenFail,
+    NoUse,
+    Val,
+    atom,
+    calls_in,
+    render,
+    rewrite,
+    texts,
+)
 from execverify_data.synth.loops import LoopBuilder
-from execverify_data.synth.measures import Chains, builtin_chain, deepest_call, nested_depth
+from execverify_data.synth.measures import (
+    Chains,
+    builtin_chain,
+    deepest_call,
+    nested_depth,
+)
 from execverify_data.synth.names import Names
 from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
+from execverify_data.synth.tasks import CHAINS, NoTask, compose, places, supported
 from execverify_data.synth.typing_ import usable_entries
-from execverify_data.synth.vocab import SLOTS, Form, annotation, element_grain, forms, grain_type, param_type
+from execverify_data.synth.vocab import (
+    SLOTS,
+    Form,
+    annotation,
+    element_grain,
+    forms,
+    grain_type,
+    param_type,
+)
 
-__all__ = ["GENERATOR_VERSION", "GenFail", "LEVELS", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
+__all__ = ["GENERATOR_VERSION", "LEVELS", "GenFail", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program or a run different rows (2.2.0: the
 #: constant_value rule and duplicates of kept programs ended before they run).
-GENERATOR_VERSION = "2.2.0"
+GENERATOR_VERSION = "3.0.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 6
@@ -87,7 +112,7 @@ class Program:
     description: str = ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def targets() -> tuple[str, ...]:
     """Catalog ids a program can target: methods and builtin functions available here that some
     natural use of the vocabulary or an accumulator exercises."""
@@ -106,7 +131,18 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
         raise InvalidArgument(f"level must be one of {LEVELS}, got {level!r}")
     rng = random.Random(seed)
     target = rng.choice(targets())
-    return level_spec(level, target, rng, min_size=min_size, max_size=max_size)
+    spec = level_spec(level, target, rng, min_size=min_size, max_size=max_size)
+    if level >= 3:  # a task in which the target does a step (generator 3.0): its chain, as often as people write it
+        chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(target, c)}
+        for _ in range(4 if chains else 0):  # the task says how many parameters it takes; generate() composes it
+            chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
+            task = dataclasses.replace(spec, control_flow=chain)
+            try:
+                composed = compose(task, random.Random(random.Random(seed).getrandbits(64)), seed=seed, free_params=True)
+            except NoTask:
+                continue
+            return dataclasses.replace(task, n_params=len(composed.param_names))
+    return spec
 
 
 def generate(spec: ConstraintSpec, seed: int) -> Program:
@@ -121,6 +157,18 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
     if spec.target not in usable_entries():
         raise InvalidArgument(f"catalog id {spec.target!r} is not available in this interpreter")
     rng = random.Random(seed)
+    if supported(spec.control_flow):  # purpose first (generator 3.0); the 2.2 builder for what no task places
+        composed = None
+        try:  # as spec_for composed it (free parameters), else with the spec's own parameter count
+            composed = compose(spec, random.Random(rng.getrandbits(64)), seed=seed, free_params=True)
+            if len(composed.param_names) != spec.n_params:
+                composed = compose(spec, random.Random(rng.getrandbits(64)), seed=seed)
+        except NoTask:
+            composed = None
+        if composed is not None:
+            c = composed
+            return Program(c.code, c.entry_point, c.param_types, c.param_names, level_of(spec), spec.target, seed,
+                           c.helpers, c.param_domains, c.description)
     last: Exception | None = None
     for _ in range(_ATTEMPTS):
         try:
@@ -854,9 +902,7 @@ def _meaningful(outer: Form, value: Val) -> bool:
         return False
     if any((outer.head, i) in _INVERSE for i in inner):
         return False
-    if outer.head == "builtin.sorted" and "builtin.set" not in inner and value.grain in ("nums", "words") and "builtin.sorted" in inner:
-        return False
-    return True
+    return not (outer.head == "builtin.sorted" and "builtin.set" not in inner and value.grain in ("nums", "words") and "builtin.sorted" in inner)
 
 
 _RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "largest", "min": "smallest", "set": "unique",

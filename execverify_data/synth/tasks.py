@@ -1,0 +1,865 @@
+"""Purpose-first programs (generator 3.0, levels 3-6): a task, then the spec met inside it.
+
+A program here is a *fold over a stream*: it walks the items of an input (the words of a sentence, the
+fields of a line, the numbers of a list, the digits of a number, the characters of a word), narrows them
+(a test with a meaning: starts with ``prefix``, is a vowel, is longer than ``limit`` characters), may walk
+each item's own parts, and builds one result from what is left: a count, a sum, a list, a string, a tally,
+groups, the distinct values, the first match, whether any matches. An ``if``/``elif`` is a classification
+of the items whose every class adds to that one result. Each piece carries the English it means
+(:mod:`.phrases`), so the program's :attr:`~.generator.Program.description` is composed from the same
+plan as its code: it is true by construction, never written afterwards.
+
+The spec's chain is met by the stream's own steps: ``for`` walks items, ``if`` narrows them, ``while``
+is a loop the task needs (the digits of a number, the leading items that pass a test, a string cut into
+pieces), ``if-elif`` classifies. The target is placed in one of the plan's slots where a use of it does a
+step the task needs (the walk, a test, the value folded, the fold's own update or its finish). Every
+constant is a parameter or has a meaning in the task (the vowels, a separator); a level-6 helper is a
+test or a value with the name of what it does.
+
+>>> from execverify_data.synth.spec import ConstraintSpec
+>>> import random
+>>> p = compose(ConstraintSpec("str.startswith", control_flow=("for", "if"), n_params=2, nested_depth=0,
+...                            other_methods=True), random.Random(3), seed=3)
+>>> "startswith" in p.code and p.description.startswith("Return")
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from dataclasses import dataclass, field
+from functools import cache
+
+from execverify_data.synth.code import GenFail
+from execverify_data.synth.measures import Chains, deepest_call
+from execverify_data.synth.phrases import phrase_of
+from execverify_data.synth.vocab import SLOTS, Form, annotation, forms, param_type
+
+__all__ = ["CHAINS", "Composed", "NoTask", "compose", "places", "supported"]
+
+
+class NoTask(GenFail):
+    """No purpose-first task realizes this spec (its chain, or its target in any slot)."""
+
+
+#: the chains a task realizes, per chain length, with how often a drawn spec takes each (levels 3-6)
+CHAINS: dict[int, dict[tuple[str, ...], int]] = {
+    1: {("for",): 45, ("while",): 20, ("if",): 20, ("if-elif",): 15},
+    2: {("for", "if"): 35, ("for", "for"): 15, ("for", "if-elif"): 20, ("for", "while"): 8, ("while", "if"): 12,
+        ("while", "if-elif"): 5, ("while", "for"): 5},
+    3: {("for", "if", "for"): 12, ("for", "for", "if"): 18, ("for", "if", "if-elif"): 8, ("for", "for", "if-elif"): 14,
+        ("for", "while", "if"): 10, ("for", "if", "while"): 6, ("while", "for", "if"): 10, ("while", "if", "for"): 6,
+        ("while", "for", "if-elif"): 6, ("for", "if", "if"): 10},
+}
+
+
+def supported(chain: tuple[str, ...]) -> bool:
+    """Whether a task realizes ``chain``."""
+    return tuple(chain) in CHAINS.get(len(chain), {})
+
+
+# ------------------------------------------------------------------------------------------ the plan's parts
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the entry point walks: a parameter of ``grain`` whose items are of ``item`` grain."""
+
+    grain: str
+    item: str
+    head: str  # the loop's iterable, over {p} (and {sep})
+    noun: str  # the items, in English, over {p}
+    name: str  # the parameter's name
+    var: str  # the item's name
+    ordered: bool = True  # the walk has an order of its own (a set does not)
+
+
+SOURCES = (
+    Source("words", "word", "{p}", "the words in {p}", "words", "word"),
+    Source("text", "word", "{p}.split()", "the words of {p}", "text", "word"),
+    Source("line", "word", "{p}.split({sep})", "the fields of {p} separated by {sep}", "line", "field"),
+    Source("nums", "num", "{p}", "the numbers in {p}", "nums", "num"),
+    Source("tnums", "num", "{p}", "the numbers in {p}", "values", "value"),
+    Source("word", "char", "{p}", "the characters of {p}", "word", "ch"),
+    Source("amounts", "amount", "{p}", "the amounts in {p}", "prices", "price"),
+    Source("table", "word", "{p}", "the keys of {p}", "counts", "name"),
+    Source("twords", "word", "{p}", "the words in {p}", "names", "name"),
+    Source("blob", "blob", "{p}.split({bsep})", "the pieces of {p} separated by {bsep}", "data", "chunk"),
+    Source("tags", "word", "sorted({p})", "the words in {p}, in sorted order", "tags", "tag", ordered=False),
+    Source("ids", "num", "sorted({p})", "the numbers in {p}, in increasing order", "ids", "ident", ordered=False),
+)
+
+#: item grain -> (the parts walked by a nested ``for``: iterable over {v}, English over {one}, item grain, var)
+PARTS = {
+    "word": ("{v}", "the characters of {one}", "char", "ch"),
+    "blob": ("{v}", "the bytes of {one}", "byte", "byte"),
+}
+
+#: slot -> the parameter it becomes (name, grain) and its English when it stays a literal
+_SLOT_PARAMS = {"prefix": ("prefix", "fragment"), "suffix": ("suffix", "fragment"), "char": ("letter", "char"),
+                "sub": ("part", "fragment"), "k": ("limit", "limit"), "m": ("divisor", "count"),
+                "w": ("width", "count"), "i": ("start", "count"), "sep": ("sep", "sepchar")}
+#: slots whose literal has a meaning of its own in a task (a separator, a fill character, a replacement)
+_MEANINGFUL_LITERALS = frozenset({"sep", "bsep", "fill", "w"})
+#: grains a test may be made of, for each item grain the stream has
+_TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("amount",), "blob": ("blob",),
+           "count": ("count",), "byte": ("byte", "count")}
+#: how one item is named in a phrase, by item grain
+#: how one item is named in English, by its variable where that is a word
+_ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
+               "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
+               "value": "number", "count": "count"}
+_ONE = {"word": "word", "char": "character", "num": "number", "amount": "amount", "blob": "piece", "digit": "digit",
+        "byte": "byte", "count": "number"}
+
+
+@dataclass
+class _Item:
+    var: str
+    grain: str  # the grain forms are looked up by (digit -> count)
+    noun: str  # the stream, in English (plural)
+    one: str  # one item, in English
+    extra: tuple = ()  # (var, grain, English) of a value walked with the item (its position, its count)
+    filtered: bool = False  # the noun ends with a test ("... that start with `prefix`")
+
+    def __post_init__(self) -> None:
+        self.one = _ONE_BY_VAR.get(self.var, self.one)
+
+
+@dataclass
+class _Plan:
+    rng: random.Random
+    target: str
+    n_params: int
+    params: list = field(default_factory=list)  # (name, grain)
+    literals: dict = field(default_factory=dict)  # slot -> the text it has in the code
+    placed: bool = False
+    depth: int = 0  # the nested-call depth the spec wants
+    free: bool = False  # up to n_params parameters, as many as the task takes
+    role: str = ""  # where the target goes: test, value, walk, fold or finish
+    starts: tuple = ()  # the ways the first step may walk (:func:`_paths`) that give the target its step
+    chain: tuple = ()
+    wants_helper: bool = False
+    helper: tuple | None = None  # (name, params, body lines, returns)
+    tail: tuple = ()  # the statements that end a while's body (``rest //= 10``)
+
+    def slot(self, name: str, *, may_literal: bool) -> tuple[str, str]:
+        """The code text and English of slot ``name``: a parameter while the spec wants one, else a literal."""
+        if name in self.literals:
+            return self.literals[name]
+        if name in _SLOT_PARAMS and len(self.params) < self.n_params:
+            pname, grain = _SLOT_PARAMS[name]
+            self.params.append((pname, grain))
+            self.literals[name] = (pname, f"`{pname}`")
+        elif name in _MEANINGFUL_LITERALS:
+            value = self.rng.choice(SLOTS[name].pool)
+            self.literals[name] = (repr(value), f"{value!r}" if not isinstance(value, bytes) else repr(value))
+        else:
+            raise GenFail(f"slot {name} would be an arbitrary constant")
+        return self.literals[name]
+
+    def fill(self, form: Form, x: str, x_en: str, *, may_literal: bool = False, grain: str | None = None,
+             y: str = ""):
+        """The use of ``form`` on the code ``x`` (English ``x_en``, grain ``grain``): its code, its phrase and
+        the English of its slots."""
+        ph = phrase_of(form, grain)
+        if ph is None:
+            raise GenFail(f"no plain use of {form.text}")
+        code_slots, en_slots = {}, {}
+        for s in form.slots:
+            code_slots[s], en_slots[s] = self.slot(s, may_literal=may_literal and SLOTS[s].type != "int")
+        if form.head == self.target:
+            self.placed = True
+        text, _ = form.write(x, y, **code_slots)
+        return text, ph, en_slots
+
+    def fillable(self, form: Form, *, may_literal: bool) -> bool:
+        """Whether every slot of ``form`` can be filled: a parameter while the spec wants one more, or a literal
+        that has a meaning of its own (or any literal, for values, where ``may_literal``)."""
+        free = self.n_params - len(self.params)
+        for s in form.slots:
+            if s in self.literals or s in _MEANINGFUL_LITERALS:
+                continue
+            if s in _SLOT_PARAMS and free > 0:
+                free -= 1
+                continue
+            return False
+        return True
+
+    def pick(self, options: list, *, role: str, may_literal: bool = False):
+        """A form among ``options`` for a step of ``role``: the target's own where the plan puts it there."""
+        options = [f for f in options if f is _VOWEL or self.fillable(f, may_literal=may_literal)]
+        if not options:
+            raise GenFail("no form fits")
+        mine = [f for f in options if f.head == self.target]
+        if mine and not self.placed and role == self.role:
+            return self.rng.choice(mine)
+        others = [f for f in options if f.head != self.target] or options
+        if len(self.params) < self.n_params and not self.free:  # a use with a parameter while the spec wants one
+            lifted = [f for f in others if f is not _VOWEL and any(s in _SLOT_PARAMS and s not in self.literals
+                                                                   for s in f.slots)]
+            if lifted and self.rng.random() < 0.7:
+                return self.rng.choice(lifted)
+        return self.rng.choice(others)
+
+
+def _usable(form: Form) -> bool:
+    return not form.y and not form.guard and phrase_of(form) is not None
+
+
+@cache
+def _forms(role: str, grain: str) -> tuple[Form, ...]:
+    return tuple(f for f in forms(role=role, on=grain) if _usable(f))
+
+
+def form_grain(form: Form, grain: str) -> str | None:
+    """``grain`` if ``form`` applies to it, else None (a test of a digit is looked up among the counts')."""
+    return grain if grain in form.on else None
+
+
+def _say(template: str, x_en: str, slots: dict[str, str]) -> str:
+    return template.format(x=x_en, **slots)
+
+
+# ------------------------------------------------------------------------------------------ composing
+
+
+def compose(spec, rng: random.Random, *, seed: int, tries: int = 50, free_params: bool = False) -> Composed:
+    """A purpose-first program meeting ``spec`` (levels 3-6), or :class:`NoTask`. With ``free_params`` the task takes
+    as many parameters as it needs, up to two, whatever ``spec.n_params`` says (a spec is then made to fit it)."""
+    from execverify_data.synth.spec import level_of
+
+    if not supported(spec.control_flow):
+        raise NoTask(f"no task realizes the chain {spec.control_flow}")
+    last: Exception | None = None
+    for _ in range(tries):
+        plan = _Plan(random.Random(rng.getrandbits(64)), spec.target, 2 if free_params else spec.n_params,
+                     wants_helper=spec.helper_depth > 0, depth=spec.nested_depth, free=free_params)
+        try:
+            program = _build(plan, spec, level_of(spec), seed)
+        except NoTask:
+            raise
+        except GenFail as exc:
+            last = exc
+            continue
+        return program
+    raise NoTask(f"no task placed {spec.target} in the chain {spec.control_flow}: {last}")
+
+
+@dataclass(frozen=True)
+class Composed:
+    """A composed program's parts, which :func:`~.generator.generate` makes a ``Program`` of."""
+
+    code: str
+    entry_point: str
+    param_types: tuple[str, ...]
+    param_names: tuple[str, ...]
+    helpers: tuple[str, ...]
+    param_domains: tuple[str, ...]
+    description: str
+
+
+#: the ways a top-level ``while`` walks: kind -> the grain of its items
+_TOP_WHILES = {"digits": "count", "leading:words": "word", "leading:nums": "num", "pieces": "word"}
+
+
+def _paths(chain: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], tuple[tuple[int, str], ...]]]:
+    """Every way the steps of ``chain`` can walk the data: ``(start, grains, tests)``, where ``start`` names the
+    first step's source (``src:text``, ``while:digits``), ``grains[k]`` is the item grain inside step ``k`` and
+    ``tests`` the (step, grain) of every test the steps make."""
+    if chain[0] == "for":
+        starts = [(f"src:{s.grain}", s.item, ()) for s in SOURCES]
+    elif chain[0] == "while":
+        starts = [(f"while:{k}", g, ((0, g),) if k.startswith("leading") else ()) for k, g in _TOP_WHILES.items()]
+    else:
+        return []
+    out = []
+    for start, grain, tests in starts:
+        grains, tests, ok = [grain], list(tests), True
+        for k, step in enumerate(chain[1:], 1):
+            if step == "for":
+                ok = grain in PARTS
+                grain = PARTS[grain][2] if ok else grain
+            elif step == "while":
+                ok = grain in ("num", "word")
+                if grain == "word":
+                    tests.append((k, "char"))
+                grain = {"num": "count", "word": "char"}.get(grain, grain)
+            else:
+                tests.append((k, grain))
+                ok = step == "if" or k == len(chain) - 1
+            if not ok:
+                break
+            grains.append(grain)
+        if ok:
+            out.append((start, tuple(grains), tuple(tests)))
+    return out
+
+
+def _tested(grain: str) -> tuple[str, ...]:
+    return _TESTED.get(grain, (grain,))
+
+
+@cache
+def _roles(target: str, chain: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Where ``target`` can do a step of a task with ``chain``: role (test, value, walk, fold, finish) -> the starts
+    (:func:`_paths`) under which it can."""
+    out: dict[str, tuple[str, ...]] = {}
+    tests = {g for f in forms(head=target, role="pred") if _usable(f) for g in f.on}
+    values = {g for r in ("measure", "map") for f in forms(head=target, role=r)
+              if not f.y and phrase_of(f) is not None and _guard_phrase(f) is not None for g in f.on}
+    paths = _paths(chain)
+    starts = {
+        "test": [st for st, _, ts in paths if any(set(_tested(g)) & tests for _, g in ts)],
+        "value": [st for st, gs, _ in paths if gs[-1] in values],
+        "fold": [st for st, _, _ in paths] if target in _FOLD_OF_TARGET else [],
+        "finish": ([st for st, _, _ in paths if chain[-1] != "if-elif"]
+                   if any(f.head == target for g in ("nums", "words") for f in _finishes(g)) else []),
+    }
+    after = chain[1] if len(chain) > 1 else None
+    if chain[0] == "for" and any((f.gives, g) in _WALKED and _fits(_WALKED[f.gives, g][0], after)
+                                 for f in forms(head=target, role="parts") if _usable(f) for g in f.on):
+        starts["walk"] = ["walk"]
+    for role, found in starts.items():
+        if found:
+            out[role] = tuple(dict.fromkeys(found))
+    return out
+
+
+def _fits(item: str, after: str | None) -> bool:
+    return (after != "for" or item in PARTS) and (after != "while" or item in ("num", "word"))
+
+
+def places(target: str, chain: tuple[str, ...]) -> bool:
+    """Whether a task with ``chain`` has a step ``target`` can do (a length-1 ``if`` or ``if-elif`` chain: a test or a
+    value of the input)."""
+    if chain in (("if",), ("if-elif",)):
+        return any(forms(head=target, role=r) for r in ("pred", "map", "measure"))
+    return bool(_roles(target, tuple(chain)))
+
+
+def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
+    chain = spec.control_flow
+    rng = plan.rng
+    body: list[str] = []
+    plan.chain = chain
+    if chain in (("if",), ("if-elif",)):
+        plan.role = rng.choice(("test", "value"))
+    else:
+        roles = _roles(spec.target, chain)
+        if not roles:
+            raise NoTask(f"{spec.target} has no step in a task with the chain {chain}")
+        plan.role = rng.choice(sorted(roles))
+        plan.starts = roles[plan.role]
+    if chain in (("if",), ("if-elif",)):
+        desc, ret_grain = _branch_task(plan, chain, body)
+        returns, kind = annotation(ret_grain), "branch"
+    else:
+        item, steps = _stream(plan, chain, body)
+        desc, returns, kind = _fold(plan, item, steps, body)
+    if not plan.placed:
+        raise GenFail(f"{spec.target} found no slot")
+    if len(plan.params) != spec.n_params and not plan.free:
+        raise GenFail(f"{len(plan.params)} parameters for a spec of {spec.n_params}")
+    name = f"{_VERBS[kind]}_{plan.params[0][0]}"
+    sig = ", ".join(f"{p}: {annotation(g)}" for p, g in plan.params)
+    lines = []
+    helpers = ()
+    if plan.helper is not None:
+        hname, hparams, hbody, hret = plan.helper
+        lines += [f"def {hname}({hparams}) -> {hret}:", *("    " + b for b in hbody), ""]
+        helpers = (hname,)
+    lines += [f"def {name}({sig}) -> {returns}:", *("    " + b for b in body)]
+    code = "\n".join(lines) + "\n"
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:  # a call put inside an f-string of the same quotes (3.11)
+        raise GenFail(f"not Python: {exc.msg}") from None
+    depth, _ = deepest_call(tree)
+    if depth < spec.nested_depth:
+        raise GenFail(f"nested depth {depth} < {spec.nested_depth}")
+    if Chains(code, tree).find(chain) is None:
+        raise GenFail("control-flow chain not realized")
+    if level == 6 and not helpers:
+        raise GenFail("no helper")
+    return Composed(code, name, tuple(param_type(g) for _, g in plan.params), tuple(p for p, _ in plan.params), helpers,
+                    tuple(g for _, g in plan.params), desc)
+
+
+#: the entry point's name, by what it computes, before the name of what it walks
+_VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "build_from", "join": "join",
+          "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
+          "largest": "largest_in", "classify": "classify", "classify_build": "rewrite", "classify_total": "score",
+          "branch": "adjust"}
+
+
+#: a walk's items, by what the parts form gives and the grain it walks: (item grain, var, extra (var, grain, English))
+_WALKED = {
+    ("words", "text"): ("word", "word", None), ("words", "line"): ("word", "field", None),
+    ("words", "word"): ("char", "ch", None), ("blobs", "blob"): ("blob", "chunk", None),
+    ("pairs", "word"): ("char", "ch", ("i", "count", "its position")),
+    ("pairs", "text"): ("char", "ch", ("i", "count", "its position")),
+    ("pairs", "words"): ("word", "word", ("i", "count", "its position")),
+    ("pairs", "nums"): ("num", "num", ("i", "count", "its position")),
+    ("nums", "count"): ("count", "k", None),
+    ("keys", "table"): ("word", "name", None), ("keys", "names"): ("num", "ident", None),
+    ("nums", "table"): ("count", "count", None), ("words", "names"): ("word", "name", None),
+    ("items", "table"): ("word", "name", ("count", "count", "its count")),
+    ("items", "names"): ("num", "ident", ("name", "word", "its name")),
+}
+#: the name of a walked parameter, by grain
+_PARAM_NAME = {"text": "text", "line": "line", "word": "word", "blob": "data", "words": "words", "nums": "nums",
+               "count": "n", "table": "counts", "names": "names"}
+
+
+def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
+    """The walked parameter (first of the signature) and the loop's iterable, fitting the step ``after`` the
+    walk (a nested ``for`` needs items with parts, a nested ``while`` numbers or words) and, most often, a
+    grain the target has a use on."""
+    rng = plan.rng
+    walks = [(f, g) for f in forms(head=plan.target, role="parts") if _usable(f) for g in f.on
+             if (f.gives, g) in _WALKED and _fits(_WALKED[f.gives, g][0], after)]
+    if walks and plan.role == "walk":
+        form, grain = rng.choice(walks)
+        name = _PARAM_NAME[grain]
+        plan.params.insert(0, (name, grain))
+        code, ph, slots = plan.fill(form, name, f"`{name}`", may_literal=True, grain=grain)
+        item, var, extra = _WALKED[form.gives, grain]
+        if extra:
+            head = f"{extra[0]}, {var} in {code}" if form.gives == "pairs" else f"{var}, {extra[0]} in {code}"
+        else:
+            head = f"{var} in {code}"
+        return head, _Item(var, item, _say(ph.plural, f"`{name}`", slots), _ONE.get(item, "item"),
+                     (extra,) if extra else ())
+    options = [s for s in SOURCES if _fits(s.item, after)]
+    liked = [s for s in options if f"src:{s.grain}" in plan.starts]
+    src = rng.choice(liked if liked else options)
+    plan.params.insert(0, (src.name, src.grain))
+    slots = {}
+    for s in ("sep", "bsep"):
+        if "{" + s + "}" in src.head:
+            slots[s] = plan.slot(s, may_literal=True)
+    code = src.head.format(p=src.name, **{k: v[0] for k, v in slots.items()})
+    noun = src.noun.format(p=f"`{src.name}`", **{k: v[1] for k, v in slots.items()})
+    if src.head.startswith("sorted") and plan.target == "builtin.sorted":
+        plan.placed = True
+    if ".split(" in src.head and plan.target == ("bytes.split" if src.grain == "blob" else "str.split"):
+        plan.placed = True
+    return f"{src.var} in {code}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"))
+
+
+def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
+    """The statements of ``chain`` down to the fold (``body`` gets them, indented), and the innermost item.
+    ``steps`` is what the fold needs to know: the innermost block's indentation and the last step."""
+    indent = ""
+    item = None
+    steps = []
+    for k, step in enumerate(chain):
+        last = k == len(chain) - 1
+        if step == "for":
+            if item is None:
+                head, item = _source(plan, chain[k + 1] if not last else None)
+                body.append(f"{indent}for {head}:")
+            else:
+                if item.grain not in PARTS:
+                    raise GenFail(f"a {item.grain} has no parts to walk")
+                it, en, grain, var = PARTS[item.grain]
+                body.append(f"{indent}for {var} in {it.format(v=item.var)}:")
+                item = _Item(var, grain, f"{en.format(one='each of ' + item.noun)}", _ONE.get(grain, "item"))
+            indent += "    "
+        elif step == "while":
+            item, indent = _while(plan, item, indent, body, chain[k + 1] if not last else None)
+        elif step == "if":
+            if item is None:
+                raise GenFail("an outer if has no stream")
+            test, phrase = _test(plan, item)
+            body.append(f"{indent}if {test}:")
+            joined = f"{item.noun} and {phrase}" if item.filtered else f"{item.noun} that {phrase}"
+            item = _Item(item.var, item.grain, joined, item.one, item.extra, filtered=True)
+            indent += "    "
+            steps.append("if")
+        elif step == "if-elif":
+            if not last:
+                raise GenFail("a classification is the innermost step")
+            steps.append("if-elif")
+    return item, (indent, steps)
+
+
+def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after: str | None):
+    """A loop the task needs: over the digits of a number, the leading items that pass a test, a string cut into
+    pieces (at the top); the digits of each number or the leading characters of each word (inside a walk)."""
+    rng = plan.rng
+    if item is None:
+        liked = [k for k in _TOP_WHILES if f"while:{k}" in plan.starts]
+        kind = rng.choice(liked or list(_TOP_WHILES))
+        if kind == "digits":
+            plan.params.insert(0, ("n", "number"))
+            body += [f"{indent}rest = n", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
+            plan.tail = (f"{indent}    rest //= 10",)
+            return _Item("digit", "count", "the digits of `n`, from the last to the first", "digit"), indent + "    "
+        if kind.startswith("leading"):
+            src = next(s for s in SOURCES if s.grain == kind.split(":")[1])
+            plan.params.insert(0, (src.name, src.grain))
+            probe = _Item(f"{src.name}[i]", src.item, "", _ONE[src.item])
+            test, phrase = _test(plan, probe)
+            body += [f"{indent}i = 0", f"{indent}while i < len({src.name}) and {test}:",
+                     f"{indent}    {src.var} = {src.name}[i]"]
+            plan.tail = (f"{indent}    i += 1",)
+            return (_Item(src.var, src.item, f"the {_ONE[src.item]}s at the start of `{src.name}` that {phrase}, "
+                          f"up to the first that does not", _ONE[src.item]), indent + "    ")
+        plan.params.insert(0, ("text", "text"))
+        size, size_en = plan.slot("i", may_literal=False) if plan.n_params > 1 else ("3", "3")
+        if size == "start":  # the parameter of a piece's size
+            plan.params[-1] = ("size", "limit")
+            plan.literals["i"] = ("size", "`size`")
+            size, size_en = "size", "`size`"
+        body += [f"{indent}rest = text", f"{indent}while rest:", f"{indent}    piece = rest[:{size}]"]
+        plan.tail = (f"{indent}    rest = rest[{size}:]",)
+        return (_Item("piece", "word", f"the pieces of `text` cut every {size_en} characters (the last may be shorter)",
+                      "piece"), indent + "    ")
+    if item.grain in ("num",):
+        body += [f"{indent}rest = abs({item.var})", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
+        plan.tail = (f"{indent}    rest //= 10",)
+        return (_Item("digit", "count", f"the digits of each of {item.noun} (none for 0)", "digit"), indent + "    ")
+    if item.grain == "word":
+        probe = _Item(f"{item.var}[i]", "char", "", "character")
+        test, phrase = _test(plan, probe)
+        body += [f"{indent}i = 0", f"{indent}while i < len({item.var}) and {test}:", f"{indent}    ch = {item.var}[i]"]
+        plan.tail = (f"{indent}    i += 1",)
+        return (_Item("ch", "char", f"the leading characters that {phrase} of each of {item.noun}", "character"),
+                indent + "    ")
+    raise GenFail(f"no while over a {item.grain}")
+
+
+def _test(plan: _Plan, item: _Item) -> tuple[str, str]:
+    """A test of ``item`` with a meaning: its code and its plural English ("start with `prefix`"). At level 6 the
+    first test made becomes a helper named for what it tests (``starts_with_prefix(word, prefix)``)."""
+    options = [f for g in _TESTED.get(item.grain, (item.grain,)) for f in _forms("pred", g)]
+    if item.grain == "char":
+        options.append(_VOWEL)
+    form = plan.pick(options, role="test")
+    if form is _VOWEL:
+        text, plural, _singular = f"{item.var} in 'aeiou'", "are lower-case vowels", "is a lower-case vowel"
+    else:
+        text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
+        plural, _singular = _say(ph.plural, item.one, slots), _say(ph.singular, item.one, slots)
+    if plan.wants_helper and plan.helper is None:
+        text = _helper(plan, item, text, form)
+    return text, plural
+
+
+def _helper(plan: _Plan, item: _Item, test: str, form: Form) -> str:
+    """``test`` of ``item`` moved into a helper named for what it tests; the call that replaces it."""
+    arg = _HELPER_ARG.get(item.grain, "value")
+    body = _rename(test, item.var, arg)
+    used = [p for p, _ in plan.params if p in _names(body)]
+    name = _HELPER_NAMES.get(form.text)
+    if name is None and form.text == "{x}." + form.head.split(".")[-1] + "()" and form.head.split(".")[-1].startswith("is"):
+        name = _HELPER_NAMES.get(form.head.split(".")[-1], "is_" + form.head.split(".")[-1][2:])
+    if name is None:
+        raise GenFail(f"no name for a helper testing {form.text}")
+    if used and name in ("starts_with", "ends_with", "contains", "lacks"):
+        name = f"{name}_{used[0]}"
+    plan.helper = (name, ", ".join([arg, *used]), [f"return {body}"], "bool")
+    return f"{name}({', '.join([item.var, *used])})"
+
+
+#: a helper's name by the test it holds (a form's template, or a method ``isX``)
+_HELPER_NAMES = {
+    "{x}.startswith({prefix})": "starts_with", "{x}.endswith({suffix})": "ends_with", "len({x}) > {k}": "is_long",
+    "len({x}) < {k}": "is_short", "len({x}) <= {k}": "fits", "{x} % 2 == 0": "is_even", "{x} % {m} == 0": "is_multiple",
+    "{x} & 1": "is_odd", "{x} < 0": "is_negative", "{x} > {k}": "is_above", "{x} >= {k}": "is_at_least",
+    "{x} <= {k}": "is_at_most", "{x} == {x}[::-1]": "is_palindrome", "{char} in {x}": "contains",
+    "{char} not in {x}": "lacks", "{x} in 'aeiou'": "is_vowel", "not {x}": "is_empty", "{x}.count({char}) > 1": "repeats",
+    "{x}.is_integer()": "is_whole", "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
+    "{x} == {char}": "is_letter", "{x}.startswith({bsub})": "starts_with", "{x}.endswith({bchar})": "ends_with",
+    "isalnum": "is_alphanumeric", "isspace": "is_blank", "istitle": "is_titled", "isupper": "is_upper_case",
+    "islower": "is_lower_case", "isalpha": "is_alphabetic",
+}
+
+
+_HELPER_ARG = {"word": "word", "char": "ch", "num": "num", "count": "digit", "amount": "price", "blob": "chunk",
+               "byte": "byte"}
+
+
+def _names(text: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+
+
+def _rename(text: str, old: str, new: str) -> str:
+    """``text`` with the expression ``old`` (a name or ``words[i]``) replaced by the name ``new``."""
+    tree = ast.parse(text, mode="eval")
+    target = ast.dump(ast.parse(old, mode="eval").body)
+
+    class Swap(ast.NodeTransformer):
+        def visit(self, node):
+            if isinstance(node, ast.expr) and ast.dump(node) == target:
+                return ast.Name(new, ast.Load())
+            return super().visit(node)
+
+    return ast.unparse(Swap().visit(tree))
+
+
+_VOWEL = Form("op.in", ("char",), "bool", "pred", "{x} in 'aeiou'")
+
+
+# ------------------------------------------------------------------------------------------ folds
+
+#: fold kind -> the item grains whose values it can take ("" takes none)
+_FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest")
+#: the fold whose update a target is
+_FOLD_OF_TARGET = {"list.append": ("collect", "join", "group"), "set.add": ("distinct",),
+                   "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",),
+                   "builtin.sorted": ("distinct",), "builtin.max": ("largest",), "op.iadd": ("count", "total", "build")}
+_NUMERIC = ("num", "count", "amount", "index", "byte")
+_TEXTUAL = ("word", "char", "numstr", "digits")
+
+
+def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0):
+    """A value of ``item`` (a measure or a map of it, or a value walked with it) whose grain is one of ``grains``:
+    its code, its English, its grain and the guard it needs (code, plural English) or None. ``depth`` 1 asks for a
+    call on a call (``len(word.strip())``: the length of the word without surrounding whitespace)."""
+    rng = plan.rng
+    subjects = [(item.var, item.grain, f"the {item.one}")]
+    for var, grain, en in item.extra:
+        if grain in grains and depth < 0 and rng.random() < 0.3:
+            return var, en.replace("its ", "the "), grain, None
+        subjects.append((var, grain, en.replace("its ", "the ")))
+    var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
+    options = [f for role in ("measure", "map") for f in forms(role=role, on=grain)
+               if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains and _guard_phrase(f) is not None]
+    if depth >= 1:
+        options = [f for f in options if not f.guard and "(" in f.text]
+    form = plan.pick(options, role="value", may_literal=True)
+    if depth >= 1 or (not form.guard and rng.random() < 0.15):
+        inner = [f for f in (*_forms("map", grain), *_forms("measure", grain))
+                 if f.gives_on(grain) == grain and f.head != form.head and f.text in _NORMALIZING]
+        if inner:
+            first = plan.pick(inner, role="value", may_literal=True)
+            ftext, fph, fslots = plan.fill(first, var, en, may_literal=True, grain=grain)
+            var, en = ftext, _say(fph.singular, en, fslots)
+        elif depth >= 1:
+            raise GenFail(f"no call on a call of a {grain}")
+    text, ph, slots = plan.fill(form, var, en, may_literal=True, grain=grain)
+    guard = None
+    if form.guard:
+        code_slots = {k: plan.literals[k][0] for k in form.slots if k in plan.literals}
+        guard = (form.guard.format(x=var, **code_slots), _say(_guard_phrase(form), en, slots))
+    return text, _say(ph.singular, en, slots), form.gives_on(grain), guard
+
+
+#: the steps that prepare a value for another (``len(word.strip())``): normalizing it, nothing arbitrary
+_NORMALIZING = frozenset({"{x}.strip()", "{x}.lower()", "{x}.casefold()", "abs({x})", "{x}.upper()"})
+
+
+def _guard_phrase(form: Form) -> str | None:
+    """The plural English of ``form``'s guard ("" when it has none, None when it has one no phrase says)."""
+    if not form.guard:
+        return ""
+    if form.guard == "{x}":
+        return "are not empty"
+    for f in forms(role="pred"):
+        if f.text == form.guard and phrase_of(f) is not None:
+            return phrase_of(f).plural
+    return None
+
+
+def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
+    """The fold at the innermost block: what the program builds from the items it reaches, and its finish."""
+    indent, kinds = steps
+    rng = plan.rng
+    if kinds and kinds[-1] == "if-elif":
+        return _classify(plan, item, indent, body, plan.tail)
+    filtered = bool(kinds) and kinds[-1] == "if"
+    options = [k for k in _FOLDS if k not in ("first", "any") or filtered]
+    if (plan.depth >= 1 and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
+        options = [k for k in options if k not in ("count", "first", "any")]  # a fold that takes a value
+    mine = [k for k in options if k in _FOLD_OF_TARGET.get(plan.target, ())]
+    finishing = [f for g in ("nums", "words") for f in _finishes(g) if f.head == plan.target]
+    if finishing and "collect" in options:
+        mine.append("collect")
+    kind = rng.choice(mine) if mine and not plan.placed and plan.role in ("fold", "finish") else rng.choice(options)
+    if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in ("builtin.sorted", "builtin.max", "str.join"):
+        plan.placed = True
+    guard = None
+    returns = "int"
+
+    def value(grains, wraps=True):  # ``wraps``: the update passes the value to a call (``result.append(v)``)
+        nonlocal guard
+        v, ven, g, guard = _value(plan, item, grains, depth=plan.depth - (1 if wraps else 0))
+        return v, ven, g
+
+    if kind == "count":
+        pre, update, ret = ["count = 0"], ["count += 1"], "count"
+        desc = "Return the number of {n}."
+    elif kind == "total":
+        v, ven, g = value(_NUMERIC, wraps=False)
+        pre, update, ret = [f"total = {'0.0' if g == 'amount' else '0'}"], [f"total += {v}"], "total"
+        desc, returns = f"Return the sum of {ven}, over {{n}}.", "float" if g == "amount" else "int"
+    elif kind in ("collect", "join", "build", "distinct"):
+        v, ven, g = value(_TEXTUAL if kind in ("join", "build") else _NUMERIC + _TEXTUAL + ("blob",))
+        if kind == "collect":
+            pre, update, ret = ["result = []"], [f"result.append({v})"], "result"
+            desc, returns = f"Return a list holding {ven} for each of {{n}}, in their order.", "list"
+            finish = _finish(plan, g, f"the list of {ven} for each of {{n}}")
+            if finish is not None:
+                ret, desc, returns = finish
+        elif kind == "build":
+            pre, update, ret = ["out = ''"], [f"out += {v}"], "out"
+            desc, returns = f"Return the string made of {ven} for each of {{n}}, in their order, with nothing between.", "str"
+        elif kind == "join":
+            sep, sep_en = plan.slot("sep", may_literal=True)
+            pre, update, ret = ["parts = []"], [f"parts.append({v})"], f"{sep}.join(parts)"
+            if plan.target == "str.join":
+                plan.placed = True
+            desc, returns = f"Return {ven} for each of {{n}}, in their order, joined by {sep_en}.", "str"
+        else:
+            if plan.target == "builtin.sorted":
+                plan.placed = True
+            pre, update, ret = ["seen = set()"], [f"seen.add({v})"], "sorted(seen)"
+            desc, returns = f"Return the distinct values of {ven}, over {{n}}, in increasing order.", "list"
+    elif kind in ("tally", "group"):
+        k, ken, g = value(_NUMERIC + _TEXTUAL)
+        if kind == "tally":
+            pre, update, ret = ["counts = {}"], [f"counts[{k}] = counts.get({k}, 0) + 1"], "counts"
+            desc = f"Return a dict mapping each value of {ken}, over {{n}}, to how many of them give it."
+        else:
+            pre, update, ret = ["groups = {}"], [f"groups.setdefault({k}, []).append({item.var})"], "groups"
+            desc = f"Return a dict mapping each value of {ken}, over {{n}}, to the list of those that give it, in order."
+        returns = "dict"
+    elif kind == "largest":
+        v, ven, g = value(("count", "index"))
+        if plan.target == "builtin.max":
+            plan.placed = True
+        pre, update, ret = ["best = 0"], [f"best = max(best, {v})"], "best"
+        desc = f"Return the largest value of {ven}, over {{n}}, or 0 if there is none."
+    elif kind == "first":
+        pre, update, ret = [], [f"return {item.var}"], "None"
+        desc, returns = "Return the first of {n}, or None if there is none.", f"{annotation(_grain_of(item))} | None"
+    else:  # any
+        pre, update, ret = [], ["return True"], "False"
+        desc, returns = "Return True if there is at least one of {n}, and False otherwise.", "bool"
+    noun = item.noun
+    if guard is not None:
+        update = [f"if {guard[0]}:", *("    " + u for u in update)]
+        noun = f"{noun} that {guard[1]}"
+    body[:0] = pre
+    body.extend(indent + u for u in update)
+    body.extend(plan.tail)
+    body.append(f"return {ret}")
+    return desc.format(n=noun), returns, kind
+
+
+@cache
+def _finishes(grain: str) -> tuple[Form, ...]:
+    """Forms that finish a collected list of ``grain`` (``sorted(result)``, ``sum(result)``...): every one reads
+    the values collected (``len(result)`` would make them pointless)."""
+    return tuple(f for role in ("agg", "measure") for f in forms(role=role, on=grain)
+                 if not f.y and not f.guard and f.head != "builtin.len" and phrase_of(f, grain) is not None)
+
+
+def _finish(plan: _Plan, value_grain: str, noun: str):
+    """A finish of the collected ``result`` (the target's own most often, else now and then): return text,
+    description, annotation; None for the list as it is."""
+    grain = "nums" if value_grain in ("num", "count", "index", "byte") else "words" if value_grain in _TEXTUAL else ""
+    if not grain:
+        return None
+    options = [f for f in _finishes(grain) if plan.fillable(f, may_literal=False)]
+    mine = [f for f in options if f.head == plan.target]
+    if mine and not plan.placed and plan.role == "finish":
+        form = plan.rng.choice(mine)
+    elif plan.rng.random() < 0.15 and options:
+        form = plan.rng.choice(options)
+    else:
+        return None
+    text, ph, slots = plan.fill(form, "result", noun, grain=grain)
+    gives = form.gives_on(grain)
+    return text, f"Return {_say(ph.singular, noun, slots)}.", annotation(gives) if gives in _ANNOTATED else "list"
+
+
+_ANNOTATED = frozenset({"num", "count", "word", "amount", "words", "nums", "tnums", "twords", "ids", "tags", "fids",
+                        "ftags", "table", "blob", "bool"})
+
+
+def _grain_of(item: _Item) -> str:
+    return {"digit": "count"}.get(item.grain, item.grain)
+
+
+def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
+    """An ``if``/``elif`` over the items: two classes with a meaning, every class adding to the one result."""
+    rng = plan.rng
+    first, first_en = _test(plan, item)
+    second, second_en = _test(plan, item)
+    if first == second:
+        raise GenFail("two classes of the same test")
+    n = item.noun
+    kind = rng.choice(("count", "build") if item.grain in ("char", "word") else ("count", "total"))
+    if plan.role == "value" and not plan.placed and kind == "count":
+        kind = "build" if item.grain in ("char", "word") else "total"
+    if kind == "count":
+        pre = ["first = 0", "second = 0", "other = 0"]
+        arms = [f"if {first}:", "    first += 1", f"elif {second}:", "    second += 1", "else:", "    other += 1"]
+        ret, returns = "(first, second, other)", "tuple[int, int, int]"
+        desc = (f"Over {n}, return a tuple of three counts: those that {first_en}, those that do not but "
+                f"{second_en}, and the rest.")
+    elif kind == "build":
+        m1, m1en, _, guard = _value(plan, item, (item.grain,))
+        if guard is not None:
+            raise GenFail("a class's value needs a guard")
+        pre = ["out = ''"]
+        arms = [f"if {first}:", f"    out += {m1}", f"elif {second}:", f"    out += {item.var}"]
+        ret, returns = "out", "str"
+        desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that {_singular(first_en)}, "
+                f"each other {item.one} that {_singular(second_en)} as it is, and nothing for the rest.")
+    else:
+        v, ven, _g, guard = _value(plan, item, _NUMERIC)
+        if guard is not None:
+            raise GenFail("a class's value needs a guard")
+        pre = ["total = 0"]
+        arms = [f"if {first}:", f"    total += {v}", f"elif {second}:", f"    total -= {v}"]
+        ret, returns = "total", "int"
+        desc = (f"Over {n}, return the sum of {ven} for those that {first_en}, minus it for those that do not but "
+                f"{second_en}.")
+    body[:0] = pre
+    body.extend(indent + a for a in arms)
+    body.extend(tail)
+    body.append(f"return {ret}")
+    return desc, returns, "classify" if kind == "count" else f"classify_{kind}"
+
+
+def _singular(plural: str) -> str:
+    """The singular of a plural pred phrase made by :func:`_test` (phrases give both; this undoes ours)."""
+    for a, b in (("are ", "is "), ("have ", "has "), ("do ", "does "), ("read ", "reads ")):
+        if plural.startswith(a):
+            return b + plural[len(a):]
+    head, _, rest = plural.partition(" ")
+    return f"{head}s {rest}".strip()
+
+
+def _branch_task(plan: _Plan, chain, body: list[str]):
+    """Level 3 without a loop: the input is tested and a different value returned for each outcome."""
+    rng = plan.rng
+    grain = rng.choice(("word", "text", "num"))
+    pname = {"word": "word", "text": "text", "num": "value"}[grain]
+    plan.params.insert(0, (pname, grain))
+    _Item(pname, grain, "", f"`{pname}`")
+    maps = [f for f in (*_forms("map", grain), *_forms("measure", grain)) if f.gives_on(grain) == grain]
+    first, first_en = _test(plan, _Item(pname, grain, "", ""))
+    form = plan.pick(maps, role="value", may_literal=True)
+    m1, ph, slots = plan.fill(form, pname, f"`{pname}`", may_literal=True)
+    m1en = _say(ph.singular, f"`{pname}`", slots)
+    if chain == ("if",):
+        body += [f"if {first}:", f"    return {m1}", f"return {pname}"]
+        desc = f"Return {m1en} if `{pname}` {_singular(first_en)}, and `{pname}` unchanged otherwise."
+    else:
+        second, second_en = _test(plan, _Item(pname, grain, "", ""))
+        if second == first:
+            raise GenFail("two branches of the same test")
+        form2 = plan.pick([f for f in maps if f is not form], role="value", may_literal=True)
+        m2, ph2, slots2 = plan.fill(form2, pname, f"`{pname}`", may_literal=True)
+        m2en = _say(ph2.singular, f"`{pname}`", slots2)
+        body += [f"if {first}:", f"    return {m1}", f"elif {second}:", f"    return {m2}", f"return {pname}"]
+        desc = (f"Return {m1en} if `{pname}` {_singular(first_en)}; otherwise {m2en} if it {_singular(second_en)}; "
+                f"otherwise `{pname}` unchanged.")
+    return desc, grain
