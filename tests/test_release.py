@@ -393,3 +393,55 @@ def test_rows_of_a_record_trace_only_the_codegen_inputs(monkeypatch):
         fresh = [call for calls in asked for call in calls]
         assert len(asked) <= 1 and not set(fresh) & set(outcome.record.calls)
         assert len(fresh) <= cfg.codegen_extra_inputs
+
+
+def test_codegen_prompt_without_a_description_is_unchanged():
+    """A program without a description keeps the programming-by-example prompt of the releases made before the
+    field existed, byte for byte (the text below is what the builder wrote then)."""
+    from execverify_data.release.rows import codegen_prompt
+
+    code = "def count_at_least(xs, n):\n    return sum(1 for x in xs if x >= n)\n"
+    examples = ["assert count_at_least([1, 5, 7], 5) == 2", "assert count_at_least([], 0) == 0"]
+    expected = ("Write a Python function `count_at_least(xs: list[int], n: int) -> int` that behaves as these examples show:\n\n"
+                "assert count_at_least([1, 5, 7], 5) == 2\nassert count_at_least([], 0) == 0\n\n"
+                "Write the complete function (no other code) in a ```python code block.")
+    assert codegen_prompt(code, "count_at_least", ["list[int]", "int"], "int", examples) == expected
+    assert codegen_prompt(code, "count_at_least", ["list[int]", "int"], "int", examples, "") == expected
+
+
+def test_codegen_prompt_with_a_description_is_a_function_to_complete():
+    """With a description, the codegen prompt is the signature and a docstring holding the description and the first
+    ``codegen_examples`` examples as doctests; the hidden tests stay out of it, and every row carries the description."""
+    import dataclasses
+
+    from execverify_data.pipeline import program_rows
+    from execverify_data.release.rows import _signature, rows_for_program
+    from execverify_data.rewards import split_assertion
+    from execverify_data.synth.filters import worker_tracer
+
+    cfg = ReleaseConfig(**SMALL)
+    synth = cfg.synth_config()
+    backend = worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
+    outcomes = [o for o in program_rows(synth, 0, 6, tracer=backend) if o.record is not None]
+    assert outcomes
+    for outcome in outcomes:
+        rec = outcome.record
+        plain, _ = rows_for_program(dataclasses.replace(rec, description=""), cfg, outcome.traces, backend.trace_many)
+        text = f"Return what `{rec.entry_point}` gives for its arguments."
+        described, _ = rows_for_program(dataclasses.replace(rec, description=text), cfg, outcome.traces, backend.trace_many)
+        assert all(r["description"] == "" for rows in plain.values() for r in rows)
+        assert all(r["description"] == text for rows in described.values() for r in rows)
+        (before,), (row,) = plain["codegen"], described["codegen"]
+        prompt = row["prompt"]
+        assert before["prompt"].startswith("Write a Python function `") and prompt != before["prompt"]
+        # only the prompt and the description differ: examples and hidden tests are those of the plain row
+        assert {k: v for k, v in row.items() if k not in ("prompt", "description")} == {
+            k: v for k, v in before.items() if k not in ("prompt", "description")}
+        signature = _signature(rec.code, rec.entry_point, rec.param_types, rec.output_types[0])
+        assert f'```python\ndef {signature}:\n    """{text}\n\n    >>> ' in prompt
+        assert "complete the python function" in prompt.lower() and prompt.count(">>> ") == cfg.codegen_examples == 2
+        for example in row["examples"]:
+            call, value = split_assertion(example)
+            assert f"    >>> {call}\n    {value.text}\n" in prompt
+        for test in row["tests"]:
+            assert f">>> {split_assertion(test)[0]}\n" not in prompt and test not in prompt
