@@ -234,6 +234,19 @@ def test_build_release_from_programs_self_verifies(humaneval_run, tmp_path):
     assert manifest["decontamination"]["allowed"] == ["humaneval"]
     for config in ("io", "oi", "trace", "sft", "codegen"):
         assert sum(manifest["rows"][config].values()) == (N_HUMANEVAL if config == "codegen" else examples)
+    # programs with a description: every config has the column, and their codegen prompt is a function to complete
+    for config in ("io", "oi", "trace", "sft", "codegen"):
+        rows = [r for f in sorted((out / config).glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+        assert {r["description"] for r in rows} == {"", *DESCRIPTIONS.values()}, config
+    by_id = {r["source_id"]: r["id"] for r in _records(humaneval_run)}
+    codegen = {r["program_id"]: r for f in sorted((out / "codegen").glob("*.parquet")) for r in pq.read_table(f).to_pylist()}
+    for source_id, text in DESCRIPTIONS.items():
+        row = codegen[by_id[source_id]]
+        assert row["prompt"].startswith("Complete the Python function") and f'"""{text}\n\n    >>> ' in row["prompt"]
+    assert codegen[by_id["HumanEval/1"]]["prompt"].startswith("Write a Python function `separate_paren_groups(")
+    card = (out / "README.md").read_text()
+    assert "a function to complete: its signature and a docstring with its `description`" in card
+    assert "| `description` | `string` |" in card and "a function to complete, HumanEval style" in card
 
 
 def test_build_release_programs_needs_records(tmp_path):
