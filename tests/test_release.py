@@ -445,3 +445,42 @@ def test_codegen_prompt_with_a_description_is_a_function_to_complete():
             assert f"    >>> {call}\n    {value.text}\n" in prompt
         for test in row["tests"]:
             assert f">>> {split_assertion(test)[0]}\n" not in prompt and test not in prompt
+
+
+def test_the_description_column_is_published_only_when_a_program_has_one(release):
+    """A build whose programs have no description publishes the columns (and card) of the releases made before the
+    field existed; one with descriptions has the column in every config, and the card says what its prompt is."""
+    import pyarrow.parquet as pq
+
+    from execverify_data.release.config import schema_for
+
+    out, _ = release
+    card = (out / "README.md").read_text()
+    described = any(d for f in sorted((out / "trace").glob("*.parquet"))
+                    for d in pq.read_table(f).to_pydict().get("description", []))
+    for config in CONFIGS:
+        for f in sorted((out / config).glob("*.parquet")):
+            assert pq.read_schema(f).names == schema_for(config, described=described).names, f
+    assert ("| `description` |" in card) == described == ("a function to complete" in card)
+    assert ("programming by example: the prompt shows the signature and\n  2 input/output examples;" in card) != described
+
+
+def test_row_shards_of_an_older_build_read_with_an_empty_description(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from execverify_data.release.builder import _read_rows
+    from execverify_data.release.config import schema_for
+    from execverify_data.release.engine import rows_file
+
+    (tmp_path / "rows").mkdir()
+    old = schema_for("codegen", described=False)
+    row = {"id": "a-codegen-0", "program_id": "a", "level": 1, "target": "t", "prompt": "p", "examples": [], "tests": [],
+           "reference_solution": "", "code": "", "entry_point": "f", "ast_hash": "h", "difficulty": 0.0, "bucket": 0,
+           "features": None, "python": "3", "generator_version": "g", "seed": 0, "release_seed": 0}
+    pq.write_table(pa.Table.from_pylist([row], schema=old), rows_file(tmp_path, 0, "codegen"))
+    pq.write_table(pa.Table.from_pylist([{**row, "id": "b-codegen-0", "description": "Return 1."}], schema=schema_for("codegen")),
+                   rows_file(tmp_path, 1, "codegen"))
+    table = _read_rows(tmp_path, 2, "codegen", True)
+    assert table.schema.names == schema_for("codegen").names and table.column("description").to_pylist() == ["", "Return 1."]
+    assert _read_rows(tmp_path, 2, "codegen", False).schema.names == old.names

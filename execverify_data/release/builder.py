@@ -489,10 +489,10 @@ def _rho(value: float | None) -> str:
     return "not computed (fewer than two rows)" if value is None else f"{value:.3f}"
 
 
-def codegen_card_text(n_examples: int, described: bool) -> str:
+def _codegen_card_text(n_examples: int, described: bool) -> str:
     """What the card says a ``codegen`` prompt shows (its line in "How each config was made").
 
-    >>> print(codegen_card_text(2, False))
+    >>> print(_codegen_card_text(2, False))
     programming by example: the prompt shows the signature and
       2 input/output examples
     """
@@ -535,7 +535,7 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "programs": f"{meta['programs']:,}", "config_table": config_table, "k": cfg.k, "n_path": cfg.n_path,
         "n_state": cfg.n_state, "verify_failed": meta["verification"]["failed"],
         "test_share": f"{cfg.test_permille / 10:g}%", "field_tables": _field_tables(described),
-        "codegen_prompt": codegen_card_text(cfg.codegen_examples, described),
+        "codegen_prompt": _codegen_card_text(cfg.codegen_examples, described),
         "level_table": level_table, "plot_level": plots["level"], "plot_difficulty": plots["difficulty"],
         "plot_trace_length": plots["trace_length"], "plot_coverage": plots["coverage"],
         "rho_level": _rho(stats["spearman_difficulty_level"]), "rho_trace": _rho(stats["spearman_difficulty_trace_length"]),
