@@ -119,7 +119,12 @@ def test_codegen_rows(release):
         for test in row["tests"]:
             call, _ = split_assertion(test)
             assert call.startswith(row["entry_point"] + "(")
-        assert all(e in row["prompt"] for e in row["examples"])
+        if row.get("description"):  # a function to complete: the examples are doctests in its docstring
+            assert row["description"] in row["prompt"]
+            assert all(">>> {}\n    {}\n".format(call, value.text) in row["prompt"]
+                       for call, value in map(split_assertion, row["examples"]))
+        else:  # programming by example: the assert lines themselves
+            assert all(e in row["prompt"] for e in row["examples"])
 
 
 def test_split_by_structure(release):
