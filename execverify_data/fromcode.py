@@ -2,7 +2,9 @@
 
 The input is a JSONL file of ``{"code", "entry_point"}`` objects, each with optional seed calls
 (``"inputs"``: CRUXEval-style argument texts such as ``"[1, 2], 3"``, e.g. taken from a
-benchmark's tests) and an optional ``"id"`` (or ``"task_id"``), or a folder of ``.py`` files (every
+benchmark's tests), an optional ``"id"`` (or ``"task_id"``) and an optional ``"description"`` (one or
+two sentences saying what the function returns, parameter names in backticks: the record's
+``description``, which a release's ``codegen`` prompt then states), or a folder of ``.py`` files (every
 top-level ``def`` with positional parameters only, no decorator, is a candidate), or the shipped
 HumanEval (:func:`humaneval_functions`: seed calls read from each problem's ``check`` function by
 :func:`execverify_data.values.literal_calls`).
@@ -89,13 +91,15 @@ class FromCodeError(InvalidArgument):
 
 @dataclass(frozen=True)
 class Function:
-    """One candidate: the module ``code`` that defines ``entry_point``, seed argument texts, provenance."""
+    """One candidate: the module ``code`` that defines ``entry_point``, seed argument texts, provenance, and
+    what it returns in words (``description``, ``""`` when not given)."""
 
     code: str
     entry_point: str
     inputs: tuple[str, ...] = ()
     source: str = ""
     source_id: str = ""
+    description: str = ""
 
 
 # ---------------------------------------------------------------------------- reading the input
@@ -112,7 +116,7 @@ def humaneval_functions() -> list[Function]:
 
 
 def load_jsonl(path: str | os.PathLike) -> list[Function]:
-    """Functions from a JSONL file of ``{"code", "entry_point", "inputs"?, "id"?}`` objects."""
+    """Functions from a JSONL file of ``{"code", "entry_point", "inputs"?, "id"?, "description"?}`` objects."""
     path = Path(path)
     out = []
     try:
@@ -134,8 +138,13 @@ def load_jsonl(path: str | os.PathLike) -> list[Function]:
             inputs = [inputs]
         if not isinstance(inputs, list) or not all(isinstance(x, str) for x in inputs):
             raise FromCodeError(f"{where}: 'inputs' must be a list of argument texts such as \"[1, 2], 3\"")
+        description = row.get("description", "")
+        if not isinstance(description, str):
+            raise FromCodeError(f"{where}: 'description' must be a string saying what the function returns, "
+                                f"got {type(description).__name__}")
         ident = row.get("id", row.get("task_id", f"{path.name}:{number}"))
-        out.append(Function(row["code"], row["entry_point"], tuple(inputs), source=path.name, source_id=str(ident)))
+        out.append(Function(row["code"], row["entry_point"], tuple(inputs), source=path.name, source_id=str(ident),
+                            description=description.strip()))
     if not out:
         raise FromCodeError(f"{path}: no functions found (the file has no JSON lines); give one object per line")
     return out
@@ -525,7 +534,8 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         param_domains=[""] * len(types), inputs=inputs, outputs=[t.output.text for t in traces],
         output_types=[t.output.type for t in traces], trace_lengths=[len(t.events) for t in traces],
         ast_hash=normalized_hash(fn.code), catalog_ids=sorted(entries_used(fn.code)), python=traces[0].python,
-        generator_version=FROMCODE_VERSION, generator="from_code", source=fn.source, source_id=fn.source_id,
+        generator_version=FROMCODE_VERSION, generator="from_code", description=fn.description, source=fn.source,
+        source_id=fn.source_id,
         input_origins=["seed" if text in seed_texts else "generated" for text in inputs],
         branch_coverage=report.get("branch_coverage"))
     counts["generated"] = 1
@@ -568,10 +578,12 @@ def fromcode_chunk(config: FromCodeConfig, start: int, functions: list[Function]
 
 
 def digest(functions: list[Function]) -> str:
-    """SHA-256 of the input functions (code, entry point, seed inputs), for resume checks."""
+    """SHA-256 of the input functions (code, entry point, seed inputs, description), for resume checks."""
     h = hashlib.sha256()
     for fn in functions:
-        h.update(json.dumps([fn.code, fn.entry_point, list(fn.inputs), fn.source_id]).encode())
+        # a description only when given: the folders of inputs without one resume as before
+        given = [fn.description] if fn.description else []
+        h.update(json.dumps([fn.code, fn.entry_point, list(fn.inputs), fn.source_id, *given]).encode())
     return h.hexdigest()
 
 

@@ -234,7 +234,7 @@ def program_record(config: SynthConfig, i: int, seed: int, acc, stamp: tuple[str
         param_domains=list(program.param_domains) or [""] * len(program.param_types), inputs=acc.inputs,
         outputs=[t.output.text for t in traces], output_types=[t.output.type for t in traces],
         trace_lengths=[len(t.events) for t in traces], ast_hash=acc.ast_hash, catalog_ids=acc.catalog_ids,
-        python=traces[0].python, generator_version=stamp[1], generator=stamp[0])
+        python=traces[0].python, generator_version=stamp[1], generator=stamp[0], description=program.description)
 
 
 def _outcome(config: SynthConfig, i: int, name: str, counts: Counter, found, stamp) -> RowOutcome:

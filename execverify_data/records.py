@@ -43,9 +43,12 @@ class SpecFields(TypedDict):
 class ProgramRecord:
     """One program, its inputs and what they give.
 
-    The first fields are every record's; the last four are provenance, set for programs not
-    synthesized here (``from-code``): where each came from, whether each input is a seed (from the
-    source's tests) or generated, and the branch coverage of the kept inputs.
+    The first fields are every record's. ``description`` says in one or two sentences what the entry
+    point returns for its inputs, parameter names in backticks (:attr:`Program.description
+    <execverify_data.synth.generator.Program.description>`, or the ``"description"`` of a ``from-code``
+    input); ``""`` when there is none, as in shards written before the field existed. The last four are
+    provenance, set for programs not synthesized here (``from-code``): where each came from, whether each
+    input is a seed (from the source's tests) or generated, and the branch coverage of the kept inputs.
     """
 
     id: str
@@ -67,6 +70,7 @@ class ProgramRecord:
     python: str
     generator_version: str
     generator: str
+    description: str = ""
     source: str | None = None
     source_id: str | None = None
     input_origins: list[str] | None = None
@@ -86,7 +90,8 @@ class ProgramRecord:
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ProgramRecord:
-        """A record from a shard's row (a shard without the provenance columns leaves them None)."""
+        """A record from a shard's row, by column name: a column the shard lacks (``description``, the
+        provenance columns) leaves its field's default (``""``, None)."""
         return cls(**{name: row[name] for name in _FIELDS if name in row})
 
 

@@ -20,6 +20,7 @@ import html
 import json
 import os
 import platform
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
@@ -42,6 +43,8 @@ RETRACE_TIMEOUT = 60.0
 FORMAT = "execverify-view/1"
 _TEMPLATE = "view.html"
 _DATA_MARK = "/*EXECVERIFY-VIEW-DATA*/null"
+#: The program panel's heading in the template; a description goes right after it, above the code.
+_PROGRAM_HEADING = "<h2>Program</h2>\n"
 
 
 class ViewError(ExecVerifyError, ValueError):
@@ -233,8 +236,20 @@ def _dump(data: dict) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def render_page(source: str, trace, *, call: str, **options) -> str:
+def _description_html(description: str) -> str:
+    """A program's description as the page shows it above the code: escaped, names in backticks as code.
+
+    >>> _description_html("Return `xs` < 3.")
+    '      <p id="description" style="margin: 0 0 8px; white-space: pre-wrap;">Return <code>xs</code> &lt; 3.</p>\\n'
+    """
+    text = re.sub(r"`([^`\n]+)`", r"<code>\1</code>", html.escape(description.strip()))
+    return f'      <p id="description" style="margin: 0 0 8px; white-space: pre-wrap;">{text}</p>\n'
+
+
+def render_page(source: str, trace, *, call: str, description: str = "", **options) -> str:
     """The page's HTML text; ``options`` as :func:`page_data` (``questions``, ``title``, ``row``, limits).
+    A ``description`` of the program (what it returns) is shown above the code; without one the page is the
+    template's alone.
 
     >>> from execverify_data.trace import trace_call
     >>> page = render_page("def f():\\n    return '</script>'\\n", trace_call("def f():\\n    return '</script>'\\n", "f()"), call="f()")
@@ -247,6 +262,8 @@ def render_page(source: str, trace, *, call: str, **options) -> str:
     if not mark:  # pragma: no cover - a broken install
         raise ViewError(f"the page template {_TEMPLATE} has no data mark; reinstall execverify-data")
     head = head.replace("<title>execverify view</title>", f"<title>{html.escape(data['title'])} · execverify view</title>", 1)
+    if description and description.strip():
+        head = head.replace(_PROGRAM_HEADING, _PROGRAM_HEADING + _description_html(description), 1)
     return head + _dump(data) + tail
 
 
@@ -312,7 +329,7 @@ def _row_page(row: dict, runner, limits: dict) -> str:
         raise ViewError(f"row {row['id']!r} cannot be traced: {exc}") from None
     facts = {key: row.get(key) for key in ("id", "program_id", "level", "target", "difficulty", "python", "generator_version")}
     return render_page(row["code"], trace, call=row["call"], questions=row.get("verification") or None,
-                       title=row["id"], row=facts, **limits)
+                       title=row["id"], row=facts, description=row.get("description") or "", **limits)
 
 
 def _runner(python: str | None, max_steps: int, timeout: float):
@@ -338,8 +355,9 @@ def view_row(release_dir: str | os.PathLike, row_id: str, out: str | os.PathLike
 
 def view_call(source: str, call: str, out: str | os.PathLike, *, trusted_call: bool = False, seed: int = 0,
               n_path: int = 2, n_state: int = 2, python: str | None = None, max_steps: int | None = None,
-              timeout: float | None = None, title: str | None = None, **limits) -> Path:
-    """Trace ``call`` against ``source`` in a one-worker trusted runner and write its page to ``out``.
+              timeout: float | None = None, title: str | None = None, description: str = "", **limits) -> Path:
+    """Trace ``call`` against ``source`` in a one-worker trusted runner and write its page to ``out`` (with
+    ``description``, what the program returns, above the code).
 
     The page shows the questions :func:`execverify_data.questions.build` selects with
     ``seed``, ``n_path`` and ``n_state`` (none when the call did not finish).
@@ -358,7 +376,8 @@ def view_call(source: str, call: str, out: str | os.PathLike, *, trusted_call: b
         verification = build(source, call, seed=seed, n_path=n_path, n_state=n_state, trace=trace).verification
     except ProgramError:  # the call did not finish, or nothing can be asked: a page without questions
         verification = None
-    page = render_page(source, trace, call=call.strip(), questions=verification, title=title, **limits)
+    page = render_page(source, trace, call=call.strip(), questions=verification, title=title, description=description,
+                       **limits)
     return _write(Path(out), page)
 
 

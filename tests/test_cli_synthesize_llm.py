@@ -125,8 +125,8 @@ def test_server_rows_are_accepted_checked_and_reexecute(server, mix_runs):
     rows = _rows(one)
     llm = [r for r in rows if r["generator"].startswith("llm:")]
     assert len(llm) >= 1 and summary["generators"][name]["accepted"] == len(llm)
-    assert {r["generator"] for r in llm} == {"llm:openai:known-good llm-prompt-v1"}
-    assert all(r["generator_version"] == "llm-prompt-v1" for r in llm)
+    assert {r["generator"] for r in llm} == {"llm:openai:known-good llm-prompt-v2"}
+    assert all(r["generator_version"] == "llm-prompt-v2" for r in llm)
     assert {r["generator"].split(" ")[0] for r in rows if r not in llm} == {"program"}
     for r in llm:
         assert check(r["code"], ConstraintSpec.from_dict(r["spec"])).ok
@@ -263,7 +263,7 @@ def test_tiny_model_end_to_end(tiny_model, tmp_path):
     assert g["rejected"].get("no_code", 0) + g["rejected"].get("syntax_error", 0) > 0  # garbage, named as such
     assert not any(key.startswith("filter:") for key in g["rejected"])  # the filters' keys, as for programmatic rows
     for r in _rows(out):  # any accepted row passed the checker and says who wrote it
-        assert r["generator"] == "llm:transformers:model llm-prompt-v1"  # the folder's name, not where it lies
+        assert r["generator"] == "llm:transformers:model llm-prompt-v2"  # the folder's name, not where it lies
         assert check(r["code"], ConstraintSpec.from_dict(r["spec"])).ok
     assert len(_rows(out)) == summary["accepted"] == g["accepted"]
 
@@ -292,7 +292,7 @@ def test_tiny_model_mix_over_http_in_a_subprocess(tiny_model, tmp_path):
     assert f"  {name}: " in proc.stdout and "rows kept" in proc.stdout
     for r in _rows(out):
         if r["generator"].startswith("llm:"):
-            assert r["generator"] == "llm:openai:tiny llm-prompt-v1"  # the served model's id, found from the server
+            assert r["generator"] == "llm:openai:tiny llm-prompt-v2"  # the served model's id, found from the server
             assert check(r["code"], ConstraintSpec.from_dict(r["spec"])).ok
 
 
@@ -335,7 +335,7 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
         inprocess.close()
     assert records == [r.record for r in chunk["rows"] if r.record]
     assert stats["by_generator"][config.generators[1][0]]["accepted"] >= 1
-    assert {r.generator for r in records if r.generator.startswith("llm:")} == {"llm:openai:known-good llm-prompt-v1"}
+    assert {r.generator for r in records if r.generator.startswith("llm:")} == {"llm:openai:known-good llm-prompt-v2"}
     kinds = {kind for kind, source in seen if any(code in source for code in model_code)}
     assert kinds == {"trusted"}
     assert "inprocess" in {kind for kind, _ in seen}  # the programmatic rows did run in this process
@@ -384,7 +384,7 @@ def test_a_programmatic_run_keeps_its_settings_file():
     assert not {"generators", "llm_samples", "llm_temperature", "llm_max_new_tokens", "llm_chat", "prompt_version"} & set(identity)
     mixed = SynthConfig(n_programs=5, generators=(("program", 0.5), ("llm:openai:http://x/v1#m", 0.5))).identity()
     assert mixed["generators"] == [["program", 0.5], ["llm:openai:http://x/v1#m", 0.5]]
-    assert mixed["prompt_version"] == "llm-prompt-v1" and mixed["llm_samples"] == 4
+    assert mixed["prompt_version"] == "llm-prompt-v2" and mixed["llm_samples"] == 4
 
 
 def test_shards_of_an_older_version_are_not_resumed_into(tmp_path):

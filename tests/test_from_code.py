@@ -22,6 +22,9 @@ from execverify_data.values import literal_calls, parse_call
 
 FOLDER = Path(__file__).parent / "fixtures" / "fromcode"
 N_HUMANEVAL = 12
+#: The optional "description" of two of the input's functions (the others have none).
+DESCRIPTIONS = {"HumanEval/0": "Return whether two numbers in `numbers` are closer to each other than `threshold`.",
+                "HumanEval/2": "Return the decimal part of the positive float `number`."}
 
 
 def _records(out: Path) -> list[dict]:
@@ -31,7 +34,8 @@ def _records(out: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def humaneval_jsonl(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("in") / "humaneval12.jsonl"
-    rows = [{"id": f.source_id, "code": f.code, "entry_point": f.entry_point, "inputs": list(f.inputs)}
+    rows = [{"id": f.source_id, "code": f.code, "entry_point": f.entry_point, "inputs": list(f.inputs),
+             **({"description": DESCRIPTIONS[f.source_id]} if f.source_id in DESCRIPTIONS else {})}
             for f in humaneval_functions()[:N_HUMANEVAL]]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -116,6 +120,9 @@ def test_bad_inputs_are_named(tmp_path):
     bad.write_text('{"code": "x = 1", "entry_point": "f", "inputs": [1]}\n')
     with pytest.raises(FromCodeError, match="line 1: 'inputs' must be a list of argument texts"):
         load_jsonl(bad)
+    bad.write_text('{"code": "x = 1", "entry_point": "f", "description": ["Return x."]}\n')
+    with pytest.raises(FromCodeError, match="line 1: 'description' must be a string saying what the function returns, got list"):
+        load_jsonl(bad)
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "consts.py").write_text("X = 1\n")
     with pytest.raises(FromCodeError, match="no functions found"):
@@ -180,6 +187,7 @@ def test_humaneval_rows(humaneval_run):
         for text, origin in zip(rec["inputs"], rec["input_origins"]):  # a "seed" input is one of the tests' calls
             assert (origin == "seed") == (parse_call(f"f({text})")[1] in seeds[rec["source_id"]]), (rec["source_id"], text)
         assert rec["branch_coverage"] is None or 0 < rec["branch_coverage"] <= 1
+        assert rec["description"] == DESCRIPTIONS.get(rec["source_id"], "")  # the input's, "" where it gives none
     assert fc["inputs"]["seed"] > 0 and fc["branch_coverage"]["mean"] > 0.9
 
 
@@ -226,6 +234,19 @@ def test_build_release_from_programs_self_verifies(humaneval_run, tmp_path):
     assert manifest["decontamination"]["allowed"] == ["humaneval"]
     for config in ("io", "oi", "trace", "sft", "codegen"):
         assert sum(manifest["rows"][config].values()) == (N_HUMANEVAL if config == "codegen" else examples)
+    # programs with a description: every config has the column, and their codegen prompt is a function to complete
+    for config in ("io", "oi", "trace", "sft", "codegen"):
+        rows = [r for f in sorted((out / config).glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+        assert {r["description"] for r in rows} == {"", *DESCRIPTIONS.values()}, config
+    by_id = {r["source_id"]: r["id"] for r in _records(humaneval_run)}
+    codegen = {r["program_id"]: r for f in sorted((out / "codegen").glob("*.parquet")) for r in pq.read_table(f).to_pylist()}
+    for source_id, text in DESCRIPTIONS.items():
+        row = codegen[by_id[source_id]]
+        assert row["prompt"].startswith("Complete the Python function") and f'"""{text}\n\n    >>> ' in row["prompt"]
+    assert codegen[by_id["HumanEval/1"]]["prompt"].startswith("Write a Python function `separate_paren_groups(")
+    card = (out / "README.md").read_text()
+    assert "a function to complete: its signature and a docstring with its `description`" in card
+    assert "| `description` | `string` |" in card and "a function to complete, HumanEval style" in card
 
 
 def test_build_release_programs_needs_records(tmp_path):
@@ -244,6 +265,12 @@ def test_folder_file_that_does_not_parse_is_a_reason(tmp_path):
     reasons = [convert(f, i, FromCodeConfig(), tracer=None)[1] for i, f in enumerate(functions)]  # skipped before any run
     assert [next(k for k in r if k != "attempts" and k != "why") for r in reasons] == ["bad_source", "unsupported_signature", "no_params"]
     assert "does not parse" in reasons[0]["why"]
+
+
+def test_jsonl_description_is_read(humaneval_jsonl):
+    functions = load_jsonl(humaneval_jsonl)
+    assert {f.source_id: f.description for f in functions if f.description} == DESCRIPTIONS
+    assert all(f.description == "" for f in load_folder(FOLDER))
 
 
 def test_function_is_a_value():

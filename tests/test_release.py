@@ -119,7 +119,12 @@ def test_codegen_rows(release):
         for test in row["tests"]:
             call, _ = split_assertion(test)
             assert call.startswith(row["entry_point"] + "(")
-        assert all(e in row["prompt"] for e in row["examples"])
+        if row.get("description"):  # a function to complete: the examples are doctests in its docstring
+            assert row["description"] in row["prompt"]
+            assert all(">>> {}\n    {}\n".format(call, value.text) in row["prompt"]
+                       for call, value in map(split_assertion, row["examples"]))
+        else:  # programming by example: the assert lines themselves
+            assert all(e in row["prompt"] for e in row["examples"])
 
 
 def test_split_by_structure(release):
@@ -393,3 +398,94 @@ def test_rows_of_a_record_trace_only_the_codegen_inputs(monkeypatch):
         fresh = [call for calls in asked for call in calls]
         assert len(asked) <= 1 and not set(fresh) & set(outcome.record.calls)
         assert len(fresh) <= cfg.codegen_extra_inputs
+
+
+def test_codegen_prompt_without_a_description_is_unchanged():
+    """A program without a description keeps the programming-by-example prompt of the releases made before the
+    field existed, byte for byte (the text below is what the builder wrote then)."""
+    from execverify_data.release.rows import codegen_prompt
+
+    code = "def count_at_least(xs, n):\n    return sum(1 for x in xs if x >= n)\n"
+    examples = ["assert count_at_least([1, 5, 7], 5) == 2", "assert count_at_least([], 0) == 0"]
+    expected = ("Write a Python function `count_at_least(xs: list[int], n: int) -> int` that behaves as these examples show:\n\n"
+                "assert count_at_least([1, 5, 7], 5) == 2\nassert count_at_least([], 0) == 0\n\n"
+                "Write the complete function (no other code) in a ```python code block.")
+    assert codegen_prompt(code, "count_at_least", ["list[int]", "int"], "int", examples) == expected
+    assert codegen_prompt(code, "count_at_least", ["list[int]", "int"], "int", examples, "") == expected
+
+
+def test_codegen_prompt_with_a_description_is_a_function_to_complete():
+    """With a description, the codegen prompt is the signature and a docstring holding the description and the first
+    ``codegen_examples`` examples as doctests; the hidden tests stay out of it, and every row carries the description."""
+    import dataclasses
+
+    from execverify_data.pipeline import program_rows
+    from execverify_data.release.rows import _signature, rows_for_program
+    from execverify_data.rewards import split_assertion
+    from execverify_data.synth.filters import worker_tracer
+
+    cfg = ReleaseConfig(**SMALL)
+    synth = cfg.synth_config()
+    backend = worker_tracer(synth.tracer, synth.max_steps, synth.timeout)
+    outcomes = [o for o in program_rows(synth, 0, 6, tracer=backend) if o.record is not None]
+    assert outcomes
+    for outcome in outcomes:
+        rec = outcome.record
+        plain, _ = rows_for_program(dataclasses.replace(rec, description=""), cfg, outcome.traces, backend.trace_many)
+        text = f"Return what `{rec.entry_point}` gives for its arguments."
+        described, _ = rows_for_program(dataclasses.replace(rec, description=text), cfg, outcome.traces, backend.trace_many)
+        assert all(r["description"] == "" for rows in plain.values() for r in rows)
+        assert all(r["description"] == text for rows in described.values() for r in rows)
+        (before,), (row,) = plain["codegen"], described["codegen"]
+        prompt = row["prompt"]
+        assert before["prompt"].startswith("Write a Python function `") and prompt != before["prompt"]
+        # only the prompt and the description differ: examples and hidden tests are those of the plain row
+        assert {k: v for k, v in row.items() if k not in ("prompt", "description")} == {
+            k: v for k, v in before.items() if k not in ("prompt", "description")}
+        signature = _signature(rec.code, rec.entry_point, rec.param_types, rec.output_types[0])
+        assert f'```python\ndef {signature}:\n    """{text}\n\n    >>> ' in prompt
+        assert "complete the python function" in prompt.lower() and prompt.count(">>> ") == cfg.codegen_examples == 2
+        for example in row["examples"]:
+            call, value = split_assertion(example)
+            assert f"    >>> {call}\n    {value.text}\n" in prompt
+        for test in row["tests"]:
+            assert f">>> {split_assertion(test)[0]}\n" not in prompt and test not in prompt
+
+
+def test_the_description_column_is_published_only_when_a_program_has_one(release):
+    """A build whose programs have no description publishes the columns (and card) of the releases made before the
+    field existed; one with descriptions has the column in every config, and the card says what its prompt is."""
+    import pyarrow.parquet as pq
+
+    from execverify_data.release.config import schema_for
+
+    out, _ = release
+    card = (out / "README.md").read_text()
+    described = any(d for f in sorted((out / "trace").glob("*.parquet"))
+                    for d in pq.read_table(f).to_pydict().get("description", []))
+    for config in CONFIGS:
+        for f in sorted((out / config).glob("*.parquet")):
+            assert pq.read_schema(f).names == schema_for(config, described=described).names, f
+    assert ("| `description` |" in card) == described == ("a function to complete" in card)
+    assert ("programming by example: the prompt shows the signature and\n  2 input/output examples;" in card) != described
+
+
+def test_row_shards_of_an_older_build_read_with_an_empty_description(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from execverify_data.release.builder import _read_rows
+    from execverify_data.release.config import schema_for
+    from execverify_data.release.engine import rows_file
+
+    (tmp_path / "rows").mkdir()
+    old = schema_for("codegen", described=False)
+    row = {"id": "a-codegen-0", "program_id": "a", "level": 1, "target": "t", "prompt": "p", "examples": [], "tests": [],
+           "reference_solution": "", "code": "", "entry_point": "f", "ast_hash": "h", "difficulty": 0.0, "bucket": 0,
+           "features": None, "python": "3", "generator_version": "g", "seed": 0, "release_seed": 0}
+    pq.write_table(pa.Table.from_pylist([row], schema=old), rows_file(tmp_path, 0, "codegen"))
+    pq.write_table(pa.Table.from_pylist([{**row, "id": "b-codegen-0", "description": "Return 1."}], schema=schema_for("codegen")),
+                   rows_file(tmp_path, 1, "codegen"))
+    table = _read_rows(tmp_path, 2, "codegen", True)
+    assert table.schema.names == schema_for("codegen").names and table.column("description").to_pylist() == ["", "Return 1."]
+    assert _read_rows(tmp_path, 2, "codegen", False).schema.names == old.names

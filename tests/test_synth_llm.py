@@ -16,6 +16,7 @@ from execverify_data.synth.llm import (
     render_completion_prompt,
     render_messages,
     render_prompt,
+    split_description,
 )
 from execverify_data.synth.spec import ConstraintSpec, level_spec
 
@@ -107,7 +108,11 @@ def test_prompt_renders_every_constraint_of_the_spec():
     plain = render_prompt(ConstraintSpec("builtin.sorted"))
     assert plain.startswith("Write Python code that tests the built-in function `sorted`.")
     assert "nested" not in plain and "control-flow" not in plain and "besides" not in plain
-    assert PROMPT_VERSION == "llm-prompt-v1"
+    assert PROMPT_VERSION == "llm-prompt-v2"
+    assert plain.endswith("Reply with the complete program in a single ```python code block. Its first line is a comment "
+                          "that says in one or two sentences what the entry-point function returns for its inputs, with "
+                          'the parameter names in backticks, e.g. "# Description: Return the number of words in `words` '
+                          'that start with `prefix`."')
 
 
 def test_prompt_is_a_pure_function_of_the_spec():
@@ -223,6 +228,36 @@ def test_a_backend_returning_the_wrong_shape_is_an_error():
         LLMProgramGenerator(Wrong(), samples_per_spec=1).generate([LEVEL6, SORTED1], seed=0)
 
 
+@pytest.mark.parametrize(
+    "code, source, description",
+    [
+        ("# Description: Return the `k` smallest distinct items of `xs`.\n" + GOOD_SORTED, GOOD_SORTED,
+         "Return the `k` smallest distinct items of `xs`."),
+        ("#description:   Return `xs`, sorted.  \n\n" + GOOD_SORTED, GOOD_SORTED, "Return `xs`, sorted."),
+        ("import math\n# Description: Two sentences. Still one line.\n" + GOOD_SORTED, "import math\n" + GOOD_SORTED,
+         "Two sentences. Still one line."),
+        (GOOD_SORTED, GOOD_SORTED, ""),
+        ("# a comment\n" + GOOD_SORTED, "# a comment\n" + GOOD_SORTED, ""),
+    ],
+)
+def test_split_description(code, source, description):
+    assert split_description(code) == (source, description)
+
+
+def test_the_description_line_becomes_the_programs_description():
+    """The reply's description comment is taken out of the program (chat and completion replies alike) and kept."""
+    text = "Return the `k` smallest distinct items of `xs`."
+    accepted, counts = LLMProgramGenerator(Scripted(fenced(f"# Description: {text}\n" + GOOD_SORTED)),
+                                           samples_per_spec=1).generate([SORTED1], seed=0)
+    assert counts == {"accepted": 1}
+    assert accepted[0].source == GOOD_SORTED and accepted[0].description == text
+    base = LLMProgramGenerator(Scripted(f"# Description: {text}\n" + GOOD_SORTED + "```\n"), samples_per_spec=1, chat=False)
+    [program], _ = base.generate([SORTED1], seed=0)
+    assert program.source == GOOD_SORTED and program.description == text
+    [program], _ = LLMProgramGenerator(Scripted(fenced(GOOD_SORTED)), samples_per_spec=1).generate([SORTED1], seed=0)
+    assert program.description == ""  # a reply without the line is kept, without a description
+
+
 # ---------------------------------------------------------------- the programmatic pipeline's filters
 
 
@@ -244,6 +279,21 @@ def test_filters_run_on_llm_programs():
     )
     [program] = accepted
     assert len(program.filtered.inputs) == 2 and program.filtered.program.code == GOOD_SORTED
+
+
+def test_filtered_programs_carry_the_description_into_their_record():
+    """The filters' program (what the pipeline makes the record of) has the reply's description."""
+    filters = pytest.importorskip("execverify_data.synth.filters")
+    from execverify_data.pipeline import SynthConfig, program_record
+
+    text = "Return the `k` smallest distinct items of `xs`."
+    with filters.TraceBackend("inprocess") as tracer:
+        gen = LLMProgramGenerator(Scripted(fenced(f"# Description: {text}\n" + GOOD_SORTED)), samples_per_spec=1,
+                                  filters=filters.FilterConfig(k=2), tracer=tracer)
+        [program], _ = gen.generate([SORTED1], seed=0)
+    assert program.filtered.program.description == text and program.filtered.program.code == GOOD_SORTED
+    record = program_record(SynthConfig(n_programs=1), 0, 0, program.filtered, ("llm:test", PROMPT_VERSION))
+    assert record.description == text and record.code == GOOD_SORTED
 
 
 # ---------------------------------------------------------------- real backends on the tiny model

@@ -250,3 +250,28 @@ def test_trusted_runner_tracer_agrees_with_the_in_process_tracer(tmp_path):
     for i in same:
         assert (a[i]["code"], a[i]["inputs"], a[i]["outputs"], a[i]["trace_lengths"]) == \
                (b[i]["code"], b[i]["inputs"], b[i]["outputs"], b[i]["trace_lengths"])
+
+
+def test_description_goes_from_the_program_into_the_shards_and_back(tmp_path, monkeypatch):
+    """A program's description is its record's, survives parquet, and a shard written before the column existed
+    reads as ""."""
+    import dataclasses
+
+    from execverify_data import shards
+    from execverify_data.synth import generator
+
+    made = generator.generate
+
+    def described(spec, seed, **kwargs):
+        program = made(spec, seed, **kwargs)
+        return dataclasses.replace(program, description=f"Return what `{program.param_names[0]}` gives (seed {seed}).")
+
+    monkeypatch.setattr(generator, "generate", described)
+    records, _ = synthesize_rows(SynthConfig(n_programs=4, seed=5), 0, 4)
+    assert records and all(r.description.startswith("Return what `") for r in records)
+    shards.write_records(tmp_path, 0, records, {})
+    assert pq.read_table(tmp_path / "shard-00000.parquet").column("description").to_pylist() == [r.description for r in records]
+    assert shards.read_records(tmp_path) == records
+    old = pq.read_table(tmp_path / "shard-00000.parquet").drop_columns(["description"])
+    pq.write_table(old, tmp_path / "shard-00000.parquet")
+    assert shards.read_records(tmp_path) == [dataclasses.replace(r, description="") for r in records]

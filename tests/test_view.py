@@ -175,8 +175,9 @@ ROW_PROGRAMS = [
 ]
 
 
-def make_release(root: Path, programs=ROW_PROGRAMS) -> Path:
-    """A release folder with ``trace`` rows (and one ``codegen`` row) in the release's schema."""
+def make_release(root: Path, programs=ROW_PROGRAMS, descriptions: dict[int, str] | None = None) -> Path:
+    """A release folder with ``trace`` rows (and one ``codegen`` row) in the release's schema; ``descriptions``
+    gives programs (by number) a description."""
     import platform
 
     import pyarrow as pa
@@ -190,7 +191,8 @@ def make_release(root: Path, programs=ROW_PROGRAMS) -> Path:
         meta = {"program_id": program_id, "level": level, "target": "builtins.max", "code": code,
                 "entry_point": calls[0].split("(")[0], "ast_hash": f"h{number}", "difficulty": 0.25, "bucket": 1,
                 "features": {name: 1 for name in FEATURE_COLUMNS}, "python": platform.python_version(),
-                "generator_version": "1.1.0", "seed": number, "release_seed": 0}
+                "generator_version": "1.1.0", "seed": number, "release_seed": 0,
+                "description": (descriptions or {}).get(number, "")}
         for i, call in enumerate(calls):
             rendered = build(code, call, seed=i, n_path=2, n_state=2)
             trace = trace_call(code, call)
@@ -222,6 +224,19 @@ def test_view_row_shows_the_rows_questions(release, tmp_path):
     assert [q["kind"] for q in data["questions"]] == [q["kind"] for q in expected]
     assert all(q["agrees"] for q in data["questions"])
     assert steps_of(data)[0]["locals"] == {"xs": ("[3, 1, 4]", "list", True), "best": ("0", "int", True)}
+
+
+def test_view_row_shows_the_programs_description_above_the_code(tmp_path):
+    described = make_release(tmp_path, descriptions={0: "Return the largest item of `xs` <or 0>."})
+    page = view.view_row(described, "synth-0-0000000-trace-0", tmp_path / "a.html").read_text(encoding="utf-8")
+    shown = '<p id="description" style="margin: 0 0 8px; white-space: pre-wrap;">Return the largest item of <code>xs</code> &lt;or 0&gt;.</p>'
+    assert page.index("<h2>Program</h2>") < page.index(shown) < page.index('<div id="code"')
+    plain = view.view_row(described, "synth-0-0000001-trace-0", tmp_path / "b.html").read_text(encoding="utf-8")
+    assert 'id="description"' not in plain  # a program without one: the page of the template alone
+    row = view.find_row(described, "synth-0-0000001-trace-0")
+    assert plain == view.render_page(row["code"], trace_call(row["code"], row["call"]), call=row["call"], questions=row["verification"],
+                                     title=row["id"], row={k: row[k] for k in ("id", "program_id", "level", "target", "difficulty",
+                                                                               "python", "generator_version")})
 
 
 def test_find_row_errors(release, tmp_path):

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from execverify_data.cards import template_path
 from execverify_data.difficulty import spearman
 from execverify_data.errors import InvalidArgument, check_int
-from execverify_data.release.config import ReleaseConfig, schema_for
+from execverify_data.release.config import DESCRIPTION_COLUMN, ReleaseConfig, schema_for
 from execverify_data.release.engine import ReleaseRun, done_markers, rows_file
 from execverify_data.release.manifest import MANIFEST, release_files, sha256_file
 from execverify_data.release.plots import coverage_by_kind, write_plots
@@ -48,6 +48,9 @@ CONFIG_DESCRIPTIONS = {
     "sft": "white-box prompt + trace-narrated reasoning chain + answer (`prompt`/`completion`)",
     "codegen": "programming by example: examples in the prompt, hidden `tests` + `entry_point`",
 }
+#: The ``codegen`` line of the config table in a release whose programs have descriptions.
+CODEGEN_DESCRIBED = ("a function to complete: its signature and a docstring with its `description` and examples "
+                     "in the prompt, hidden `tests` + `entry_point`")
 FIELD_DOCS = {
     "id": "row id (`<program_id>-<config>-<input index>`)",
     "program_id": "the program's id in the synthesis run (`synth-<seed>-<row>`)",
@@ -67,6 +70,7 @@ FIELD_DOCS = {
     "reference_solution": "the synthesized program (passes every test)",
     "code": "the program",
     "entry_point": "the function the call / tests name",
+    "description": "what the program's function returns, in one or two sentences (`\"\"` when it has none)",
     "ast_hash": "normalized-AST hash (the split key)",
     "difficulty": "heuristic difficulty score in [0, 1]",
     "bucket": "curriculum bucket 0 (easiest) .. 4",
@@ -87,10 +91,10 @@ def split_of(ast_hash: str, test_permille: int, seed: int) -> str:
     return "test" if split_draw(seed, ast_hash) < test_permille else "train"
 
 
-def _features(config: str):
+def _features(config: str, described: bool):
     from datasets import Features
 
-    return Features.from_arrow_schema(schema_for(config))
+    return Features.from_arrow_schema(schema_for(config, described=described))
 
 
 def _size_category(n: int) -> str:
@@ -167,9 +171,27 @@ def _print_summary(manifest: dict, timing: dict, out: Path) -> None:
                   f"assemble {timing['assemble_seconds']} s ({timing['shards_resumed']} shards resumed)")
 
 
-def _read_rows(work: Path, n_shards: int, config: str):
-    tables = [pq.read_table(rows_file(work, s, config)) for s in range(n_shards)]
-    return pa.concat_tables(tables) if tables else pa.Table.from_pylist([], schema=schema_for(config))
+def _described(work: Path, n_shards: int) -> bool:
+    """Whether a program of the build has a description (every config then has the ``description`` column). The
+    ``trace`` rows name every kept program; row shards written before the column existed have none."""
+    for s in range(n_shards):
+        path = rows_file(work, s, DEFAULT_CONFIG)
+        if DESCRIPTION_COLUMN in pq.read_schema(path).names and any(
+                pq.read_table(path, columns=[DESCRIPTION_COLUMN]).column(DESCRIPTION_COLUMN).to_pylist()):
+            return True
+    return False
+
+
+def _read_rows(work: Path, n_shards: int, config: str, described: bool):
+    """A config's rows, in the published columns (:func:`schema_for` with ``described``)."""
+    schema = schema_for(config, described=described)
+    tables = []
+    for s in range(n_shards):
+        table = pq.read_table(rows_file(work, s, config))
+        if DESCRIPTION_COLUMN in schema.names and DESCRIPTION_COLUMN not in table.schema.names:  # an older row shard
+            table = table.append_column(DESCRIPTION_COLUMN, pa.array([""] * table.num_rows, pa.string()))
+        tables.append(table.select(schema.names))
+    return pa.concat_tables(tables) if tables else pa.Table.from_pylist([], schema=schema)
 
 
 def _write_parquet(table, path: Path, cfg: ReleaseConfig, features) -> None:
@@ -195,12 +217,13 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     infos: dict[str, Any] = {}
     contents: dict[str, dict[str, int]] = {}
     task = bars.add_task("assemble", total=len(CONFIGS)) if bars is not None else None
+    described = _described(work, n_shards)
 
     def one_config(config: str):
         """Read, split and write one config (the configs are independent: two at a time, in threads, as
         pyarrow reads, filters and compresses without the GIL)."""
-        table = _read_rows(work, n_shards, config)
-        features = _features(config)
+        table = _read_rows(work, n_shards, config, described)
+        features = _features(config, described)
         hashes = table.column("ast_hash").to_pylist()
         mask = pa.array([split_of(h, cfg.test_permille, cfg.seed) == "test" for h in hashes])
         parts = {"train": table.filter(pc.invert(mask)), "test": table.filter(mask)}
@@ -417,11 +440,12 @@ def _yaml_header(cfg: ReleaseConfig, meta: dict, infos: dict, split_files: dict)
     return "---\n" + card_data.to_yaml() + "\n---\n"
 
 
-def _field_tables() -> str:
-    """One field table per distinct schema; configs that share a schema share its table."""
+def _field_tables(described: bool) -> str:
+    """One field table per distinct schema (with the ``description`` column when ``described``); configs that share
+    a schema share its table."""
     groups: list[tuple[Any, list[str]]] = []
     for config in CONFIGS:
-        schema = schema_for(config)
+        schema = schema_for(config, described=described)
         for known, names in groups:
             if known.equals(schema):
                 names.append(config)
@@ -465,15 +489,34 @@ def _rho(value: float | None) -> str:
     return "not computed (fewer than two rows)" if value is None else f"{value:.3f}"
 
 
+def _codegen_card_text(n_examples: int, described: bool) -> str:
+    """What the card says a ``codegen`` prompt shows (its line in "How each config was made").
+
+    >>> print(_codegen_card_text(2, False))
+    programming by example: the prompt shows the signature and
+      2 input/output examples
+    """
+    if not described:
+        return f"programming by example: the prompt shows the signature and\n  {n_examples} input/output examples"
+    return (f"a function to complete, HumanEval style: for a program with a `description`, the prompt\n"
+            f"  shows the function's signature and a docstring holding the description and\n"
+            f"  {n_examples} input/output examples as `>>>` lines (a program without one gets the\n"
+            f"  programming-by-example prompt: the signature and the {n_examples} examples as `assert` lines)")
+
+
 def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_files: dict, plots: dict, repo_id: str) -> str:
     """``README.md``: YAML front matter (configs, dataset_info, license, tags...) and the rendered template."""
     rows, contents = meta["rows"], meta["contents"]
+    described = DESCRIPTION_COLUMN in infos["codegen"][0]  # the release's columns (features) say it
+
+    def about(c: str) -> str:
+        return CODEGEN_DESCRIBED if c == "codegen" and described else CONFIG_DESCRIPTIONS[c]
 
     def sizes(c: str) -> str:
         return (f"| {rows[c].get('train', 0):,} / {rows[c].get('test', 0):,} | {contents[c]['programs']:,} "
                 f"| {contents[c]['examples']:,} |")
 
-    config_table = "\n".join(f"| `{c}` {sizes(c)} {CONFIG_DESCRIPTIONS[c]} |" for c in CONFIGS) + (
+    config_table = "\n".join(f"| `{c}` {sizes(c)} {about(c)} |" for c in CONFIGS) + (
         f"\n| `default` {sizes(DEFAULT_CONFIG)} the `{DEFAULT_CONFIG}` config |")
     nat = meta["naturalness"]
     every = nat["every"]
@@ -490,8 +533,9 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
     values = {
         "version": cfg.version, "tag": tag_for(cfg.version), "repo_id": repo_id, "total_rows": f"{meta['total_rows']:,}",
         "programs": f"{meta['programs']:,}", "config_table": config_table, "k": cfg.k, "n_path": cfg.n_path,
-        "n_state": cfg.n_state, "codegen_examples": cfg.codegen_examples, "verify_failed": meta["verification"]["failed"],
-        "test_share": f"{cfg.test_permille / 10:g}%", "field_tables": _field_tables(),
+        "n_state": cfg.n_state, "verify_failed": meta["verification"]["failed"],
+        "test_share": f"{cfg.test_permille / 10:g}%", "field_tables": _field_tables(described),
+        "codegen_prompt": _codegen_card_text(cfg.codegen_examples, described),
         "level_table": level_table, "plot_level": plots["level"], "plot_difficulty": plots["difficulty"],
         "plot_trace_length": plots["trace_length"], "plot_coverage": plots["coverage"],
         "rho_level": _rho(stats["spearman_difficulty_level"]), "rho_trace": _rho(stats["spearman_difficulty_trace_length"]),

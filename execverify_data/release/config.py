@@ -11,7 +11,7 @@ from typing import TypedDict
 from execverify_data.difficulty import FEATURES
 from execverify_data.errors import InvalidArgument, check_int
 
-__all__ = ["CodegenRow", "FEATURE_COLUMNS", "QuestionRow", "ReleaseConfig", "SftRow", "schema_for"]
+__all__ = ["DESCRIPTION_COLUMN", "CodegenRow", "FEATURE_COLUMNS", "QuestionRow", "ReleaseConfig", "SftRow", "schema_for"]
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -143,6 +143,7 @@ class _Head(TypedDict):
 class _Program(TypedDict):
     code: str
     entry_point: str
+    description: str
     ast_hash: str
     difficulty: float
     bucket: int
@@ -196,8 +197,18 @@ class CodegenRow(_Head, _Codegen, _Program):
 ROW_TYPES = {"io": QuestionRow, "oi": QuestionRow, "trace": QuestionRow, "sft": SftRow, "codegen": CodegenRow}
 
 
-def schema_for(config: str):
-    """The pyarrow schema of a config's rows (column order is the published order)."""
+#: The column a release publishes only when some program of it has a description (a release of programs without
+#: one keeps the columns, and so the bytes, of the releases made before the field existed).
+DESCRIPTION_COLUMN = "description"
+
+
+def schema_for(config: str, *, described: bool = True):
+    """The pyarrow schema of a config's rows (column order is the published order); ``described=False`` leaves
+    out :data:`DESCRIPTION_COLUMN`.
+
+    >>> "description" in schema_for("codegen").names, "description" in schema_for("codegen", described=False).names
+    (True, False)
+    """
     from execverify_data.records import arrow_schema
 
-    return arrow_schema(ROW_TYPES[config])
+    return arrow_schema(ROW_TYPES[config], leave_out=() if described else (DESCRIPTION_COLUMN,))

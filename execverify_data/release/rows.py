@@ -17,8 +17,12 @@ Per program (``k`` traced inputs), one row per input in each question config:
 
 and one ``codegen`` row:
 
-* ``codegen``: a programming-by-example task: the signature and ``n_examples`` input/output
-  examples are shown; hidden ``tests`` come from the other inputs and from fresh draws.
+* ``codegen``: a programming task: the signature and ``n_examples`` input/output examples are
+  shown (programming by example), or, for a program with a ``description``, a function to complete
+  (HumanEval style: the signature and a docstring holding the description and the examples as
+  ``>>>`` lines); hidden ``tests`` come from the other inputs and from fresh draws.
+
+Every row carries its program's ``description`` (``""`` when it has none).
 
 The traces are the ones synthesis made (nothing is traced twice); every row's reference answer
 is then scored by the consumers' own functions (:mod:`execverify_data.release.verify`).
@@ -42,6 +46,12 @@ CODEGEN_INSTRUCTIONS = (
     "Write a Python function `{signature}` that behaves as these examples show:\n\n{examples}\n\n"
     "Write the complete function (no other code) in a ```python code block."
 )
+#: The codegen prompt of a program with a description: the function to complete (``{stub}``: its signature and docstring).
+CODEGEN_PROBLEM_INSTRUCTIONS = (
+    "Complete the Python function `{entry}` below so that it does what its docstring says "
+    "(the `>>>` lines are calls and what they return):\n\n```python\n{stub}\n```\n\n"
+    "Write the complete function (no other code) in a ```python code block."
+)
 
 
 def _signature(code: str, entry: str, param_types: list[str], output_type: str) -> str:
@@ -54,14 +64,49 @@ def _signature(code: str, entry: str, param_types: list[str], output_type: str) 
     return f"{entry}(...)"
 
 
-def codegen_prompt(code: str, entry: str, param_types: list[str], output_type: str, examples: list[str]) -> str:
-    """The programming-by-example prompt (examples are ``assert`` lines)."""
-    return CODEGEN_INSTRUCTIONS.format(signature=_signature(code, entry, param_types, output_type), examples="\n".join(examples))
+def _example_call(example: str) -> tuple[str, str]:
+    """The call and the value of an example line ``assert CALL == VALUE``.
+
+    >>> _example_call("assert f('a == b', [1]) == 'x'")
+    ("f('a == b', [1])", "'x'")
+    """
+    test = ast.parse(example).body[0].test
+    return ast.get_source_segment(example, test.left), ast.get_source_segment(example, test.comparators[0])
+
+
+def _stub(signature: str, description: str, examples: list[str]) -> str:
+    """``def`` + ``signature`` and a docstring: ``description``, then each example as a doctest (``>>> call``, value)."""
+    calls = [_example_call(example) for example in examples]
+    lines = [*description.strip().splitlines(), "", *(line for call, value in calls for line in (f">>> {call}", value))]
+    body = "\n".join(f"    {line}" if line else "" for line in lines)
+    return f'def {signature}:\n    """{body[4:]}\n    """'
+
+
+def codegen_prompt(code: str, entry: str, param_types: list[str], output_type: str, examples: list[str],
+                   description: str = "") -> str:
+    r"""The ``codegen`` prompt (``examples`` are ``assert CALL == VALUE`` lines).
+
+    Without a ``description``, programming by example: the signature and the examples. With one, a function to
+    complete, HumanEval style (:data:`CODEGEN_PROBLEM_INSTRUCTIONS`): in a ```python block, ``def`` and the
+    signature, then a docstring holding the description, a blank line and each example as a doctest
+    (``>>> f([1])`` and, on the next line, ``1``).
+
+    >>> print(codegen_prompt("def f(xs):\n    return len(xs)\n", "f", ["list[int]"], "int", ["assert f([1]) == 1"]))
+    Write a Python function `f(xs: list[int]) -> int` that behaves as these examples show:
+    <BLANKLINE>
+    assert f([1]) == 1
+    <BLANKLINE>
+    Write the complete function (no other code) in a ```python code block.
+    """
+    signature = _signature(code, entry, param_types, output_type)
+    if not description.strip():
+        return CODEGEN_INSTRUCTIONS.format(signature=signature, examples="\n".join(examples))
+    return CODEGEN_PROBLEM_INSTRUCTIONS.format(entry=entry, stub=_stub(signature, description, examples))
 
 
 def _meta(rec: ProgramRecord, config_seed: int, feats: dict, score: float, bucket: int) -> dict:
     return {"program_id": rec.id, "level": rec.level, "target": rec.target, "code": rec.code,
-            "entry_point": rec.entry_point, "ast_hash": rec.ast_hash, "difficulty": score, "bucket": bucket,
+            "entry_point": rec.entry_point, "description": rec.description, "ast_hash": rec.ast_hash, "difficulty": score, "bucket": bucket,
             "features": feats, "python": rec.python, "generator_version": rec.generator_version, "seed": rec.seed,
             "release_seed": config_seed}
 
@@ -162,6 +207,6 @@ def _codegen(rec: ProgramRecord, cfg, traces, meta: dict, counts: Counter, trace
         return []
     asserts = [f"assert {c} == {v.text}" for c, v in pairs]
     examples, tests = asserts[:n_ex], asserts[n_ex:]
-    prompt = codegen_prompt(rec.code, rec.entry_point, rec.param_types, rec.output_types[0], examples)
+    prompt = codegen_prompt(rec.code, rec.entry_point, rec.param_types, rec.output_types[0], examples, rec.description)
     return [{"id": f"{rec.id}-codegen-0", **meta, "prompt": prompt, "examples": examples, "tests": tests,
              "reference_solution": rec.code}]

@@ -4,7 +4,10 @@ The prompt renders the spec as ExecVerify-style hard requirements ("write Python
 code that tests the ``{method}`` method of the ``{type}`` type", nested calls,
 other methods, the control-flow chain, the helper chain, the number of parameters,
 input sizes). The template lives here and is versioned by :data:`PROMPT_VERSION`,
-recorded with every accepted program.
+recorded with every accepted program. The reply's code block starts with a comment line
+``# Description: ...`` saying what the entry point returns (:func:`split_description` takes it
+out of the program: it becomes :attr:`LLMProgram.description` and the record's ``description``;
+a program without one is kept, with ``""``).
 
 Each completion goes through gates, the first that fails naming the rejection (the table of
 docs/models.md, "The gates"): extraction of the code (``no_code``), ``ast.parse``
@@ -30,7 +33,7 @@ Hard requirements:
 9. Import only these standard-library modules, if any: bisect, collections, functools, heapq, itertools, math, re, string, typing.
 10. Do not use `while True`, randomness, I/O, the clock, dunder names or attributes, or any of: __import__, breakpoint, compile, delattr, dir, eval, exec, exit, getattr, globals, help, input, locals, memoryview, open, quit, setattr, vars.
 <BLANKLINE>
-Reply with the complete program in a single ```python code block.
+Reply with the complete program in a single ```python code block. Its first line is a comment that says in one or two sentences what the entry-point function returns for its inputs, with the parameter names in backticks, e.g. "# Description: Return the number of words in `words` that start with `prefix`."
 >>> extract_code("Sure!\n```python\ndef f(x):\n    return x\n```\nDone.")
 'def f(x):\n    return x\n'
 """
@@ -38,6 +41,7 @@ Reply with the complete program in a single ```python code block.
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,10 +56,10 @@ from execverify_data.synth.checker import ALLOWED_IMPORTS, FORBIDDEN_NAMES, chec
 from execverify_data.synth.spec import ConstraintSpec
 
 __all__ = ["PROMPT_VERSION", "SYSTEM_PROMPT", "LLMProgram", "LLMProgramGenerator", "extract_code", "render_messages",
-           "render_prompt"]
+           "render_prompt", "split_description"]
 
 #: Bumped whenever the rendered prompt of some spec changes.
-PROMPT_VERSION = "llm-prompt-v1"
+PROMPT_VERSION = "llm-prompt-v2"
 
 SYSTEM_PROMPT = (
     "You are an expert Python programmer. You write small, self-contained, deterministic Python programs "
@@ -64,7 +68,11 @@ SYSTEM_PROMPT = (
 
 _HEAD_METHOD = "Write Python code that tests the `{name}` method of the `{type}` type."
 _HEAD_FUNCTION = "Write Python code that tests the built-in function `{name}`."
-_TAIL = "Reply with the complete program in a single ```python code block."
+_TAIL = ("Reply with the complete program in a single ```python code block. Its first line is a comment that says in "
+         "one or two sentences what the entry-point function returns for its inputs, with the parameter names in "
+         'backticks, e.g. "# Description: Return the number of words in `words` that start with `prefix`."')
+#: The description line of a reply's program (a comment, anywhere; its text up to the end of the line).
+_DESCRIPTION = re.compile(r"^[ \t]*#[ \t]*description[ \t]*:(.*)(?:\n|$)", re.IGNORECASE | re.MULTILINE)
 _NESTED_EXAMPLES = {1: "f(g(x))", 2: "f(g(h(x)))", 3: "f(g(h(k(x))))"}
 _FLOW_WORDS = {"if": "an `if` statement", "for": "a `for` loop",
                "while": "a `while` loop whose condition eventually becomes false",
@@ -73,6 +81,20 @@ _FLOW_WORDS = {"if": "an `if` statement", "for": "a `for` loop",
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def split_description(source: str) -> tuple[str, str]:
+    r"""The program without its ``# Description:`` comment line, and that description (``""`` when it has none).
+
+    >>> split_description("# Description: Return `x` doubled.\ndef f(x: int) -> int:\n    return 2 * x\n")
+    ('def f(x: int) -> int:\n    return 2 * x\n', 'Return `x` doubled.')
+    >>> split_description("def f(x: int) -> int:\n    return x\n")
+    ('def f(x: int) -> int:\n    return x\n', '')
+    """
+    match = _DESCRIPTION.search(source)
+    if match is None:
+        return source, ""
+    return (source[: match.start()] + source[match.end() :]).lstrip("\n"), match.group(1).strip()
 
 
 def render_requirements(spec: ConstraintSpec) -> list[str]:
@@ -151,7 +173,7 @@ class LLMProgram:
     """A program an LLM wrote that passed every gate.
 
     Args:
-        source (`str`): the extracted program.
+        source (`str`): the extracted program (without its description comment).
         entry_point (`str`): the function the checker took as the entry point.
         spec (`ConstraintSpec`): the spec it was asked for and meets.
         seed (`int`): the ``seed`` of the :meth:`LLMProgramGenerator.generate` call.
@@ -162,6 +184,8 @@ class LLMProgram:
         completion (`str`): the raw completion text.
         filtered (`Any`, optional): the :class:`execverify_data.synth.filters.Accepted` record
             (inputs and traces) when filters ran.
+        description (`str`, defaults to ``""``): what the entry point returns, from the reply's
+            ``# Description:`` line (:func:`split_description`; ``""`` when it has none).
     """
 
     source: str
@@ -174,6 +198,7 @@ class LLMProgram:
     backend: str
     completion: str
     filtered: Any = field(default=None, repr=False)
+    description: str = ""
 
 
 def _param_types(tree: ast.Module, entry: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -288,8 +313,9 @@ class LLMProgramGenerator:
                         counts[reason] += 1
                         continue
                     counts["accepted"] += 1
-                    source, entry, filtered = program
-                    accepted.append(LLMProgram(source, entry, spec, seed, i, j, PROMPT_VERSION, backend, text, filtered))
+                    source, entry, filtered, description = program
+                    accepted.append(LLMProgram(source, entry, spec, seed, i, j, PROMPT_VERSION, backend, text, filtered,
+                                               description))
         finally:
             if own_tracer:
                 tracer.close()
@@ -313,8 +339,9 @@ class LLMProgramGenerator:
 
     def gate(self, spec: ConstraintSpec, text: str, *, seed: int, tracer: Any = None, level: int = 0,
              seen_sources: set[str] | None = None, seen_hashes: set[str] | None = None,
-             counts: dict[str, int] | None = None) -> tuple[tuple[str, str, Any] | None, str]:
-        """Run one completion through every gate: ``((source, entry_point, accepted), "accepted")`` or ``(None, reason)``.
+             counts: dict[str, int] | None = None) -> tuple[tuple[str, str, Any, str] | None, str]:
+        """Run one completion through every gate: ``((source, entry_point, accepted, description), "accepted")`` or
+        ``(None, reason)``.
 
         Args:
             spec (`ConstraintSpec`): what the completion was asked for.
@@ -326,8 +353,9 @@ class LLMProgramGenerator:
             seen_hashes (`set[str]`, optional): normalized hashes for the filters' ``duplicate`` rule.
             counts (`dict`, optional): receives the filters' ``input_raised`` count.
 
-        ``accepted`` is the filters' :class:`~execverify_data.synth.filters.Accepted` (None without filters);
-        the reasons are those of :meth:`generate`.
+        ``accepted`` is the filters' :class:`~execverify_data.synth.filters.Accepted` (None without filters), whose
+        program carries the description; ``source`` is the program without its description line
+        (:func:`split_description`); the reasons are those of :meth:`generate`.
         """
         if self.filters is not None and tracer is None:
             raise InvalidArgument("gate needs the filters' tracer: pass tracer=TraceBackend('trusted')")
@@ -336,8 +364,8 @@ class LLMProgramGenerator:
 
     def _gate(self, spec: ConstraintSpec, text: str, row_seed: int, seen_sources: set[str], seen_hashes: set[str],
               tracer: Any, level: int = 0,
-              counts: dict[str, int] | None = None) -> tuple[tuple[str, str, Any] | None, str]:
-        source = extract_code(text if isinstance(text, str) else "")
+              counts: dict[str, int] | None = None) -> tuple[tuple[str, str, Any, str] | None, str]:
+        source, description = split_description(extract_code(text if isinstance(text, str) else ""))
         if not source.strip():
             return None, "no_code"
         try:
@@ -356,15 +384,16 @@ class LLMProgramGenerator:
         entry = report.entry_point
         filtered = None
         if self.filters is not None:
-            filtered, reason = self._filter(spec, source, tree, entry, row_seed, seen_hashes, tracer, level, counts)
+            filtered, reason = self._filter(spec, source, tree, entry, row_seed, seen_hashes, tracer, level, counts,
+                                            description)
             if filtered is None:
                 return None, f"filter:{reason}"
         seen_sources.add(key)
-        return (source, entry, filtered), "accepted"
+        return (source, entry, filtered, description), "accepted"
 
     def _filter(self, spec: ConstraintSpec, source: str, tree: ast.Module, entry: str, row_seed: int,
                 seen_hashes: set[str], tracer: Any, level: int = 0,
-                counts: dict[str, int] | None = None) -> tuple[Any, str | None]:
+                counts: dict[str, int] | None = None, description: str = "") -> tuple[Any, str | None]:
         from execverify_data.synth.filters import evaluate
         from execverify_data.synth.generator import Program
 
@@ -372,7 +401,8 @@ class LLMProgramGenerator:
         if typed is None:
             return None, "param_types"
         types, names = typed
-        program = Program(source, entry, types, names, level=level, target=spec.target, seed=row_seed)
+        program = Program(source, entry, types, names, level=level, target=spec.target, seed=row_seed,
+                          description=description)
         try:
             return evaluate(program, spec, seed=row_seed, config=self.filters, tracer=tracer, seen=seen_hashes,
                             counts=counts)
