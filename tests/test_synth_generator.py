@@ -87,8 +87,23 @@ def test_entry_point_is_typed_and_every_parameter_is_read():
 
 
 def _while_forms(node: ast.While) -> str:
-    """How a generated while loop terminates: an index walk, a digit loop, or a container that empties."""
+    """How a generated while loop terminates: an index walk (alone or with a condition that can only stop it
+    sooner), two indexes that meet, a digit loop, a string cut from the front, or a container that empties."""
     test, body = node.test, node.body
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        walk_test = test.values[0]
+        assert isinstance(walk_test, ast.Compare) and isinstance(walk_test.ops[0], ast.Lt)
+        last = body[-1]
+        assert isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and last.target.id == walk_test.left.id
+        return "index walk"
+    if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Lt) and isinstance(test.comparators[0], ast.Name):
+        moves = {(s.target.id, type(s.op).__name__) for s in body if isinstance(s, ast.AugAssign)}
+        assert moves == {(test.left.id, "Add"), (test.comparators[0].id, "Sub")}
+        return "two pointers"
+    if isinstance(test, ast.Name) and isinstance(body[-1], ast.Assign) and isinstance(body[-1].value, ast.Subscript):
+        cut = body[-1].value  # rest = rest[size:], size at least 1 by its domain
+        assert body[-1].targets[0].id == test.id == cut.value.id and cut.slice.lower is not None
+        return "cut"
     if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Lt) and isinstance(test.comparators[0], ast.Call):
         last = body[-1]
         assert isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and last.target.id == test.left.id

@@ -20,7 +20,7 @@ Share(hits=0, total=1)
 from __future__ import annotations
 
 from execverify_data.naturalness.execution import (TEST_KINDS, Observation, Share, Site, container_reprs,
-                                                   dead_statements, edited_inputs, effectless_calls,
+                                                   dead_statements, edited_inputs, effectless_calls, effectless_sites,
                                                    never_evaluated_tests, observe, one_sided_tests, small_edits)
 from execverify_data.naturalness.figures import (CRUXEVAL, EXECUTION_INPUTS, HUMANEVAL, MEASURES, aggregate,
                                                  benchmark_programs, measure_programs, program_figures)
@@ -35,7 +35,7 @@ __all__ = [
     "CRUXEVAL", "EXECUTION_INPUTS", "HUMANEVAL", "LINT_RULES", "MEASURES", "STRUCTURAL_NUMBERS", "TEST_KINDS",
     "Observation", "Share", "Site", "aggregate", "bare_literal_gates", "benchmark_programs", "container_reprs",
     "countdown_loops", "dead_statements", "dict_literal_membership", "distinct_calls", "edited_inputs",
-    "effectless_calls", "finishing_wrappers", "lint_counts",
+    "effectless_calls", "effectless_sites", "finishing_wrappers", "lint_counts",
     "literal_subscripts", "loops_ignoring_variable", "measure_programs", "nested_builtins", "never_evaluated_tests",
     "observe", "one_sided_tests", "program_figures", "round_trips", "self_nested_tests", "self_receiver_calls",
     "shadowed_builtins", "small_edits", "underscore_names",

@@ -49,7 +49,7 @@ from execverify_data.synth.measures import (
 )
 from execverify_data.synth.names import Names
 from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
-from execverify_data.synth.tasks import CHAINS, NoTask, compose, places, supported
+from execverify_data.synth.tasks import CHAINS, FEWER_CALLS, MAX_CALLS, NoTask, compose, places, supported
 from execverify_data.synth.typing_ import usable_entries
 from execverify_data.synth.vocab import (
     SLOTS,
@@ -69,10 +69,6 @@ GENERATOR_VERSION = "3.0.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
 _ATTEMPTS = 6
-#: distinct builtins and methods a program may call (CRUXEval's functions call 2.4 on average, HumanEval's 2.2)
-MAX_CALLS = 4
-#: the share of plans calling exactly MAX_CALLS that are drawn again (a preference for fewer)
-FEWER_CALLS = 0.4
 
 #: Targets no natural program uses (they would only appear as noise): left to other levels' vocabulary.
 UNNATURAL_TARGETS = frozenset({
@@ -134,7 +130,7 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
     spec = level_spec(level, target, rng, min_size=min_size, max_size=max_size)
     if level >= 3:  # a task in which the target does a step (generator 3.0): its chain, as often as people write it
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(target, c)}
-        for _ in range(4 if chains else 0):  # the task says how many parameters it takes; generate() composes it
+        for _ in range(3 if chains else 0):  # the task says how many parameters it takes; generate() composes it
             chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
             task = dataclasses.replace(spec, control_flow=chain)
             try:

@@ -31,12 +31,19 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 
+from execverify_data.naturalness.patterns import distinct_calls
 from execverify_data.synth.code import GenFail
 from execverify_data.synth.measures import Chains, deepest_call
 from execverify_data.synth.phrases import phrase_of
 from execverify_data.synth.vocab import SLOTS, Form, annotation, forms, param_type
 
 __all__ = ["CHAINS", "Composed", "NoTask", "compose", "places", "supported"]
+
+
+#: distinct builtins and methods a program may call (CRUXEval's functions call 2.4 on average, HumanEval's 2.2), for
+#: both builders; and the share of plans calling exactly MAX_CALLS that are drawn again (a preference for fewer)
+MAX_CALLS = 4
+FEWER_CALLS = 0.4
 
 
 class NoTask(GenFail):
@@ -50,7 +57,7 @@ CHAINS: dict[int, dict[tuple[str, ...], int]] = {
         ("while", "if-elif"): 5, ("while", "for"): 5},
     3: {("for", "if", "for"): 12, ("for", "for", "if"): 18, ("for", "if", "if-elif"): 8, ("for", "for", "if-elif"): 14,
         ("for", "while", "if"): 10, ("for", "if", "while"): 6, ("while", "for", "if"): 10, ("while", "if", "for"): 6,
-        ("while", "for", "if-elif"): 6, ("for", "if", "if"): 10},
+        ("while", "for", "if-elif"): 6},
 }
 
 
@@ -86,8 +93,8 @@ SOURCES = (
     Source("table", "word", "{p}", "the keys of {p}", "counts", "name"),
     Source("twords", "word", "{p}", "the words in {p}", "names", "name"),
     Source("blob", "blob", "{p}.split({bsep})", "the pieces of {p} separated by {bsep}", "data", "chunk"),
-    Source("tags", "word", "sorted({p})", "the words in {p}, in sorted order", "tags", "tag", ordered=False),
-    Source("ids", "num", "sorted({p})", "the numbers in {p}, in increasing order", "ids", "ident", ordered=False),
+    Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag", ordered=False),
+    Source("ids", "num", "sorted({p})", "the numbers in {p}", "ids", "ident", ordered=False),
 )
 
 #: item grain -> (the parts walked by a nested ``for``: iterable over {v}, English over {one}, item grain, var)
@@ -122,9 +129,16 @@ class _Item:
     one: str  # one item, in English
     extra: tuple = ()  # (var, grain, English) of a value walked with the item (its position, its count)
     filtered: bool = False  # the noun ends with a test ("... that start with `prefix`")
+    note: str = ""  # how the walk goes, said after the tests ("from the last to the first")
+    tested: tuple = ()  # (head, has a parameter) of each test made of the item
 
     def __post_init__(self) -> None:
         self.one = _ONE_BY_VAR.get(self.var, self.one)
+
+    @property
+    def said(self) -> str:
+        """The stream in English, its tests and then how it is walked."""
+        return f"{self.noun}, {self.note}" if self.note else self.noun
 
 
 @dataclass
@@ -141,6 +155,9 @@ class _Plan:
     starts: tuple = ()  # the ways the first step may walk (:func:`_paths`) that give the target its step
     chain: tuple = ()
     wants_helper: bool = False
+    helper_slot: str = ""  # where a level-6 helper goes: a test or a value
+    last_test: tuple = ("", False)  # (head, has a parameter) of the last test made
+    value_form: Form | None = None  # the target's value, chosen before the fold that takes it
     helper: tuple | None = None  # (name, params, body lines, returns)
     tail: tuple = ()  # the statements that end a while's body (``rest //= 10``)
 
@@ -225,7 +242,7 @@ def _say(template: str, x_en: str, slots: dict[str, str]) -> str:
 # ------------------------------------------------------------------------------------------ composing
 
 
-def compose(spec, rng: random.Random, *, seed: int, tries: int = 50, free_params: bool = False) -> Composed:
+def compose(spec, rng: random.Random, *, seed: int, tries: int = 40, free_params: bool = False) -> Composed:
     """A purpose-first program meeting ``spec`` (levels 3-6), or :class:`NoTask`. With ``free_params`` the task takes
     as many parameters as it needs, up to two, whatever ``spec.n_params`` says (a spec is then made to fit it)."""
     from execverify_data.synth.spec import level_of
@@ -261,7 +278,7 @@ class Composed:
 
 
 #: the ways a top-level ``while`` walks: kind -> the grain of its items
-_TOP_WHILES = {"digits": "count", "leading:words": "word", "leading:nums": "num", "pieces": "word"}
+_TOP_WHILES = {"digits": "count", "budget:words": "word", "budget:nums": "num", "pieces": "word"}
 
 
 def _paths(chain: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], tuple[tuple[int, str], ...]]]:
@@ -271,7 +288,7 @@ def _paths(chain: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], tuple[tup
     if chain[0] == "for":
         starts = [(f"src:{s.grain}", s.item, ()) for s in SOURCES]
     elif chain[0] == "while":
-        starts = [(f"while:{k}", g, ((0, g),) if k.startswith("leading") else ()) for k, g in _TOP_WHILES.items()]
+        starts = [(f"while:{k}", g, ()) for k, g in _TOP_WHILES.items()]
     else:
         return []
     out = []
@@ -344,6 +361,7 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
     rng = plan.rng
     body: list[str] = []
     plan.chain = chain
+    plan.helper_slot = rng.choice(("test", "value"))
     if chain in (("if",), ("if-elif",)):
         plan.role = rng.choice(("test", "value"))
     else:
@@ -376,6 +394,9 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         tree = ast.parse(code)
     except SyntaxError as exc:  # a call put inside an f-string of the same quotes (3.11)
         raise GenFail(f"not Python: {exc.msg}") from None
+    calls = distinct_calls(code)  # people reuse a handful of builtins and methods (CRUXEval 2.4 a function)
+    if calls > MAX_CALLS or (calls == MAX_CALLS and rng.random() < FEWER_CALLS):
+        raise GenFail(f"{calls} distinct builtins and methods")
     depth, _ = deepest_call(tree)
     if depth < spec.nested_depth:
         raise GenFail(f"nested depth {depth} < {spec.nested_depth}")
@@ -390,7 +411,7 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
 #: the entry point's name, by what it computes, before the name of what it walks
 _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "build_from", "join": "join",
           "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
-          "largest": "largest_in", "classify": "classify", "classify_build": "rewrite", "classify_total": "score",
+          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "classify": "classify", "classify_build": "rewrite", "classify_total": "score",
           "branch": "adjust"}
 
 
@@ -446,7 +467,8 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
         plan.placed = True
     if ".split(" in src.head and plan.target == ("bytes.split" if src.grain == "blob" else "str.split"):
         plan.placed = True
-    return f"{src.var} in {code}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"))
+    note = {"tags": "taken in sorted order", "ids": "taken in increasing order"}.get(src.grain, "")
+    return f"{src.var} in {code}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"), note=note)
 
 
 def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
@@ -466,7 +488,7 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
                     raise GenFail(f"a {item.grain} has no parts to walk")
                 it, en, grain, var = PARTS[item.grain]
                 body.append(f"{indent}for {var} in {it.format(v=item.var)}:")
-                item = _Item(var, grain, f"{en.format(one='each of ' + item.noun)}", _ONE.get(grain, "item"))
+                item = _Item(var, grain, f"{en.format(one='each of ' + item.said)}", _ONE.get(grain, "item"))
             indent += "    "
         elif step == "while":
             item, indent = _while(plan, item, indent, body, chain[k + 1] if not last else None)
@@ -476,7 +498,8 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
             test, phrase = _test(plan, item)
             body.append(f"{indent}if {test}:")
             joined = f"{item.noun} and {phrase}" if item.filtered else f"{item.noun} that {phrase}"
-            item = _Item(item.var, item.grain, joined, item.one, item.extra, filtered=True)
+            item = _Item(item.var, item.grain, joined, item.one, item.extra, filtered=True, note=item.note,
+                         tested=item.tested + (plan.last_test,))
             indent += "    "
             steps.append("if")
         elif step == "if-elif":
@@ -487,7 +510,7 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
 
 
 def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after: str | None):
-    """A loop the task needs: over the digits of a number, the leading items that pass a test, a string cut into
+    """A loop the task needs: over the digits of a number, the leading items that fit a budget, a string cut into
     pieces (at the top); the digits of each number or the leading characters of each word (inside a walk)."""
     rng = plan.rng
     if item is None:
@@ -497,17 +520,24 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             plan.params.insert(0, ("n", "number"))
             body += [f"{indent}rest = n", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
             plan.tail = (f"{indent}    rest //= 10",)
-            return _Item("digit", "count", "the digits of `n`, from the last to the first", "digit"), indent + "    "
-        if kind.startswith("leading"):
-            src = next(s for s in SOURCES if s.grain == kind.split(":")[1])
-            plan.params.insert(0, (src.name, src.grain))
-            probe = _Item(f"{src.name}[i]", src.item, "", _ONE[src.item])
-            test, phrase = _test(plan, probe)
-            body += [f"{indent}i = 0", f"{indent}while i < len({src.name}) and {test}:",
-                     f"{indent}    {src.var} = {src.name}[i]"]
+            return (_Item("digit", "count", "the digits of `n`", "digit", note="taken from the last to the first"),
+                    indent + "    ")
+        if kind.startswith("budget"):  # the leading items whose running total fits a budget (a line of text, a sum)
+            words = kind.endswith("words")
+            name, var, cost = ("words", "word", "len({})") if words else ("costs", "cost", "{}")
+            if len(plan.params) >= plan.n_params:
+                raise GenFail("a budget needs a parameter")
+            budget = "width" if words else "budget"
+            plan.params.insert(0, (name, "words" if words else "nums"))
+            plan.params.append((budget, "limit"))
+            body += [f"{indent}used = 0", f"{indent}i = 0",
+                     f"{indent}while i < len({name}) and used + {cost.format(name + '[i]')} <= {budget}:",
+                     f"{indent}    {var} = {name}[i]", f"{indent}    used += {cost.format(var)}"]
             plan.tail = (f"{indent}    i += 1",)
-            return (_Item(src.var, src.item, f"the {_ONE[src.item]}s at the start of `{src.name}` that {phrase}, "
-                          f"up to the first that does not", _ONE[src.item]), indent + "    ")
+            what = "total length" if words else "running sum"
+            one = "word" if words else "cost"
+            return (_Item(var, "word" if words else "num", f"the {one}s at the start of `{name}` whose {what} stays "
+                          f"within `{budget}`", one), indent + "    ")
         plan.params.insert(0, ("text", "text"))
         size, size_en = plan.slot("i", may_literal=False) if plan.n_params > 1 else ("3", "3")
         if size == "start":  # the parameter of a piece's size
@@ -516,18 +546,19 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             size, size_en = "size", "`size`"
         body += [f"{indent}rest = text", f"{indent}while rest:", f"{indent}    piece = rest[:{size}]"]
         plan.tail = (f"{indent}    rest = rest[{size}:]",)
-        return (_Item("piece", "word", f"the pieces of `text` cut every {size_en} characters (the last may be shorter)",
-                      "piece"), indent + "    ")
+        return (_Item("piece", "word", f"the pieces of `text` cut every {size_en} characters", "piece",
+                      note="the last one perhaps shorter"), indent + "    ")
     if item.grain in ("num",):
         body += [f"{indent}rest = abs({item.var})", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
         plan.tail = (f"{indent}    rest //= 10",)
-        return (_Item("digit", "count", f"the digits of each of {item.noun} (none for 0)", "digit"), indent + "    ")
+        return (_Item("digit", "count", f"the digits of each of {item.said}", "digit", note="none for 0"),
+                indent + "    ")
     if item.grain == "word":
         probe = _Item(f"{item.var}[i]", "char", "", "character")
         test, phrase = _test(plan, probe)
         body += [f"{indent}i = 0", f"{indent}while i < len({item.var}) and {test}:", f"{indent}    ch = {item.var}[i]"]
         plan.tail = (f"{indent}    i += 1",)
-        return (_Item("ch", "char", f"the leading characters that {phrase} of each of {item.noun}", "character"),
+        return (_Item("ch", "char", f"the leading characters that {phrase} of each of {item.said}", "character"),
                 indent + "    ")
     raise GenFail(f"no while over a {item.grain}")
 
@@ -535,16 +566,24 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
 def _test(plan: _Plan, item: _Item) -> tuple[str, str]:
     """A test of ``item`` with a meaning: its code and its plural English ("start with `prefix`"). At level 6 the
     first test made becomes a helper named for what it tests (``starts_with_prefix(word, prefix)``)."""
+    sub = _sub(plan, item, "test")
+    if sub is not None:
+        plan.last_test = (sub[1].name, False)
+        return sub[0], sub[1].plural
     options = [f for g in _TESTED.get(item.grain, (item.grain,)) for f in _forms("pred", g)]
     if item.grain == "char":
         options.append(_VOWEL)
+    heads = {h for h, _ in item.tested}
+    bare = any(not slotted for _, slotted in item.tested)  # a second test of the same item is one with a parameter
+    options = [f for f in options if f.head not in heads and not (bare and not f.slots)]
     form = plan.pick(options, role="test")
+    plan.last_test = (form.head, bool(form.slots))
     if form is _VOWEL:
         text, plural, _singular = f"{item.var} in 'aeiou'", "are lower-case vowels", "is a lower-case vowel"
     else:
         text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
         plural, _singular = _say(ph.plural, item.one, slots), _say(ph.singular, item.one, slots)
-    if plan.wants_helper and plan.helper is None:
+    if plan.wants_helper and plan.helper is None and plan.helper_slot == "test" and plan.rng.random() < 0.3:
         text = _helper(plan, item, text, form)
     return text, plural
 
@@ -569,7 +608,7 @@ def _helper(plan: _Plan, item: _Item, test: str, form: Form) -> str:
 _HELPER_NAMES = {
     "{x}.startswith({prefix})": "starts_with", "{x}.endswith({suffix})": "ends_with", "len({x}) > {k}": "is_long",
     "len({x}) < {k}": "is_short", "len({x}) <= {k}": "fits", "{x} % 2 == 0": "is_even", "{x} % {m} == 0": "is_multiple",
-    "{x} & 1": "is_odd", "{x} < 0": "is_negative", "{x} > {k}": "is_above", "{x} >= {k}": "is_at_least",
+"{x} < 0": "is_negative", "{x} > {k}": "is_above", "{x} >= {k}": "is_at_least",
     "{x} <= {k}": "is_at_most", "{x} == {x}[::-1]": "is_palindrome", "{char} in {x}": "contains",
     "{char} not in {x}": "lacks", "{x} in 'aeiou'": "is_vowel", "not {x}": "is_empty", "{x}.count({char}) > 1": "repeats",
     "{x}.is_integer()": "is_whole", "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
@@ -577,6 +616,60 @@ _HELPER_NAMES = {
     "isalnum": "is_alphanumeric", "isspace": "is_blank", "istitle": "is_titled", "isupper": "is_upper_case",
     "islower": "is_lower_case", "isalpha": "is_alphabetic",
 }
+
+
+@dataclass(frozen=True)
+class _Sub:
+    """A level-6 helper: a named sub-task of the program's items (a test or a value), its code and its English."""
+
+    name: str
+    grain: str
+    kind: str  # test or value
+    body: tuple[str, ...]
+    plural: str  # a test: "are prime"; a value: "the number of vowels in {x}"
+    singular: str = ""
+    uses: tuple[str, ...] = ("collect", "key", "total", "largest")
+
+
+_SUBS = (
+    _Sub("is_prime", "num", "test", ("if n < 2:", "    return False", "for d in range(2, int(n ** 0.5) + 1):",
+                                     "    if n % d == 0:", "        return False", "return True"),
+         "are prime", "is prime"),
+    _Sub("is_prime", "count", "test", ("if n < 2:", "    return False", "for d in range(2, n):", "    if n % d == 0:",
+                                       "        return False", "return True"), "are prime", "is prime"),
+    _Sub("is_palindrome", "word", "test", ("left, right = 0, len(word) - 1", "while left < right:",
+                                           "    if word[left] != word[right]:", "        return False",
+                                           "    left += 1", "    right -= 1", "return True"),
+         "read the same backwards", "reads the same backwards"),
+    _Sub("has_double_letter", "word", "test", ("for a, b in zip(word, word[1:]):", "    if a == b:",
+                                               "        return True", "return False"),
+         "have the same character twice in a row", "has the same character twice in a row"),
+    _Sub("is_vowel", "char", "test", ("return ch.lower() in 'aeiou'",), "are vowels (of either case)",
+         "is a vowel (of either case)"),
+    _Sub("digit_sum", "num", "value", ("n = abs(n)", "total = 0", "while n > 0:", "    total += n % 10",
+                                       "    n //= 10", "return total"), "the sum of the digits of {x}"),
+    _Sub("vowel_count", "word", "value", ("count = 0", "for ch in word.lower():", "    if ch in 'aeiou':",
+                                          "        count += 1", "return count"), "the number of vowels in {x}"),
+    _Sub("normalized", "word", "value", ("word = word.strip()", "return word.lower()"),
+         "{x} without surrounding whitespace, in lower case", uses=("collect", "key")),
+)
+_SUB_ARG = {"num": "n", "count": "n", "word": "word", "char": "ch"}
+
+
+def _sub(plan: _Plan, item: _Item, kind: str, use: str = "collect"):
+    """A library helper of ``kind`` for ``item`` (its call and English), when the plan wants one here, else None."""
+    if not plan.wants_helper or plan.helper is not None or plan.helper_slot != kind:
+        return None
+    if plan.role == kind and not plan.placed:  # the target's own step is not a helper's
+        return None
+    options = [h for h in _SUBS if h.grain == item.grain and h.kind == kind and use in h.uses]
+    if not options:
+        return None
+    sub = plan.rng.choice(options)
+    arg = _SUB_ARG[item.grain]
+    returns = "bool" if kind == "test" else ("int" if sub.name != "normalized" else "str")
+    plan.helper = (sub.name, arg, list(sub.body), returns)
+    return f"{sub.name}({item.var})", sub
 
 
 _HELPER_ARG = {"word": "word", "char": "ch", "num": "num", "count": "digit", "amount": "price", "blob": "chunk",
@@ -607,7 +700,8 @@ _VOWEL = Form("op.in", ("char",), "bool", "pred", "{x} in 'aeiou'")
 # ------------------------------------------------------------------------------------------ folds
 
 #: fold kind -> the item grains whose values it can take ("" takes none)
-_FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest")
+_FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest", "mean",
+          "common")
 #: the fold whose update a target is
 _FOLD_OF_TARGET = {"list.append": ("collect", "join", "group"), "set.add": ("distinct",),
                    "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",),
@@ -616,11 +710,34 @@ _NUMERIC = ("num", "count", "amount", "index", "byte")
 _TEXTUAL = ("word", "char", "numstr", "digits")
 
 
-def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0):
-    """A value of ``item`` (a measure or a map of it, or a value walked with it) whose grain is one of ``grains``:
-    its code, its English, its grain and the guard it needs (code, plural English) or None. ``depth`` 1 asks for a
-    call on a call (``len(word.strip())``: the length of the word without surrounding whitespace)."""
+#: the values people fold in each way, by template: a key to count or group by, a number to add up, a number
+#: whose largest is wanted (values to collect, join or build a string of may be any form)
+_NATURAL = {
+    "key": frozenset({"len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
+                      "round({x}, 1)", "int({x})", "{x}.count({char})", "{x}.strip()", "{x}.upper()"}),
+    "total": frozenset({"len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
+                        "len({x}.split())", "float({x})", "{x} % {m}", "{x}.count({bchar})"}),
+    "largest": frozenset({"len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
+                          "{x}.count({bchar})"}),
+}
+#: grains whose item is itself a natural value of each use (a digit to add up, a word to count)
+_ITSELF = {"key": ("word", "char", "num", "count", "blob"), "total": ("num", "count", "amount"),
+           "largest": ("count",), "collect": ("word", "char", "num", "count", "amount", "blob")}
+
+
+def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0, use: str = "collect"):
+    """A value of ``item`` of one of ``grains``, natural for ``use`` (key, total, largest, collect): a measure or a
+    map of it, a value walked with it, or the item itself; returns its code, its English (None for the item itself),
+    its grain and the guard it needs (code, plural English) or None. ``depth`` 1 asks for a call on a call
+    (``len(word.strip())``: the length of the word without surrounding whitespace)."""
     rng = plan.rng
+    sub = _sub(plan, item, "value", use)
+    if sub is not None and depth <= 0:
+        return sub[0], sub[1].plural.format(x=f"the {item.one}"), "count" if sub[1].name != "normalized" else "word", None
+    itself = (depth < 0 and item.grain in _ITSELF.get(use, ()) and item.grain in grains
+              and (plan.role != "value" or plan.placed))
+    if itself and rng.random() < 0.35:
+        return item.var, None, item.grain, None
     subjects = [(item.var, item.grain, f"the {item.one}")]
     for var, grain, en in item.extra:
         if grain in grains and depth < 0 and rng.random() < 0.3:
@@ -628,11 +745,14 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0)
         subjects.append((var, grain, en.replace("its ", "the ")))
     var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
     options = [f for role in ("measure", "map") for f in forms(role=role, on=grain)
-               if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains and _guard_phrase(f) is not None]
+               if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains and _guard_phrase(f) is not None
+               and (use not in _NATURAL or f.text in _NATURAL[use])]
     if depth >= 1:
         options = [f for f in options if not f.guard and "(" in f.text]
+    if plan.value_form is not None and not plan.placed and plan.value_form in options:
+        options = [plan.value_form]
     form = plan.pick(options, role="value", may_literal=True)
-    if depth >= 1 or (not form.guard and rng.random() < 0.15):
+    if (depth >= 1 or (not form.guard and rng.random() < 0.15)) and form.role == "measure":
         inner = [f for f in (*_forms("map", grain), *_forms("measure", grain))
                  if f.gives_on(grain) == grain and f.head != form.head and f.text in _NORMALIZING]
         if inner:
@@ -672,9 +792,19 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     if kinds and kinds[-1] == "if-elif":
         return _classify(plan, item, indent, body, plan.tail)
     filtered = bool(kinds) and kinds[-1] == "if"
-    options = [k for k in _FOLDS if k not in ("first", "any") or filtered]
+    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k != "common" or item.grain == "word")]
     if (plan.depth >= 1 and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
         options = [k for k in options if k not in ("count", "first", "any")]  # a fold that takes a value
+    if plan.role == "value" and not plan.placed:  # the target's value first, then a fold in which it is natural
+        own = [f for r in ("measure", "map") for f in forms(head=plan.target, role=r, on=item.grain)
+               if not f.y and phrase_of(f) is not None and _guard_phrase(f) is not None
+               and plan.fillable(f, may_literal=True)]
+        if not own:
+            raise GenFail(f"{plan.target} has no value of a {item.grain}")
+        plan.value_form = rng.choice(own)
+        options = [k for k in options if _takes(k, plan.value_form, item.grain)]
+        if not options:
+            raise GenFail(f"no fold takes {plan.value_form.text}")
     mine = [k for k in options if k in _FOLD_OF_TARGET.get(plan.target, ())]
     finishing = [f for g in ("nums", "words") for f in _finishes(g) if f.head == plan.target]
     if finishing and "collect" in options:
@@ -684,11 +814,15 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         plan.placed = True
     guard = None
     returns = "int"
+    post: list[str] = []  # statements between the loop and the return
+
+    use = {"total": "total", "mean": "total", "largest": "largest", "tally": "key", "group": "key",
+           "distinct": "key"}.get(kind, "collect")
 
     def value(grains, wraps=True):  # ``wraps``: the update passes the value to a call (``result.append(v)``)
         nonlocal guard
-        v, ven, g, guard = _value(plan, item, grains, depth=plan.depth - (1 if wraps else 0))
-        return v, ven, g
+        v, ven, g, guard = _value(plan, item, grains, depth=plan.depth - (1 if wraps else 0), use=use)
+        return v, ven or f"the {item.one}", g
 
     if kind == "count":
         pre, update, ret = ["count = 0"], ["count += 1"], "count"
@@ -697,6 +831,16 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         v, ven, g = value(_NUMERIC, wraps=False)
         pre, update, ret = [f"total = {'0.0' if g == 'amount' else '0'}"], [f"total += {v}"], "total"
         desc, returns = f"Return the sum of {ven}, over {{n}}.", "float" if g == "amount" else "int"
+    elif kind == "common":  # the letters every item has
+        pre, ret = ["common = None"], "sorted(common) if common else []"
+        update = ["if common is None:", f"    common = set({item.var}.lower())", "else:",
+                  f"    common &= set({item.var}.lower())"]
+        desc, returns = ("Return, in sorted order, the letters (in lower case) that every one of {n} contains, or an "
+                         "empty list if there are none."), "list[str]"
+    elif kind == "mean":
+        v, ven, g = value(_NUMERIC, wraps=False)
+        pre, update, ret = ["total = 0", "count = 0"], [f"total += {v}", "count += 1"], "total / count if count else 0.0"
+        desc, returns = f"Return the average of {ven}, over {{n}}, or 0.0 if there are none.", "float"
     elif kind in ("collect", "join", "build", "distinct"):
         v, ven, g = value(_TEXTUAL if kind in ("join", "build") else _NUMERIC + _TEXTUAL + ("blob",))
         if kind == "collect":
@@ -705,6 +849,10 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
             finish = _finish(plan, g, f"the list of {ven} for each of {{n}}")
             if finish is not None:
                 ret, desc, returns = finish
+            elif rng.random() < 0.1 and len(plan.params) < plan.n_params:  # at most `limit` of them
+                limit, limit_en = plan.slot("k", may_literal=False)
+                post = [f"del result[{limit}:]"]
+                desc = f"Return a list holding {ven} for each of the first {limit_en} of {{n}}, in their order."
         elif kind == "build":
             pre, update, ret = ["out = ''"], [f"out += {v}"], "out"
             desc, returns = f"Return the string made of {ven} for each of {{n}}, in their order, with nothing between.", "str"
@@ -740,13 +888,17 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     else:  # any
         pre, update, ret = [], ["return True"], "False"
         desc, returns = "Return True if there is at least one of {n}, and False otherwise.", "bool"
-    noun = item.noun
-    if guard is not None:
+    noun = item.said
+    if guard is not None and kinds and kinds[-1] == "if" and body and body[-1].lstrip().startswith("if "):
+        body[-1] = f"{body[-1][:-1]} and {guard[0]}:"  # one test, not an if nested in an if
+    elif guard is not None:
         update = [f"if {guard[0]}:", *("    " + u for u in update)]
-        noun = f"{noun} that {guard[1]}"
+        joined = f"{item.noun} and {guard[1]}" if item.filtered else f"{item.noun} that {guard[1]}"
+        noun = f"{joined}, {item.note}" if item.note else joined
     body[:0] = pre
     body.extend(indent + u for u in update)
     body.extend(plan.tail)
+    body.extend(post)
     body.append(f"return {ret}")
     return desc.format(n=noun), returns, kind
 
@@ -763,14 +915,16 @@ def _finish(plan: _Plan, value_grain: str, noun: str):
     """A finish of the collected ``result`` (the target's own most often, else now and then): return text,
     description, annotation; None for the list as it is."""
     grain = "nums" if value_grain in ("num", "count", "index", "byte") else "words" if value_grain in _TEXTUAL else ""
+    # (amounts and bytes are collected as they are: no finish reads a list of them as one of ints or strings)
     if not grain:
         return None
     options = [f for f in _finishes(grain) if plan.fillable(f, may_literal=False)]
     mine = [f for f in options if f.head == plan.target]
+    natural = [f for f in options if f.text in _NATURAL_FINISHES]
     if mine and not plan.placed and plan.role == "finish":
         form = plan.rng.choice(mine)
-    elif plan.rng.random() < 0.15 and options:
-        form = plan.rng.choice(options)
+    elif plan.rng.random() < 0.1 and natural:
+        form = plan.rng.choice(natural)
     else:
         return None
     text, ph, slots = plan.fill(form, "result", noun, grain=grain)
@@ -778,8 +932,28 @@ def _finish(plan: _Plan, value_grain: str, noun: str):
     return text, f"Return {_say(ph.singular, noun, slots)}.", annotation(gives) if gives in _ANNOTATED else "list"
 
 
+#: finishes people write after collecting values (others only where they are the target's step)
+_NATURAL_FINISHES = frozenset({"sorted({x})", "sorted({x}, reverse=True)", "sorted({x}, key=len)", "sum({x})",
+                               "tuple({x})", "list(reversed({x}))", "{x}[::-1]", "{x}[:{k}]"})
 _ANNOTATED = frozenset({"num", "count", "word", "amount", "words", "nums", "tnums", "twords", "ids", "tags", "fids",
                         "ftags", "table", "blob", "bool"})
+
+
+def _takes(kind: str, form: Form, grain: str) -> bool:
+    """Whether a fold of ``kind`` takes the value ``form`` gives on a ``grain`` as a natural one."""
+    gives = form.gives_on(grain)
+    if kind in ("collect",):
+        return gives in _NUMERIC + _TEXTUAL + ("blob",)
+    if kind in ("join", "build"):
+        return gives in _TEXTUAL
+    use = {"total": "total", "mean": "total", "largest": "largest"}.get(kind, "key")
+    if kind in ("total", "mean"):
+        return gives in _NUMERIC and form.text in _NATURAL[use]
+    if kind == "largest":
+        return gives in ("count", "index") and form.text in _NATURAL[use]
+    if kind in ("tally", "group", "distinct"):
+        return gives in _NUMERIC + _TEXTUAL and form.text in _NATURAL[use]
+    return False
 
 
 def _grain_of(item: _Item) -> str:
@@ -793,7 +967,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     second, second_en = _test(plan, item)
     if first == second:
         raise GenFail("two classes of the same test")
-    n = item.noun
+    n = item.said
     kind = rng.choice(("count", "build") if item.grain in ("char", "word") else ("count", "total"))
     if plan.role == "value" and not plan.placed and kind == "count":
         kind = "build" if item.grain in ("char", "word") else "total"
@@ -805,6 +979,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
                 f"{second_en}, and the rest.")
     elif kind == "build":
         m1, m1en, _, guard = _value(plan, item, (item.grain,))
+        m1en = m1en or f"the {item.one}"
         if guard is not None:
             raise GenFail("a class's value needs a guard")
         pre = ["out = ''"]
@@ -813,12 +988,13 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that {_singular(first_en)}, "
                 f"each other {item.one} that {_singular(second_en)} as it is, and nothing for the rest.")
     else:
-        v, ven, _g, guard = _value(plan, item, _NUMERIC)
+        v, ven, g, guard = _value(plan, item, _NUMERIC)
+        ven = ven or f"the {item.one}"
         if guard is not None:
             raise GenFail("a class's value needs a guard")
         pre = ["total = 0"]
         arms = [f"if {first}:", f"    total += {v}", f"elif {second}:", f"    total -= {v}"]
-        ret, returns = "total", "int"
+        ret, returns = "total", "float" if g == "amount" else "int"
         desc = (f"Over {n}, return the sum of {ven} for those that {first_en}, minus it for those that do not but "
                 f"{second_en}.")
     body[:0] = pre

@@ -1,0 +1,124 @@
+"""Generator 3.0's construction rules (issue #28), each checked on programs built through the public entry points
+(``spec_for`` + ``generate``) and measured by instruments written apart from the generator; generator 2.2 breaks
+every one of them."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from execverify_data import naturalness as nat
+from execverify_data.seeds import row_seed
+from execverify_data.synth.generator import GenFail, generate, spec_for
+from execverify_data.synth.tasks import CHAINS, places
+
+LEVELS = (3, 4, 5, 6)
+
+
+def _composed(per_level: int) -> list:
+    out = []
+    for level in LEVELS:
+        for i in range(per_level):
+            seed = row_seed(28, level * 1000 + i)
+            spec = spec_for(level, seed)
+            try:
+                program = generate(spec, seed)
+            except GenFail:
+                continue
+            out.append((spec, program))
+    return out
+
+
+PROGRAMS = _composed(60)
+DESCRIBED = [(s, p) for s, p in PROGRAMS if p.description]
+
+
+def test_most_programs_of_levels_3_to_6_are_purpose_first():
+    """A described program is one the task composer built (the 2.2 builder writes none)."""
+    assert len(DESCRIBED) >= 0.5 * len(PROGRAMS), (len(DESCRIBED), len(PROGRAMS))
+    assert {p.level for _, p in DESCRIBED} == set(LEVELS)
+
+
+def test_a_description_names_every_parameter_and_says_what_is_returned():
+    for _, program in DESCRIBED:
+        text = program.description
+        assert text[0].isupper() and text.endswith("."), text
+        assert "return" in text.lower(), text
+        for name in program.param_names:
+            assert f"`{name}`" in text, (name, text, program.code)
+
+
+def test_no_comparison_with_a_bare_number_that_is_not_a_task_constant():
+    """Gates such as ``if len(words) > 9:`` (generator 2.2: 9.8% of programs, CRUXEval 1.1%): a number compared with
+    a length or a parameter is a parameter itself."""
+    gated = [p.code for _, p in DESCRIBED if nat.bare_literal_gates(p.code)]
+    assert not gated, gated[:2]
+
+
+def test_a_loop_returns_only_on_a_match():
+    """No ``for`` whose body returns on its first pass: a return inside a loop is under a test."""
+    for _, program in DESCRIBED:
+        for node in ast.walk(ast.parse(program.code)):
+            if isinstance(node, (ast.For, ast.While)):
+                assert not any(isinstance(s, ast.Return) for s in node.body), program.code
+
+
+def test_every_class_of_a_classification_adds_to_the_one_result():
+    """An ``if``/``elif`` whose arms build different things (2.2's ``hits += 1`` beside ``built += part``) is not
+    written: the arms of a classification update one result, or one tuple of counts that is returned whole."""
+    for _, program in DESCRIBED:
+        tree = ast.parse(program.code)
+        returned = {ast.unparse(n.value) for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and node.orelse and isinstance(node.orelse[0], ast.If):
+                targets = set()
+                for arm in (node.body, node.orelse[0].body, node.orelse[0].orelse):
+                    for stmt in arm:
+                        if isinstance(stmt, ast.AugAssign):
+                            targets.add(stmt.target.id)
+                if targets:
+                    assert all(any(t in r for r in returned) for t in targets), program.code
+
+
+def test_a_level_6_helper_does_what_its_name_says():
+    """The helper is a named sub-task (``is_prime``, ``digit_sum``...) or a test named for what it tests; 2.2 wrote
+    ``keeps_text`` for ``'e' not in text``."""
+    subs = {"is_prime", "is_palindrome", "has_double_letter", "is_vowel", "digit_sum", "vowel_count", "normalized"}
+    named = re.compile(r"^(is|has|starts_with|ends_with|contains|lacks|fits|repeats)(_[a-z0-9]+)*$")
+    helpers = [h for _, p in DESCRIBED if p.level == 6 for h in p.helpers]
+    assert helpers
+    assert all(h in subs or named.match(h) for h in helpers), helpers
+    assert sum(h in subs for h in helpers) >= len(helpers) / 3
+
+
+def test_spec_for_draws_the_chains_of_tasks():
+    for spec, program in DESCRIBED:
+        assert spec.control_flow in CHAINS[len(spec.control_flow)]
+        assert places(spec.target, spec.control_flow)
+
+
+def test_composition_is_deterministic():
+    for spec, program in DESCRIBED[::15]:
+        assert generate(spec, program.seed) == program
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    import pyarrow.parquet as pq
+
+    from execverify_data.pipeline import SynthConfig, synthesize
+
+    out = tmp_path_factory.mktemp("tasks") / "run"
+    synthesize(SynthConfig(n_programs=120, seed=28, levels=(3, 4, 5, 6)), out, workers=1)
+    return [r for p in sorted(out.glob("shard-*.parquet")) for r in pq.read_table(p).to_pylist()]
+
+
+def test_every_call_of_a_kept_program_has_an_effect(rows):
+    """Measured by the naturalness instrument on each row's own inputs: no call whose replacement by its receiver or
+    first argument leaves every output the same (generator 2.2: 57% of programs had one on their first input)."""
+    found = [(r["code"], sites) for r in rows
+             if (sites := nat.effectless_sites(r["code"], r["entry_point"], r["inputs"]))]
+    assert not found, found[:2]
+    assert sum(bool(r["description"]) for r in rows) >= 0.5 * len(rows)
