@@ -42,8 +42,6 @@ def anonymized(code: str, entry: str) -> str:
                 node.name = "f"
         elif isinstance(node, ast.Name) and node.id == entry:
             node.id = "f"
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            pass
     functions = [ast.unparse(n) for n in tree.body]
     return "\n\n".join(functions) + "\n"
 
@@ -64,7 +62,8 @@ def main() -> None:
     by_level: dict[int, list[dict]] = {}
     for shard in sorted(Path(args.run).glob("shard-*.parquet")):
         for row in pq.read_table(shard).to_pylist():
-            by_level.setdefault(row["level"], []).append(row)
+            if row.get("description") or not args.descriptions:  # the description check: programs that have one
+                by_level.setdefault(row["level"], []).append(row)
     items = []
     for level in sorted(by_level):
         for row in rng.sample(by_level[level], min(args.per_level, len(by_level[level]))):

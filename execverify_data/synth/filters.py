@@ -38,6 +38,7 @@ from execverify_data.errors import AnswerError, InvalidArgument, check_int
 from execverify_data.inputs import Hints, draw_inputs, iter_inputs
 from execverify_data.instrument import OVER_BUDGET
 from execverify_data.naturalness.execution import effectless_sites
+from execverify_data.naturalness.patterns import bare_literal_gates
 from execverify_data.synth.checker import check
 from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.synth.coverage import (
@@ -73,7 +74,7 @@ __all__ = [
 #: Rejection reasons, in the order the filters run.
 REASONS = ("unused_param", "step_budget", "unaskable_output", "one_sided_branch", "dead_code", "too_few_inputs",
            "too_many_inputs", "constant_output", "trace_length", "wrong_annotation", "checker", "duplicate",
-           "nondeterministic", "effectless_call")
+           "nondeterministic", "effectless_call", "magic_number")
 
 
 @dataclass(frozen=True)
@@ -413,6 +414,8 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     tree = ast.parse(program.code)  # read, never changed, by the checks below that take a module
     if unused_params(tree, program.entry_point):
         return None, "unused_param"
+    if tracer.kind != "trusted" and bare_literal_gates(program.code):  # ``if len(words) > 9:``: a gate no task names
+        return None, "magic_number"
     hints = Hints.of_source(tree)
     domains = getattr(program, "param_domains", ()) or None
     # drawn as the runs ask for them (most programs are covered by the first few)

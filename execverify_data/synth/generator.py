@@ -49,7 +49,15 @@ from execverify_data.synth.measures import (
 )
 from execverify_data.synth.names import Names
 from execverify_data.synth.spec import ConstraintSpec, level_of, level_spec
-from execverify_data.synth.tasks import CHAINS, FEWER_CALLS, MAX_CALLS, NoTask, compose, places, supported
+from execverify_data.synth.tasks import (
+    CHAINS,
+    FEWER_CALLS,
+    MAX_CALLS,
+    NoTask,
+    compose,
+    places,
+    supported,
+)
 from execverify_data.synth.typing_ import usable_entries
 from execverify_data.synth.vocab import (
     SLOTS,
@@ -130,15 +138,24 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
     spec = level_spec(level, target, rng, min_size=min_size, max_size=max_size)
     if level >= 3:  # a task in which the target does a step (generator 3.0): its chain, as often as people write it
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(target, c)}
-        for _ in range(3 if chains else 0):  # the task says how many parameters it takes; generate() composes it
+        for _ in range(2 if chains else 0):  # the task says how many parameters it takes; generate() composes it
             chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
             task = dataclasses.replace(spec, control_flow=chain)
-            try:
-                composed = compose(task, random.Random(random.Random(seed).getrandbits(64)), seed=seed, free_params=True)
-            except NoTask:
-                continue
-            return dataclasses.replace(task, n_params=len(composed.param_names))
+            composed = _task(task, seed)
+            if composed is not None:
+                return dataclasses.replace(task, n_params=len(composed.param_names))
     return spec
+
+
+@lru_cache(maxsize=256)
+def _task(spec: ConstraintSpec, seed: int):
+    """The task composed for ``spec`` (its parameter count aside: the task takes what it needs) from ``seed``, or None;
+    ``spec_for`` and ``generate`` both ask for it, and it is made once."""
+    try:
+        return compose(dataclasses.replace(spec, n_params=1), random.Random(random.Random(seed).getrandbits(64)),
+                       seed=seed, free_params=True)
+    except NoTask:
+        return None
 
 
 def generate(spec: ConstraintSpec, seed: int) -> Program:
@@ -154,13 +171,13 @@ def generate(spec: ConstraintSpec, seed: int) -> Program:
         raise InvalidArgument(f"catalog id {spec.target!r} is not available in this interpreter")
     rng = random.Random(seed)
     if supported(spec.control_flow):  # purpose first (generator 3.0); the 2.2 builder for what no task places
-        composed = None
-        try:  # as spec_for composed it (free parameters), else with the spec's own parameter count
-            composed = compose(spec, random.Random(rng.getrandbits(64)), seed=seed, free_params=True)
-            if len(composed.param_names) != spec.n_params:
+        rng.getrandbits(64)  # the draws of the task spec_for composed (free parameters)
+        composed = _task(spec, seed)
+        if composed is None or len(composed.param_names) != spec.n_params:  # else with the spec's own count
+            try:
                 composed = compose(spec, random.Random(rng.getrandbits(64)), seed=seed)
-        except NoTask:
-            composed = None
+            except NoTask:
+                composed = None
         if composed is not None:
             c = composed
             return Program(c.code, c.entry_point, c.param_types, c.param_names, level_of(spec), spec.target, seed,

@@ -33,7 +33,7 @@ from functools import cache
 
 from execverify_data.naturalness.patterns import distinct_calls
 from execverify_data.synth.code import GenFail
-from execverify_data.synth.measures import Chains, deepest_call
+from execverify_data.synth.measures import Chains, deepest_call, nested_depth
 from execverify_data.synth.phrases import phrase_of
 from execverify_data.synth.vocab import SLOTS, Form, annotation, forms, param_type
 
@@ -242,7 +242,7 @@ def _say(template: str, x_en: str, slots: dict[str, str]) -> str:
 # ------------------------------------------------------------------------------------------ composing
 
 
-def compose(spec, rng: random.Random, *, seed: int, tries: int = 40, free_params: bool = False) -> Composed:
+def compose(spec, rng: random.Random, *, seed: int, tries: int = 30, free_params: bool = False) -> Composed:
     """A purpose-first program meeting ``spec`` (levels 3-6), or :class:`NoTask`. With ``free_params`` the task takes
     as many parameters as it needs, up to two, whatever ``spec.n_params`` says (a spec is then made to fit it)."""
     from execverify_data.synth.spec import level_of
@@ -336,12 +336,17 @@ def _roles(target: str, chain: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     }
     after = chain[1] if len(chain) > 1 else None
     if chain[0] == "for" and any((f.gives, g) in _WALKED and _fits(_WALKED[f.gives, g][0], after)
-                                 for f in forms(head=target, role="parts") if _usable(f) for g in f.on):
+                                 for f in forms(head=target, role="parts") if _walks(f) for g in f.on):
         starts["walk"] = ["walk"]
     for role, found in starts.items():
         if found:
             out[role] = tuple(dict.fromkeys(found))
     return out
+
+
+def _walks(form: Form) -> bool:
+    """A parts form a task walks: pairs only from ``enumerate`` (a zip of neighbours is another task)."""
+    return _usable(form) and (form.gives != "pairs" or form.head == "builtin.enumerate")
 
 
 def _fits(item: str, after: str | None) -> bool:
@@ -394,6 +399,12 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         tree = ast.parse(code)
     except SyntaxError as exc:  # a call put inside an f-string of the same quotes (3.11)
         raise GenFail(f"not Python: {exc.msg}") from None
+    for node in ast.walk(tree):  # every name a loop binds is read (``for name, count in ...`` reads ``count``)
+        if isinstance(node, ast.For):
+            bound = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            read = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            if bound - read:
+                raise GenFail(f"the loop never reads {min(bound - read)}")
     calls = distinct_calls(code)  # people reuse a handful of builtins and methods (CRUXEval 2.4 a function)
     if calls > MAX_CALLS or (calls == MAX_CALLS and rng.random() < FEWER_CALLS):
         raise GenFail(f"{calls} distinct builtins and methods")
@@ -439,7 +450,7 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
     walk (a nested ``for`` needs items with parts, a nested ``while`` numbers or words) and, most often, a
     grain the target has a use on."""
     rng = plan.rng
-    walks = [(f, g) for f in forms(head=plan.target, role="parts") if _usable(f) for g in f.on
+    walks = [(f, g) for f in forms(head=plan.target, role="parts") if _walks(f) for g in f.on
              if (f.gives, g) in _WALKED and _fits(_WALKED[f.gives, g][0], after)]
     if walks and plan.role == "walk":
         form, grain = rng.choice(walks)
@@ -551,7 +562,8 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
     if item.grain in ("num",):
         body += [f"{indent}rest = abs({item.var})", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
         plan.tail = (f"{indent}    rest //= 10",)
-        return (_Item("digit", "count", f"the digits of each of {item.said}", "digit", note="none for 0"),
+        return (_Item("digit", "count", f"the digits of each of {item.said}", "digit",
+                      note="each number's taken from the last to the first, none for 0"),
                 indent + "    ")
     if item.grain == "word":
         probe = _Item(f"{item.var}[i]", "char", "", "character")
@@ -746,7 +758,7 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
     var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
     options = [f for role in ("measure", "map") for f in forms(role=role, on=grain)
                if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains and _guard_phrase(f) is not None
-               and (use not in _NATURAL or f.text in _NATURAL[use])]
+               and (use not in _NATURAL or f.text in _NATURAL[use]) and f.text not in _NO_VALUE]
     if depth >= 1:
         options = [f for f in options if not f.guard and "(" in f.text]
     if plan.value_form is not None and not plan.placed and plan.value_form in options:
@@ -769,6 +781,8 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
     return text, _say(ph.singular, en, slots), form.gives_on(grain), guard
 
 
+#: values no task folds (a character doubled, a dash per letter)
+_NO_VALUE = frozenset({"{x} * 2", "'-' * len({x})"})
 #: the steps that prepare a value for another (``len(word.strip())``): normalizing it, nothing arbitrary
 _NORMALIZING = frozenset({"{x}.strip()", "{x}.lower()", "{x}.casefold()", "abs({x})", "{x}.upper()"})
 
@@ -846,9 +860,11 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         if kind == "collect":
             pre, update, ret = ["result = []"], [f"result.append({v})"], "result"
             desc, returns = f"Return a list holding {ven} for each of {{n}}, in their order.", "list"
-            finish = _finish(plan, g, f"the list of {ven} for each of {{n}}")
+            finish = _finish(plan, g, f"the list of {ven} (one for each of {{n}})")
             if finish is not None:
                 ret, desc, returns = finish
+                if nested_depth(ret) >= 1:  # a builtin around a builtin's result is named before it is returned
+                    post, ret = [f"result = {ret}"], "result"
             elif rng.random() < 0.1 and len(plan.params) < plan.n_params:  # at most `limit` of them
                 limit, limit_en = plan.slot("k", may_literal=False)
                 post = [f"del result[{limit}:]"]
