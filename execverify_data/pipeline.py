@@ -274,7 +274,8 @@ def program_rows(config: SynthConfig, start: int, stop: int, *, tracer, known=No
                 continue
             counts["generated"] += 1
             inputs_raised: dict[str, int] = {}
-            acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised, known=known)
+            acc, reason = evaluate(program, spec, seed=s, config=fconfig, tracer=tracer, counts=inputs_raised, known=known,
+                                   ours=True)
             counts["input_raised"] += inputs_raised.get("input_raised", 0)
             if acc is not None:
                 found = acc, s

@@ -112,7 +112,8 @@ def test_rows_skip_before_any_run_the_programs_earlier_shards_kept(tmp_path, mon
     assert all(r.record is None for r in again)  # every program these rows keep is known
     assert all(r.counts["duplicate"] == 1 for r in again if r.row in kept)
     first_try = sum(1 for r in again if r.row in kept and r.counts["attempts"] == 1)
-    assert first_try >= 10  # those rows ran nothing: the known program was their first
+    assert first_try >= 5  # those rows ran nothing: the known program was their first (8 of 40 since 3.0 rejects
+    # effectless calls, so fewer rows keep their first attempt)
     assert len(drawn) <= sum(r.counts["attempts"] for r in again) - first_try
 
     small = SynthConfig(n_programs=150, seed=2, levels=(1, 2), shard_size=25)
@@ -180,9 +181,9 @@ def test_row_seeds_depend_on_seed_and_row_only():
     assert row_seed(1, 2) == row_seed(1, 2)
     assert len({row_seed(1, i) for i in range(1000)}) == 1000
     assert [level_for(i, (1, 2, 3)) for i in range(6)] == [1, 2, 3, 1, 2, 3]
-    a, _ = synthesize_rows(SynthConfig(n_programs=10, seed=8), 4, 6)
-    b, _ = synthesize_rows(SynthConfig(n_programs=10, seed=8), 3, 6)
-    assert a == b[-len(a):]
+    a, _ = synthesize_rows(SynthConfig(n_programs=10, seed=8), 4, 9)
+    b, _ = synthesize_rows(SynthConfig(n_programs=10, seed=8), 3, 9)
+    assert a and a == [r for r in b if r.row >= 4]
 
 
 @pytest.mark.parametrize(

@@ -401,8 +401,12 @@ class _Drawn:
 
 def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: FilterConfig, tracer: TraceBackend,
              seen: set[str] | None = None, counts: dict[str, int] | None = None,
-             known: Container[str] | None = None) -> tuple[Accepted | None, str | None]:
+             known: Container[str] | None = None, ours: bool | None = None) -> tuple[Accepted | None, str | None]:
     """Run every filter on ``program``; returns ``(accepted, None)`` or ``(None, reason)``.
+
+    ``ours`` says the program is the programmatic generator's (None: it is when the tracer runs in this process):
+    only then are the filters that run it in this process applied (``effectless_call``), and the ones aimed at our
+    generators' habits (``magic_number``, ``wrong_annotation``), whichever tracer traces it.
 
     ``seen`` (normalized hashes already accepted) is updated on acceptance; ``known`` (normalized
     hashes, only read) rejects a program among them as ``duplicate`` before anything runs; ``counts``
@@ -414,7 +418,9 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     tree = ast.parse(program.code)  # read, never changed, by the checks below that take a module
     if unused_params(tree, program.entry_point):
         return None, "unused_param"
-    if tracer.kind != "trusted" and bare_literal_gates(program.code):  # ``if len(words) > 9:``: a gate no task names
+    if ours is None:
+        ours = tracer.kind != "trusted"
+    if ours and bare_literal_gates(program.code):  # ``if len(words) > 9:``: a gate no task names
         return None, "magic_number"
     hints = Hints.of_source(tree)
     domains = getattr(program, "param_domains", ()) or None
@@ -452,12 +458,12 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
             return None, "nondeterministic"
     if any(not config.min_events <= len(t.events) <= config.max_events for t in kept):
         return None, "trace_length"
-    if not trusted and not returns_as_annotated(tree, program.entry_point, _output_values(kept)):
+    if ours and not returns_as_annotated(tree, program.entry_point, _output_values(kept)):
         return None, "wrong_annotation"
     # a step with no effect (``sorted`` before a count, ``.lower()`` of a lower-case vowel): a call that, replaced
     # by its receiver or first argument, gives the same output on every kept input where it runs
-    if not trusted and effectless_sites(program.code, program.entry_point, kept_inputs, max_steps=config.max_steps,
-                                        timeout=config.timeout):
+    if ours and effectless_sites(program.code, program.entry_point, kept_inputs, max_steps=config.max_steps,
+                                 timeout=config.timeout):
         return None, "effectless_call"
     # the second interpreter, for code we did not write and for ours when a set could make its trace an
     # accident of the hash seed (a program that never holds a set traces the same under every seed)

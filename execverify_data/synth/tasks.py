@@ -90,7 +90,7 @@ SOURCES = (
     Source("tnums", "num", "{p}", "the numbers in {p}", "values", "value"),
     Source("word", "char", "{p}", "the characters of {p}", "word", "ch"),
     Source("amounts", "amount", "{p}", "the amounts in {p}", "prices", "price"),
-    Source("table", "word", "{p}", "the keys of {p}", "counts", "name"),
+    Source("table", "word", "{p}", "the keys of {p}", "stock", "name"),
     Source("twords", "word", "{p}", "the words in {p}", "names", "name"),
     Source("blob", "blob", "{p}.split({bsep})", "the pieces of {p} separated by {bsep}", "data", "chunk"),
     Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag", ordered=False),
@@ -399,6 +399,12 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         tree = ast.parse(code)
     except SyntaxError as exc:  # a call put inside an f-string of the same quotes (3.11)
         raise GenFail(f"not Python: {exc.msg}") from None
+    params = {p for p, _ in plan.params}
+    assigned = {t.id for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign))
+                for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target) if isinstance(t, ast.Name)}
+    looped = {t.id for n in ast.walk(tree) if isinstance(n, ast.For) for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+    if assigned & params or looped & (assigned | params):  # ``counts = {}`` over a parameter named counts
+        raise GenFail(f"a name bound twice: {sorted((assigned & params) | (looped & (assigned | params)))}")
     for node in ast.walk(tree):  # every name a loop binds is read (``for name, count in ...`` reads ``count``)
         if isinstance(node, ast.For):
             bound = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
@@ -437,12 +443,12 @@ _WALKED = {
     ("nums", "count"): ("count", "k", None),
     ("keys", "table"): ("word", "name", None), ("keys", "names"): ("num", "ident", None),
     ("nums", "table"): ("count", "count", None), ("words", "names"): ("word", "name", None),
-    ("items", "table"): ("word", "name", ("count", "count", "its count")),
+    ("items", "table"): ("word", "name", ("qty", "count", "its quantity")),
     ("items", "names"): ("num", "ident", ("name", "word", "its name")),
 }
 #: the name of a walked parameter, by grain
 _PARAM_NAME = {"text": "text", "line": "line", "word": "word", "blob": "data", "words": "words", "nums": "nums",
-               "count": "n", "table": "counts", "names": "names"}
+               "count": "n", "table": "stock", "names": "names"}
 
 
 def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
@@ -550,11 +556,8 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             return (_Item(var, "word" if words else "num", f"the {one}s at the start of `{name}` whose {what} stays "
                           f"within `{budget}`", one), indent + "    ")
         plan.params.insert(0, ("text", "text"))
-        size, size_en = plan.slot("i", may_literal=False) if plan.n_params > 1 else ("3", "3")
-        if size == "start":  # the parameter of a piece's size
-            plan.params[-1] = ("size", "limit")
-            plan.literals["i"] = ("size", "`size`")
-            size, size_en = "size", "`size`"
+        size = rng.choice((3, 4))  # a width stated in the task, never a parameter a caller could make 0
+        size_en = str(size)
         body += [f"{indent}rest = text", f"{indent}while rest:", f"{indent}    piece = rest[:{size}]"]
         plan.tail = (f"{indent}    rest = rest[{size}:]",)
         return (_Item("piece", "word", f"the pieces of `text` cut every {size_en} characters", "piece",
