@@ -73,9 +73,9 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.descriptions:
-        lines = ["# Programs and their descriptions", "",
-                 "For each: does the description say exactly what the function returns, for every input? "
-                 "Answer yes or no, with the reason for a no.", ""]
+        ask = ("For each: does the description say exactly what the function returns, for every input? "
+               "Answer yes or no, with the reason for a no.")
+        lines = ["# Programs and their descriptions", "", ask, ""]
         for n, item in enumerate(items, 1):
             lines += [f"## {n}", "", f"Description: {item['description'] or '(none)'}", "", "```python",
                       item["code"].rstrip(), "```", f"Example: `f({item['call']})` returns `{item['output']}`", ""]
@@ -88,9 +88,10 @@ def main() -> None:
             items.append({"source": "cruxeval", "level": None, "id": rec["id"], "description": "",
                           "code": anonymized(rec["code"], "f")})
         rng.shuffle(items)
-        lines = ["# Programs", "", "Grade each from 1 to 5: would a competent Python programmer write this function "
-                 "for some purpose? (1: no one would; 3: plausible; 5: clearly purposeful, idiomatic code.) Give the "
-                 "grade and one line of reason for each.", ""]
+        ask = ("Grade each from 1 to 5: would a competent Python programmer write this function for some purpose? "
+               "(1: no one would; 3: plausible; 5: clearly purposeful, idiomatic code.) Give the grade and one line "
+               "of reason for each.")
+        lines = ["# Programs", "", ask, ""]
         for n, item in enumerate(items, 1):
             lines += [f"## {n}", "", "```python", item["code"].rstrip(), "```", ""]
         (out / "programs.md").write_text("\n".join(lines))

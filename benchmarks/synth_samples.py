@@ -51,7 +51,8 @@ def main() -> None:
             "",
             f"The first {len(rows)} level-{level} programs of `execverify synthesize --seed {config['seed']}` (row order, "
             f"generator {generator}), each beside a",
-            "CRUXEval program for comparison. Inputs are CRUXEval-style argument lists; outputs come from the tracer.",
+            ("CRUXEval program for comparison, with its description where the generator made one (generator 3.0: "
+             "levels 3-6). Inputs are CRUXEval-style argument lists; outputs come from the tracer."),
             "Regenerate with `python benchmarks/synth_samples.py --run <run folder>`.",
             "",
             "<table>",
@@ -65,7 +66,8 @@ def main() -> None:
                     + "<br>".join(f"<code>{html.escape(row['entry_point'])}({html.escape(i)})</code> == <code>{html.escape(o)}</code>"
                                   for i, o in zip(row["inputs"], row["outputs"])) + "</sub>")
             theirs = f"<br><sub>{c['id']}: <code>f({html.escape(c['input'])})</code> == <code>{html.escape(c['output'])}</code></sub>"
-            lines.append(f"<tr><td>{_cell(row['code'], meta)}</td><td>{_cell(c['code'], theirs)}</td></tr>")
+            said = f"<p><em>{html.escape(row['description'])}</em></p>" if row.get("description") else ""
+            lines.append(f"<tr><td>{said}{_cell(row['code'], meta)}</td><td>{_cell(c['code'], theirs)}</td></tr>")
         lines += ["</table>", ""]
         (out / f"synth-level-{level}.md").write_text("\n".join(lines), encoding="utf-8")
         print(f"wrote {out / f'synth-level-{level}.md'} ({len(rows)} programs)")
