@@ -31,8 +31,7 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 
-from execverify_data.naturalness.patterns import distinct_calls
-from execverify_data.synth.code import GenFail
+from execverify_data.synth.code import GenFail, calls_in
 from execverify_data.synth.measures import Chains, deepest_call, nested_depth
 from execverify_data.synth.phrases import phrase_of
 from execverify_data.synth.vocab import SLOTS, Form, annotation, forms, param_type
@@ -395,41 +394,50 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         helpers = (hname,)
     lines += [f"def {name}({sig}) -> {returns}:", *("    " + b for b in body)]
     code = "\n".join(lines) + "\n"
+    if level == 6 and not helpers:
+        raise GenFail("no helper")
+    calls = len(calls_in(code))  # people reuse a handful of builtins and methods (CRUXEval 2.4 a function)
+    if calls > MAX_CALLS or (calls == MAX_CALLS and rng.random() < FEWER_CALLS):
+        raise GenFail(f"{calls} distinct builtins and methods")
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:  # a call put inside an f-string of the same quotes (3.11)
         raise GenFail(f"not Python: {exc.msg}") from None
-    params = {p for p, _ in plan.params}
-    assigned = {t.id for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign))
-                for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target) if isinstance(t, ast.Name)}
-    looped = {t.id for n in ast.walk(tree) if isinstance(n, ast.For) for t in ast.walk(n.target) if isinstance(t, ast.Name)}
-    if assigned & params or looped & (assigned | params):  # ``counts = {}`` over a parameter named counts
-        raise GenFail(f"a name bound twice: {sorted((assigned & params) | (looped & (assigned | params)))}")
-    for node in ast.walk(tree):  # every name a loop binds is read (``for name, count in ...`` reads ``count``)
-        if isinstance(node, ast.For):
-            bound = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-            read = {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-            if bound - read:
-                raise GenFail(f"the loop never reads {min(bound - read)}")
-    calls = distinct_calls(code)  # people reuse a handful of builtins and methods (CRUXEval 2.4 a function)
-    if calls > MAX_CALLS or (calls == MAX_CALLS and rng.random() < FEWER_CALLS):
-        raise GenFail(f"{calls} distinct builtins and methods")
-    depth, _ = deepest_call(tree)
+    nodes = list(ast.walk(tree))
+    depth, _ = deepest_call(tree, nodes)
     if depth < spec.nested_depth:
         raise GenFail(f"nested depth {depth} < {spec.nested_depth}")
     if Chains(code, tree).find(chain) is None:
         raise GenFail("control-flow chain not realized")
-    if level == 6 and not helpers:
-        raise GenFail("no helper")
+    _names_once(nodes, {p for p, _ in plan.params})
     return Composed(code, name, tuple(param_type(g) for _, g in plan.params), tuple(p for p, _ in plan.params), helpers,
                     tuple(g for _, g in plan.params), desc)
+
+
+def _names_once(nodes: list[ast.AST], params: set[str]) -> None:
+    """No name is bound twice (``counts = {}`` beside a parameter named counts, a loop variable assigned), and every
+    name a loop binds is read (``for name, qty in ...`` reads ``qty``)."""
+    assigned, looped = set(), set()
+    for n in nodes:
+        if isinstance(n, (ast.Assign, ast.AugAssign)):
+            assigned |= {t.id for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+                         if isinstance(t, ast.Name)}
+        elif isinstance(n, ast.For):
+            bound = {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+            looped |= bound
+            read = {t.id for st in n.body for t in ast.walk(st) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Load)}
+            if bound - read:
+                raise GenFail(f"the loop never reads {min(bound - read)}")
+    twice = (assigned & params) | (looped & (assigned | params))
+    if twice:
+        raise GenFail(f"a name bound twice: {sorted(twice)}")
 
 
 #: the entry point's name, by what it computes, before the name of what it walks
 _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "build_from", "join": "join",
           "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
-          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "classify": "classify", "classify_build": "rewrite", "classify_total": "score",
-          "branch": "adjust"}
+          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "classify": "classify",
+          "classify_build": "rewrite", "classify_total": "score", "branch": "adjust"}
 
 
 #: a walk's items, by what the parts form gives and the grain it walks: (item grain, var, extra (var, grain, English))
