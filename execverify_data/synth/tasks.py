@@ -78,7 +78,6 @@ class Source:
     noun: str  # the items, in English, over {p}
     name: str  # the parameter's name
     var: str  # the item's name
-    ordered: bool = True  # the walk has an order of its own (a set does not)
 
 
 SOURCES = (
@@ -92,8 +91,8 @@ SOURCES = (
     Source("table", "word", "{p}", "the keys of {p}", "stock", "name"),
     Source("twords", "word", "{p}", "the words in {p}", "names", "name"),
     Source("blob", "blob", "{p}.split({bsep})", "the pieces of {p} separated by {bsep}", "data", "chunk"),
-    Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag", ordered=False),
-    Source("ids", "num", "sorted({p})", "the numbers in {p}", "ids", "ident", ordered=False),
+    Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag"),  # a set is walked in sorted order
+    Source("ids", "num", "sorted({p})", "the numbers in {p}", "ids", "ident"),
 )
 
 #: item grain -> (the parts walked by a nested ``for``: iterable over {v}, English over {one}, item grain, var)
@@ -102,20 +101,20 @@ PARTS = {
     "blob": ("{v}", "the bytes of {one}", "byte", "byte"),
 }
 
-#: slot -> the parameter it becomes (name, grain) and its English when it stays a literal
+#: slot -> the parameter it becomes (name, grain)
 _SLOT_PARAMS = {"prefix": ("prefix", "fragment"), "suffix": ("suffix", "fragment"), "char": ("letter", "char"),
                 "sub": ("part", "fragment"), "k": ("limit", "limit"), "m": ("divisor", "count"),
                 "w": ("width", "count"), "i": ("start", "count"), "sep": ("sep", "sepchar")}
-#: slots whose literal has a meaning of its own in a task (a separator, a fill character, a replacement)
+#: slots whose literal has a meaning of its own in a task (a separator, a fill character, a width)
 _MEANINGFUL_LITERALS = frozenset({"sep", "bsep", "fill", "w"})
 #: grains a test may be made of, for each item grain the stream has
 _TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("amount",), "blob": ("blob",),
            "count": ("count",), "byte": ("byte", "count")}
-#: how one item is named in a phrase, by item grain
 #: how one item is named in English, by its variable where that is a word
 _ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
                "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
                "value": "number", "count": "count"}
+#: how one item is named in English, by item grain
 _ONE = {"word": "word", "char": "character", "num": "number", "amount": "amount", "blob": "piece", "digit": "digit",
         "byte": "byte", "count": "number"}
 
