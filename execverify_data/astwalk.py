@@ -1,4 +1,5 @@
-"""``walk`` and ``children``: the nodes of an ``ast`` tree, as :func:`ast.walk` yields them, about twice as fast.
+"""``walk`` and ``children``: the nodes of an ``ast`` tree, as :func:`ast.walk` yields them, about twice as fast;
+``parse_ast``: :func:`ast.parse` that threads may call at once.
 
 The synthesizer, its checker and the catalog's usage analysis walk small trees tens
 of thousands of times per second; :func:`ast.walk` spends most of that time in
@@ -12,9 +13,27 @@ True
 
 from __future__ import annotations
 
+import ast
+import threading
 from ast import AST
 
-__all__ = ["children", "walk"]
+__all__ = ["children", "parse_ast", "walk"]
+
+# CPython 3.11 keeps one depth counter for turning parser output into ``ast`` objects per interpreter; when a
+# thread switch lands inside that conversion (a garbage collection running a finalizer can cause one) and
+# another thread parses, the first raises "SystemError: AST constructor recursion depth mismatch" (seen in
+# CI: three threads scoring answers through the sandbox pool). Reentrant: a finalizer may parse.
+_PARSING = threading.RLock()
+
+
+def parse_ast(source: str, mode: str = "exec") -> ast.AST:
+    """:func:`ast.parse` of ``source`` in ``mode``, one thread at a time (the scoring paths run in threads).
+
+    >>> parse_ast("[1, 2]", mode="eval").body.elts[1].value
+    2
+    """
+    with _PARSING:
+        return ast.parse(source, mode=mode)
 
 
 def walk(node: AST) -> list[AST]:

@@ -33,6 +33,7 @@ from collections import Counter, OrderedDict, defaultdict, deque
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from execverify_data.astwalk import parse_ast
 from execverify_data.errors import AnswerError, InvalidArgument, ProgramError
 
 __all__ = [
@@ -615,7 +616,7 @@ def _parse_tree(text: Any, max_chars: int) -> tuple[ast.expr, dict[str, int]]:
     try:
         with warnings.catch_warnings():  # invalid escapes or "1if" must not print warnings
             warnings.simplefilter("ignore")
-            tree = ast.parse(source, mode="eval")
+            tree = parse_ast(source, mode="eval")
     except SyntaxError as exc:
         raise AnswerError(f"not a Python literal ({exc.msg})") from None
     except (MemoryError, RecursionError):
@@ -819,7 +820,7 @@ def literal_calls(source: str, name: str = "candidate", *, keywords: bool = True
         ProgramError: ``source`` does not parse.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_ast(source)
     except SyntaxError as exc:
         raise ProgramError(f"the source does not parse: {exc.msg} (line {exc.lineno})") from None
     calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from execverify_data.astwalk import parse_ast
 from execverify_data.errors import AnswerError
 from execverify_data.values import CanonicalValue, read_canonical
 
@@ -342,7 +343,7 @@ def decidable(test: str, entry_point: str | None) -> Decidable | None:
     True
     """
     try:
-        tree = ast.parse(test)
+        tree = parse_ast(test)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     helpers = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
@@ -375,8 +376,8 @@ def plan_program(statements: str, known: Sequence[tuple[str, CanonicalValue]] = 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            module = ast.parse(statements, mode="exec")
-        values = {ast.dump(ast.parse(source, mode="eval").body): value for source, value in known}
+            module = parse_ast(statements, mode="exec")
+        values = {ast.dump(parse_ast(source, mode="eval").body): value for source, value in known}
         planner = _Planner(statements, known=values)
         steps = [planner.statement(node) for node in module.body]
     except (SyntaxError, ValueError, RecursionError, MemoryError):

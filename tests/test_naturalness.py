@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -407,6 +409,23 @@ def test_effectless_calls_find_steps_that_do_not_change_the_result():
     assert nat.effectless_calls("def f(xs):\n    return sorted(xs) if len(xs) > 5 else xs\n", "f", "[2, 1]") == (0, 1)
     # a call that is a statement counts too: an in-place sort whose order the result never reads
     assert nat.effectless_calls("def f(xs):\n    xs.sort()\n    return len(xs)\n", "f", "[2, 1]") == (1, 2)
+
+
+def test_sorting_a_set_is_an_effect_in_every_process():
+    """A set's iteration order is the process's hash order: small ints happen to come out sorted, and a few short
+    strings often do under one PYTHONHASHSEED and not another. ``sorted`` over a set is judged against the reverse
+    order, so its verdict is the same in every process (CI once kept a program that the test process then flagged)."""
+    source = "def f(xs):\n    return [x * 2 for x in sorted(set(xs))]\n"
+    assert nat.effectless_sites(source, "f", ["[3, 1, 2]"]) == ["set(xs)"]  # no repeats here; the order counts
+    assert nat.effectless_sites(source, "f", ["[3]"]) == ["sorted(set(xs))", "set(xs)"]  # one item: nothing to order
+    summed = "def f(words):\n    return sum(len(w) for w in sorted(set(words)))\n"
+    assert nat.effectless_sites(summed, "f", ["['b', 'a', 'c']"]) == ["sorted(set(words))", "set(words)"]
+    strings = "def f(a, b):\n    return [c + c for c in sorted(a ^ b)]\n"
+    probe = ("import sys; from execverify_data import naturalness as nat; "
+             f"print(nat.effectless_sites({strings!r}, 'f', [\"{{'a', 'q'}}, {{'z', 'q'}}\"]))")
+    seen = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
+    assert seen == {"[]\n"}
 
 
 def test_bare_literal_gates_count_unnamed_thresholds_only():

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from execverify_data.astwalk import parse_ast
 from execverify_data.verdicts import Opaque, answers, is_literal, plan_program
 
 __all__ = ["LCB_IMPORTS", "RAISES", "Check", "Opaque", "cruxeval_check", "cruxeval_input_answer",
@@ -145,7 +146,7 @@ def evaluate(items: Sequence[tuple[str, str]], *, pool=None, timeout: float = UP
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                node = ast.parse(text.strip(), mode="eval").body if len(text) <= _MAX_STATEMENTS_CHARS else None
+                node = parse_ast(text.strip(), mode="eval").body if len(text) <= _MAX_STATEMENTS_CHARS else None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             node = None
         if node is None:

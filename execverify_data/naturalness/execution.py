@@ -400,7 +400,19 @@ def _output(tree: ast.Module, entry_point: str, text: str, *, trusted: bool, max
     not return within the budget, or returns a value without a literal), and whether ``__ran__`` was reached."""
     code = compile(tree, "<effect>", "exec", dont_inherit=True)
     ran = []
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "__ran__": lambda value: ran.append(1) or value}
+
+    def reached(value, orders: bool = False):
+        """The stand-in's value; for a ``sorted`` over a set, the set's items in reverse order rather than in this
+        process's hash order, which another process does not share (sorting a set is an effect where order counts)."""
+        ran.append(1)
+        if orders and isinstance(value, (set, frozenset)):
+            try:
+                return sorted(value, reverse=True)
+            except TypeError:  # items with no order: sorted(...) itself raises on them
+                return value
+        return value
+
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "__ran__": reached}
     budget = Budget(max_steps)
 
     def call():
@@ -476,7 +488,8 @@ def _replaced_runs(source: str, entry_point: str, texts: list[str], *, max_steps
             for field, value in ast.iter_fields(node):
                 for i, child in (enumerate(value) if isinstance(value, list) else [(None, value)]):
                     if isinstance(child, ast.Call) and _span(child) == span:
-                        marked = ast.Call(ast.Name("__ran__", ast.Load()), [_stand_in(child, bound)], [])
+                        orders = [ast.Constant(True)] if builtin_called(child, bound) == "sorted" else []
+                        marked = ast.Call(ast.Name("__ran__", ast.Load()), [_stand_in(child, bound), *orders], [])
                         if i is None:
                             setattr(node, field, marked)
                         else:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from execverify_data.astwalk import parse_ast
 from execverify_data.completions import completion_text
 from execverify_data.completions import extract_code as _extract_code
 from execverify_data.errors import AnswerError, InvalidArgument, check_int, check_seconds
@@ -68,7 +69,7 @@ def split_assertion(test: str) -> tuple[str, CanonicalValue] | None:
     if not test.lstrip().startswith("assert"):  # cheap exit for check() functions and other forms
         return None
     try:
-        tree = ast.parse(test)
+        tree = parse_ast(test)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
@@ -114,7 +115,7 @@ def _asserts_something(test: str) -> bool:
     """Whether a test can fail: it parses and has an ``assert`` (or an ``assert*`` call, or a
     ``raise``) that mentions a name, so that its outcome may depend on the program."""
     try:
-        tree = ast.parse(test)
+        tree = parse_ast(test)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     for node in ast.walk(tree):
