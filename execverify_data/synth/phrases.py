@@ -30,6 +30,7 @@ Phrase(plural='start with {prefix}', singular='starts with {prefix}')
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from execverify_data.synth.vocab import Form
 
@@ -407,6 +408,7 @@ ON_GRAIN: dict[tuple[str, str, str], Phrase] = {
 }
 
 
+@cache
 def phrase_of(form: Form, on: str | None = None) -> Phrase | None:
     """The phrase of ``form`` (None: it has none): for a subject of grain ``on`` when given, else for all the
     grains the form applies to (the one of :data:`ON_GRAIN` where they share it).

@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 
+from execverify_data.astwalk import walk
 from execverify_data.synth.code import GenFail, calls_in
 from execverify_data.synth.measures import Chains, deepest_call, nested_depth
 from execverify_data.synth.phrases import phrase_of
@@ -402,7 +403,7 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         tree = ast.parse(code)
     except SyntaxError as exc:  # a call put inside an f-string of the same quotes (3.11)
         raise GenFail(f"not Python: {exc.msg}") from None
-    nodes = list(ast.walk(tree))
+    nodes = walk(tree)
     depth, _ = deepest_call(tree, nodes)
     if depth < spec.nested_depth:
         raise GenFail(f"nested depth {depth} < {spec.nested_depth}")
@@ -419,12 +420,12 @@ def _names_once(nodes: list[ast.AST], params: set[str]) -> None:
     assigned, looped = set(), set()
     for n in nodes:
         if isinstance(n, (ast.Assign, ast.AugAssign)):
-            assigned |= {t.id for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+            assigned |= {t.id for t in walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
                          if isinstance(t, ast.Name)}
         elif isinstance(n, ast.For):
-            bound = {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+            bound = {t.id for t in walk(n.target) if isinstance(t, ast.Name)}
             looped |= bound
-            read = {t.id for st in n.body for t in ast.walk(st) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Load)}
+            read = {t.id for st in n.body for t in walk(st) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Load)}
             if bound - read:
                 raise GenFail(f"the loop never reads {min(bound - read)}")
     twice = (assigned & params) | (looped & (assigned | params))
@@ -436,7 +437,8 @@ def _names_once(nodes: list[ast.AST], params: set[str]) -> None:
 _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "build_from", "join": "join",
           "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
           "largest": "largest_in", "mean": "average_of", "common": "common_letters", "classify": "classify",
-          "classify_build": "rewrite", "classify_total": "score", "branch": "adjust"}
+          "classify_build": "rewrite", "classify_total": "score", "branch": "adjust", "product": "product_of",
+          "xor": "checksum_of"}
 
 
 #: a walk's items, by what the parts form gives and the grain it walks: (item grain, var, extra (var, grain, English))
@@ -699,7 +701,7 @@ _HELPER_ARG = {"word": "word", "char": "ch", "num": "num", "count": "digit", "am
 
 
 def _names(text: str) -> set[str]:
-    return {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
 
 
 def _rename(text: str, old: str, new: str) -> str:
@@ -723,11 +725,12 @@ _VOWEL = Form("op.in", ("char",), "bool", "pred", "{x} in 'aeiou'")
 
 #: fold kind -> the item grains whose values it can take ("" takes none)
 _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest", "mean",
-          "common")
+          "common", "product", "xor")
 #: the fold whose update a target is
 _FOLD_OF_TARGET = {"list.append": ("collect", "join", "group"), "set.add": ("distinct",),
                    "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",),
-                   "builtin.sorted": ("distinct",), "builtin.max": ("largest",), "op.iadd": ("count", "total", "build")}
+                   "builtin.sorted": ("distinct",), "builtin.max": ("largest",), "op.iadd": ("count", "total", "build"),
+                   "op.imul": ("product",), "op.ixor": ("xor",), "op.iand": ("common",)}
 _NUMERIC = ("num", "count", "amount", "index", "byte")
 _TEXTUAL = ("word", "char", "numstr", "digits")
 
@@ -741,10 +744,13 @@ _NATURAL = {
                         "len({x}.split())", "float({x})", "{x} % {m}", "{x}.count({bchar})"}),
     "largest": frozenset({"len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
                           "{x}.count({bchar})"}),
+    "product": frozenset({"abs({x})", "int({x})"}),
+    "xor": frozenset({"ord({x})", "len({x})", "int({x})"}),
 }
 #: grains whose item is itself a natural value of each use (a digit to add up, a word to count)
 _ITSELF = {"key": ("word", "char", "num", "count", "blob"), "total": ("num", "count", "amount"),
-           "largest": ("count",), "collect": ("word", "char", "num", "count", "amount", "blob")}
+           "largest": ("count",), "collect": ("word", "char", "num", "count", "amount", "blob"),
+           "product": ("num", "count"), "xor": ("num", "count", "byte")}
 
 
 def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0, use: str = "collect"):
@@ -766,11 +772,7 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
             return var, en.replace("its ", "the "), grain, None
         subjects.append((var, grain, en.replace("its ", "the ")))
     var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
-    options = [f for role in ("measure", "map") for f in forms(role=role, on=grain)
-               if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains and _guard_phrase(f) is not None
-               and (use not in _NATURAL or f.text in _NATURAL[use]) and f.text not in _NO_VALUE]
-    if depth >= 1:
-        options = [f for f in options if not f.guard and "(" in f.text]
+    options = list(_value_forms(grain, grains, use, depth >= 1))
     if plan.value_form is not None and not plan.placed and plan.value_form in options:
         options = [plan.value_form]
     form = plan.pick(options, role="value", may_literal=True)
@@ -789,6 +791,16 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
         code_slots = {k: plan.literals[k][0] for k in form.slots if k in plan.literals}
         guard = (form.guard.format(x=var, **code_slots), _say(_guard_phrase(form), en, slots))
     return text, _say(ph.singular, en, slots), form.gives_on(grain), guard
+
+
+@cache
+def _value_forms(grain: str, grains: tuple[str, ...], use: str, on_a_call: bool) -> tuple[Form, ...]:
+    """The measures and maps of a ``grain`` that give one of ``grains``, natural for ``use``, that a phrase says
+    (with their guard); with ``on_a_call``, those that are calls without a guard (to put around another call)."""
+    return tuple(f for role in ("measure", "map") for f in forms(role=role, on=grain)
+                 if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains
+                 and _guard_phrase(f) is not None and (use not in _NATURAL or f.text in _NATURAL[use])
+                 and f.text not in _NO_VALUE and (not on_a_call or (not f.guard and "(" in f.text)))
 
 
 #: values no task folds (a character doubled, a dash per letter)
@@ -816,7 +828,9 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     if kinds and kinds[-1] == "if-elif":
         return _classify(plan, item, indent, body, plan.tail)
     filtered = bool(kinds) and kinds[-1] == "if"
-    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k != "common" or item.grain == "word")]
+    # (a checksum where a task keeps one: over bytes, or where the XOR is the spec's own step)
+    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k != "common" or item.grain == "word")
+               and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")]
     if (plan.depth >= 1 and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
         options = [k for k in options if k not in ("count", "first", "any")]  # a fold that takes a value
     if plan.role == "value" and not plan.placed:  # the target's value first, then a fold in which it is natural
@@ -841,7 +855,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     post: list[str] = []  # statements between the loop and the return
 
     use = {"total": "total", "mean": "total", "largest": "largest", "tally": "key", "group": "key",
-           "distinct": "key"}.get(kind, "collect")
+           "distinct": "key", "product": "product", "xor": "xor"}.get(kind, "collect")
 
     def value(grains, wraps=True):  # ``wraps``: the update passes the value to a call (``result.append(v)``)
         nonlocal guard
@@ -855,6 +869,20 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         v, ven, g = value(_NUMERIC, wraps=False)
         pre, update, ret = [f"total = {'0.0' if g == 'amount' else '0'}"], [f"total += {v}"], "total"
         desc, returns = f"Return the sum of {ven}, over {{n}}.", "float" if g == "amount" else "int"
+    elif kind == "product":  # of the numbers (digits) themselves, unless the target's value is the step
+        if item.grain in ("num", "count") and (plan.role != "value" or plan.placed):
+            v, ven = item.var, f"the {item.one}"
+        else:
+            v, ven, g = value(("num", "count"), wraps=False)
+        pre, update, ret = ["product = 1"], [f"product *= {v}"], "product"
+        desc = f"Return the product of {ven}, over {{n}}, or 1 if there are none."
+    elif kind == "xor":  # a checksum
+        if item.grain in ("num", "count", "byte") and (plan.role != "value" or plan.placed):
+            v, ven = item.var, f"the {item.one}"
+        else:
+            v, ven, g = value(("num", "count", "byte"), wraps=False)
+        pre, update, ret = ["check = 0"], [f"check ^= {v}"], "check"
+        desc = f"Return the bitwise XOR of {ven}, over {{n}} (a checksum), or 0 if there are none."
     elif kind == "common":  # the letters every item has
         pre, ret = ["common = None"], "sorted(common) if common else []"
         update = ["if common is None:", f"    common = set({item.var}.lower())", "else:",
@@ -975,6 +1003,8 @@ def _takes(kind: str, form: Form, grain: str) -> bool:
     use = {"total": "total", "mean": "total", "largest": "largest"}.get(kind, "key")
     if kind in ("total", "mean"):
         return gives in _NUMERIC and form.text in _NATURAL[use]
+    if kind in ("product", "xor"):
+        return gives in ("num", "count") + (("byte",) if kind == "xor" else ()) and form.text in _NATURAL[kind]
     if kind == "largest":
         return gives in ("count", "index") and form.text in _NATURAL[use]
     if kind in ("tally", "group", "distinct"):

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 __all__ = ["Form", "GRAINS", "SLOTS", "Slot", "annotation", "element_grain", "empty_value", "forms", "grain_type",
            "param_type"]
@@ -191,7 +191,7 @@ class Form:
     guard: str = ""
     y: str = ""
 
-    @property
+    @cached_property
     def slots(self) -> tuple[str, ...]:
         return _slots(self.text, self.guard)
 
