@@ -394,11 +394,11 @@ def _stand_in(call: ast.Call, bound: frozenset[str]) -> ast.expr | None:
     return None
 
 
-def _output(tree: ast.Module, entry_point: str, text: str, *, trusted: bool, max_steps: int,
-            timeout: float) -> tuple[str | None, bool]:
+def _output(code, entry_point: str, text: str, *, trusted: bool, max_steps: int, timeout: float,
+            active: int = -1) -> tuple[str | None, bool]:
     """The canonical text of ``entry_point``'s return value on the argument text ``text`` (None when the run does
-    not return within the budget, or returns a value without a literal), and whether ``__ran__`` was reached."""
-    code = compile(tree, "<effect>", "exec", dont_inherit=True)
+    not return within the budget, or returns a value without a literal), and whether ``__ran__`` was reached;
+    ``code`` is :func:`_switchable`'s, with call ``active`` replaced by its stand-in (none: -1)."""
     ran = []
 
     def reached(value, orders: bool = False):
@@ -412,7 +412,7 @@ def _output(tree: ast.Module, entry_point: str, text: str, *, trusted: bool, max
                 return value
         return value
 
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "__ran__": reached}
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "__ran__": reached, "__active__": active}
     budget = Budget(max_steps)
 
     def call():
@@ -473,31 +473,41 @@ def _replaced_runs(source: str, entry_point: str, texts: list[str], *, max_steps
     _, bound, _ = parse_program(source)
     tree = ast.parse(source)
     reached = _reached(tree, entry_point)
-    spans = [_span(n) for f in reached for n in walk(f) if isinstance(n, ast.Call) and _stand_in(n, bound) is not None]
+    calls = [n for f in reached for n in walk(f) if isinstance(n, ast.Call) and _stand_in(n, bound) is not None]
+    code = _switchable(tree, calls, bound)
     run = {"trusted": trusted, "max_steps": max_steps, "timeout": timeout}
     expected = []
     for text in texts:
-        out, _ = _output(tree, entry_point, text, **run)
+        out, _ = _output(code, entry_point, text, **run)
         if out is None:
             return None
         expected.append(out)
     result: dict[tuple, list[tuple[bool, bool]]] = {}
-    for span in spans:  # the call at ``span`` becomes ``__ran__(stand_in)``, which notes that the step was reached
-        changed = ast.parse(source)
-        for node in walk(changed):
-            for field, value in ast.iter_fields(node):
-                for i, child in (enumerate(value) if isinstance(value, list) else [(None, value)]):
-                    if isinstance(child, ast.Call) and _span(child) == span:
-                        orders = [ast.Constant(True)] if builtin_called(child, bound) == "sorted" else []
-                        marked = ast.Call(ast.Name("__ran__", ast.Load()), [_stand_in(child, bound), *orders], [])
-                        if i is None:
-                            setattr(node, field, marked)
-                        else:
-                            value[i] = marked
-        changed = ast.fix_missing_locations(changed)
+    for i, node in enumerate(calls):
         outcomes = []
         for text, want in zip(texts, expected):
-            output, ran = _output(changed, entry_point, text, **run)
+            output, ran = _output(code, entry_point, text, active=i, **run)
             outcomes.append((ran, output == want))
-        result[span] = outcomes
+        result[_span(node)] = outcomes
     return result
+
+
+def _switchable(tree: ast.Module, calls: list[ast.Call], bound: frozenset[str]):
+    """``tree`` compiled once with each of ``calls`` (the ``i``-th) made ``(__ran__(stand_in) if __active__ == i
+    else call)``: the program itself while ``__active__`` is -1, with one call replaced by its stand-in otherwise
+    (``__ran__`` notes that the step was reached). ``tree`` is changed."""
+    index = {id(c): i for i, c in enumerate(calls)}
+
+    class Switch(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)  # calls inside it first: a stand-in may hold one (sorted(set(xs)))
+            i = index.get(id(node))
+            if i is None:
+                return node
+            orders = [ast.Constant(True)] if builtin_called(node, bound) == "sorted" else []
+            marked = ast.Call(ast.Name("__ran__", ast.Load()), [_stand_in(node, bound), *orders], [])
+            test = ast.Compare(ast.Name("__active__", ast.Load()), [ast.Eq()], [ast.Constant(i)])
+            return ast.copy_location(ast.IfExp(test, marked, node), node)
+
+    switched = ast.fix_missing_locations(Switch().visit(tree))
+    return compile(switched, "<effect>", "exec", dont_inherit=True)
