@@ -450,6 +450,12 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     if seen is not None and digest in seen:
         return None, "duplicate"
     kept_inputs = [format_arguments(args) for args, _ in picked]
+    # a step with no effect (``sorted`` before a count, ``.lower()`` of a lower-case vowel): a call that, replaced
+    # by its receiver or first argument, gives the same output on every kept input where it runs (before the
+    # traces: a third of the programs generated end here)
+    if ours and effectless_sites(program.code, program.entry_point, kept_inputs, max_steps=config.max_steps,
+                                 timeout=config.timeout):
+        return None, "effectless_call"
     kept = tracer.trace_many(program.code, [f"{program.entry_point}({text})" for text in kept_inputs])
     for trace, (_, text) in zip(kept, picked):
         if trace.status in OVER_BUDGET:
@@ -460,11 +466,6 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         return None, "trace_length"
     if ours and not returns_as_annotated(tree, program.entry_point, _output_values(kept)):
         return None, "wrong_annotation"
-    # a step with no effect (``sorted`` before a count, ``.lower()`` of a lower-case vowel): a call that, replaced
-    # by its receiver or first argument, gives the same output on every kept input where it runs
-    if ours and effectless_sites(program.code, program.entry_point, kept_inputs, max_steps=config.max_steps,
-                                 timeout=config.timeout):
-        return None, "effectless_call"
     # the second interpreter, for code we did not write and for ours when a set could make its trace an
     # accident of the hash seed (a program that never holds a set traces the same under every seed)
     if (trusted or may_depend_on_hash_seed(tree, program.param_types)) and not tracer.reproduces(
