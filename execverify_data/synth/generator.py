@@ -135,17 +135,27 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
     if level not in LEVELS:
         raise InvalidArgument(f"level must be one of {LEVELS}, got {level!r}")
     rng = random.Random(seed)
-    target = rng.choice(targets())
-    spec = level_spec(level, target, rng, min_size=min_size, max_size=max_size)
-    if level >= 3:  # a task in which the target does a step (generator 3.0): its chain, as often as people write it
-        chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(target, c)}
+    first = level_spec(level, rng.choice(targets()), rng, min_size=min_size, max_size=max_size)
+    if level < 3:
+        return first
+    # a task in which the target does a step (generator 3.0): its chain, as often as people write it; a target that
+    # no task places here is drawn again (levels 1-2 use every target), and the 2.2 builder takes the first spec
+    # only when no draw composes
+    for draw in range(TARGET_DRAWS):
+        spec = first if draw == 0 else level_spec(level, rng.choice(targets()), rng, min_size=min_size,
+                                                  max_size=max_size)
+        chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(spec.target, c)}
         for _ in range(2 if chains else 0):  # the task says how many parameters it takes; generate() composes it
             chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
             task = dataclasses.replace(spec, control_flow=chain)
             composed = _task(task, seed)
             if composed is not None:
                 return dataclasses.replace(task, n_params=len(composed.param_names))
-    return spec
+    return first
+
+
+#: targets drawn for a row of levels 3-6 before its spec goes to the 2.2 builder
+TARGET_DRAWS = 3
 
 
 @lru_cache(maxsize=256)
