@@ -136,10 +136,12 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
         raise InvalidArgument(f"level must be one of {LEVELS}, got {level!r}")
     rng = random.Random(seed)
     first = level_spec(level, rng.choice(targets()), rng, min_size=min_size, max_size=max_size)
-    # a task in which the target does a step (generator 3.0): its chain, as often as people write it; at levels 3-6 a
-    # target that no task places is drawn again, and the 2.2 builder takes the first spec only when no draw composes
-    # (at levels 1-2 it takes every target no straight-line task places: its in-place updates, its conversions)
-    for draw in range(TARGET_DRAWS if level >= 3 else 1):
+    if level < 3:
+        return first
+    # a task in which the target does a step (generator 3.0): its chain, as often as people write it; a target that
+    # no task places here is drawn again (levels 1-2 use every target), and the 2.2 builder takes the first spec
+    # only when no draw composes
+    for draw in range(TARGET_DRAWS):
         spec = first if draw == 0 else level_spec(level, rng.choice(targets()), rng, min_size=min_size,
                                                   max_size=max_size)
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(spec.target, c)}

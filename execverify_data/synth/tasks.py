@@ -52,7 +52,6 @@ class NoTask(GenFail):
 
 #: the chains a task realizes, per chain length, with how often a drawn spec takes each (levels 3-6)
 CHAINS: dict[int, dict[tuple[str, ...], int]] = {
-    0: {(): 1},
     1: {("for",): 45, ("while",): 20, ("if",): 20, ("if-elif",): 15},
     2: {("for", "if"): 35, ("for", "for"): 15, ("for", "if-elif"): 20, ("for", "while"): 8, ("while", "if"): 12,
         ("while", "if-elif"): 5, ("while", "for"): 5},
@@ -358,8 +357,6 @@ def places(target: str, chain: tuple[str, ...]) -> bool:
     value of the input)."""
     if chain in (("if",), ("if-elif",)):
         return any(forms(head=target, role=r) for r in ("pred", "map", "measure"))
-    if not chain:
-        return bool(_straight_uses(target))
     return bool(_roles(target, tuple(chain)))
 
 
@@ -371,8 +368,6 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
     plan.helper_slot = rng.choice(("test", "value"))
     if chain in (("if",), ("if-elif",)):
         plan.role = rng.choice(("test", "value"))
-    elif not chain:
-        plan.role = "value"
     else:
         roles = _roles(spec.target, chain)
         if not roles:
@@ -382,8 +377,6 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
     if chain in (("if",), ("if-elif",)):
         desc, ret_grain = _branch_task(plan, chain, body)
         returns, kind = annotation(ret_grain), "branch"
-    elif not chain:
-        desc, returns, kind = _straight_task(plan, body)
     else:
         item, steps = _stream(plan, chain, body)
         desc, returns, kind = _fold(plan, item, steps, body)
@@ -391,7 +384,7 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         raise GenFail(f"{spec.target} found no slot")
     if len(plan.params) != spec.n_params and not plan.free:
         raise GenFail(f"{len(plan.params)} parameters for a spec of {spec.n_params}")
-    name = f"{_VERBS.get(kind, kind)}_{plan.params[0][0]}"
+    name = f"{_VERBS[kind]}_{plan.params[0][0]}"
     sig = ", ".join(f"{p}: {annotation(g)}" for p, g in plan.params)
     lines = []
     helpers = ()
@@ -1074,122 +1067,6 @@ def _singular(plural: str) -> str:
             return b + plural[len(a):]
     head, _, rest = plural.partition(" ")
     return f"{head}s {rest}".strip()
-
-
-# ------------------------------------------------------------------------------------------ straight line
-
-#: the parameters a straight-line task reads (levels 1-2), by grain
-_STRAIGHT_PARAMS = ("text", "word", "line", "words", "nums", "tnums", "twords", "tags", "ids", "table", "blob", "num",
-                    "amount", "amounts")
-_TEXTS = ("word", "text", "line")
-_LISTS = ("words", "nums", "tnums", "twords")
-_SETS = ("tags", "ids", "ftags", "fids")
-#: the steps that prepare an input for the target's (a normalized copy, its words, its distinct or sorted items), with
-#: the grains each one prepares
-_PREPARES = {"{x}.lower()": (*_TEXTS, "blob"), "{x}.strip()": (*_TEXTS, "blob"), "{x}.casefold()": _TEXTS,
-             "{x}.upper()": (*_TEXTS, "blob"), "abs({x})": ("num", "amount"), "{x}.split()": ("text", "line"),
-             "{x}.split({sep})": ("line",), "set({x})": ("words", "nums"), "sorted({x})": (*_LISTS, *_SETS),
-             "{x}.splitlines()": ("text", "blob")}
-#: the steps that use the target's result (its size, its items in order, its total, largest or smallest), with the
-#: grains each one uses
-_CONSUMES = {"len({x})": (*_TEXTS, *_LISTS, *_SETS, "blob"), "sorted({x})": (*_LISTS, *_SETS),
-             "sorted({x}, reverse=True)": (*_LISTS, *_SETS), "sum({x})": ("nums", "tnums", "ids", "fids"),
-             "max({x})": ("nums", "tnums", "words", "ids"), "min({x})": ("nums", "tnums", "words", "ids"),
-             "set({x})": ("words", "nums"), "{sep}.join({x})": ("words", "twords"), "{x}.count({char})": _TEXTS,
-             "{x}.split()": ("text", "line"), "list(reversed({x}))": ("words", "nums")}
-_STRAIGHT_ROLES = ("measure", "map", "agg", "parts", "pred")
-#: steps that spell a value out (in hex, octal, a template): their length is no quantity a task wants
-_SPELLINGS = frozenset({"builtin.hex", "builtin.oct", "builtin.bin", "float.hex", "bytes.hex", "str.format",
-                        "str.join", "bytes.join", "builtin.repr", "builtin.ascii", "builtin.format"})
-#: steps that give the same items in another order or container (``frozenset(sorted(set(nums)))`` is no task)
-_REARRANGES = frozenset({"set({x})", "sorted({x})", "frozenset({x})", "list({x})", "tuple({x})", "{x}.copy()",
-                         "sorted({x}, reverse=True)", "list(reversed({x}))", "{x}[::-1]"})
-_STRAIGHT_NAME = {"text": "text", "word": "word", "line": "line", "words": "words", "nums": "nums", "tnums": "values",
-                  "twords": "names", "tags": "tags", "ids": "ids", "table": "stock", "blob": "data", "num": "n",
-                  "amount": "price", "amounts": "prices"}
-
-
-def _straight_form(form: Form, grain: str) -> bool:
-    return (form.role in _STRAIGHT_ROLES and "(" in form.text and not form.y and not form.guard
-            and phrase_of(form, grain) is not None and form.gives_on(grain) not in ("none", "iter", "pairs"))
-
-
-@cache
-def _straight_uses(target: str) -> tuple[tuple[Form, str], ...]:
-    """The target's uses a straight-line task can make: (form, grain of its subject)."""
-    return tuple((f, g) for f in forms(head=target) for g in f.on if _straight_form(f, g))
-
-
-@cache
-def _steps(prepares: bool, *, on: str | None = None, gives: str | None = None) -> tuple[tuple[Form, str], ...]:
-    """(form, subject grain) of the steps that prepare an input (else that use a result) on a subject of grain ``on``
-    or giving ``gives``, each on the grains it has a meaning on."""
-    table = _PREPARES if prepares else _CONSUMES
-    return tuple((f, g) for r in _STRAIGHT_ROLES for f in forms(role=r) if f.text in table for g in f.on
-                 if g in table[f.text] and (on is None or g == on) and (gives is None or f.gives_on(g) == gives)
-                 and _straight_form(f, g) and (not prepares or g in _STRAIGHT_PARAMS or gives is not None))
-
-
-def _straight_task(plan: _Plan, body: list[str]):
-    """Levels 1-2: one expression that computes a value of the input, the target's step among steps that prepare the
-    input for it or use its result (``len(set(text.lower().split()))``: the number of distinct words of `text`,
-    ignoring case); its description is the steps' phrases, one inside the other."""
-    rng = plan.rng
-    own = _straight_uses(plan.target)
-    if not own:
-        raise NoTask(f"{plan.target} has no straight-line use")
-    form, grain = rng.choice(own)
-    need = max(1, plan.depth)
-    before = rng.randint(0, need)
-    if form.gives_on(grain) == "bool":  # a test says the last word
-        before = need
-    chain = [(form, grain)]
-    for _ in range(before):  # steps that prepare the input, from the target's subject back to the parameter
-        options = _steps(True, gives=chain[0][1])
-        options = [(f, g) for f, g in options if f.text != chain[0][0].text]
-        if not options:
-            raise GenFail(f"nothing prepares a {chain[0][1]}")
-        chain.insert(0, rng.choice(options))
-    for _ in range(need - before):  # steps that use the result
-        last, g = chain[-1]
-        options = [(f, gg) for f, gg in _steps(False, on=last.gives_on(g)) if f.text != last.text
-                   and not (f.text == "len({x})" and last.head in _SPELLINGS)]
-        if not options:
-            raise GenFail(f"nothing uses a {last.gives_on(g)}")
-        chain.append(rng.choice(options))
-    if sum(f.text in _REARRANGES for f, _ in chain) > 1:
-        raise GenFail("two steps that only rearrange or copy the items")
-    first_grain = chain[0][1]
-    if first_grain not in _STRAIGHT_PARAMS:
-        raise GenFail(f"no parameter of grain {first_grain}")
-    pname = _STRAIGHT_NAME[first_grain]
-    plan.params.insert(0, (pname, first_grain))
-    code, en = pname, f"`{pname}`"
-    for f, g in chain:
-        ph = phrase_of(f, g)
-        if f.gives_on(g) == "bool":
-            text, _, slots = plan.fill(f, code, en, may_literal=True, grain=g)
-            en = f"True if {en} {_say(ph.singular, en, slots)}, and False otherwise"
-        else:
-            text, ph, slots = plan.fill(f, code, en, may_literal=True, grain=g)
-            en = _say(ph.singular, en, slots)
-        code = text
-    gives = chain[-1][0].gives_on(chain[-1][1])
-    returns = annotation(gives)
-    if returns == "object":
-        raise GenFail(f"no annotation for a {gives}")
-    body.append(f"return {code}")
-    verb = _HEAD_VERBS.get(chain[-1][0].head.split(".")[-1], "compute")
-    return f"Return {en}.", returns, verb
-
-
-#: a straight-line function's name, by the method or builtin of its last step
-_HEAD_VERBS = {"split": "split", "rsplit": "split", "partition": "parse", "rpartition": "parse", "count": "count",
-               "find": "locate", "rfind": "locate", "index": "locate", "rindex": "locate", "len": "size_of",
-               "sorted": "sort", "join": "join", "sum": "sum", "max": "largest", "min": "smallest", "strip": "clean",
-               "replace": "replace_in", "upper": "shout", "lower": "normalize", "decode": "decode", "hex": "hex_of",
-               "get": "lookup", "union": "merge", "intersection": "common", "difference": "without", "set": "distinct",
-               "startswith": "starts", "endswith": "ends", "isdigit": "is_number", "isalpha": "is_word"}
 
 
 def _branch_task(plan: _Plan, chain, body: list[str]):
