@@ -138,13 +138,15 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
     first = level_spec(level, rng.choice(targets()), rng, min_size=min_size, max_size=max_size)
     if level < 3:
         return first
-    # a task in which the target does a step (generator 3.0): its chain, as often as people write it; a target that
-    # no task places here is drawn again (levels 1-2 use every target), and the 2.2 builder takes the first spec
-    # only when no draw composes
+    # a task in which the target does a step (generator 3.0): its chain, as often as people write it. A target that
+    # some task places but whose composition fails here is drawn again (up to TARGET_DRAWS); one that no task places
+    # goes to the 2.2 builder at once (its programs keep the entries no task uses in the catalog's coverage)
     for draw in range(TARGET_DRAWS):
         spec = first if draw == 0 else level_spec(level, rng.choice(targets()), rng, min_size=min_size,
                                                   max_size=max_size)
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(spec.target, c)}
+        if not chains and draw == 0:
+            return first
         for _ in range(2 if chains else 0):  # the task says how many parameters it takes; generate() composes it
             chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
             task = dataclasses.replace(spec, control_flow=chain)
