@@ -728,7 +728,7 @@ _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "disti
           "common", "product", "xor")
 #: the fold whose update a target is
 _FOLD_OF_TARGET = {"list.append": ("collect", "join", "group"), "set.add": ("distinct",),
-                   "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",),
+                   "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",), "bytes.join": ("join",),
                    "builtin.sorted": ("distinct",), "builtin.max": ("largest",), "op.iadd": ("count", "total", "build"),
                    "op.imul": ("product",), "op.ixor": ("xor",), "op.iand": ("common",)}
 _NUMERIC = ("num", "count", "amount", "index", "byte")
@@ -894,7 +894,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         pre, update, ret = ["total = 0", "count = 0"], [f"total += {v}", "count += 1"], "total / count if count else 0.0"
         desc, returns = f"Return the average of {ven}, over {{n}}, or 0.0 if there are none.", "float"
     elif kind in ("collect", "join", "build", "distinct"):
-        v, ven, g = value(_TEXTUAL if kind in ("join", "build") else _NUMERIC + _TEXTUAL + ("blob",))
+        v, ven, g = value(_TEXTUAL + ("blob",) if kind in ("join", "build") else _NUMERIC + _TEXTUAL + ("blob",))
         if kind == "collect":
             pre, update, ret = ["result = []"], [f"result.append({v})"], "result"
             desc, returns = f"Return a list holding {ven} for each of {{n}}, in their order.", "list"
@@ -907,22 +907,25 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
                 limit, limit_en = plan.slot("k", may_literal=False)
                 post = [f"del result[{limit}:]"]
                 desc = f"Return a list holding {ven} for each of the first {limit_en} of {{n}}, in their order."
-        elif kind == "build":
-            pre, update, ret = ["out = ''"], [f"out += {v}"], "out"
-            desc, returns = f"Return the string made of {ven} for each of {{n}}, in their order, with nothing between.", "str"
+        elif kind == "build":  # a string, or bytes where the values are bytes
+            blob = g == "blob"
+            pre, update, ret = [f"out = {'b' if blob else ''}''"], [f"out += {v}"], "out"
+            desc = f"Return the {'bytes' if blob else 'string'} made of {ven} for each of {{n}}, in their order, with nothing between."
+            returns = "bytes" if blob else "str"
         elif kind == "join":
-            sep, sep_en = plan.slot("sep", may_literal=True)
+            blob = g == "blob"
+            sep, sep_en = plan.slot("bsep" if blob else "sep", may_literal=True)
             pre, update, ret = ["parts = []"], [f"parts.append({v})"], f"{sep}.join(parts)"
-            if plan.target == "str.join":
+            if plan.target == ("bytes.join" if blob else "str.join"):
                 plan.placed = True
-            desc, returns = f"Return {ven} for each of {{n}}, in their order, joined by {sep_en}.", "str"
+            desc, returns = f"Return {ven} for each of {{n}}, in their order, joined by {sep_en}.", "bytes" if blob else "str"
         else:
             if plan.target == "builtin.sorted":
                 plan.placed = True
             pre, update, ret = ["seen = set()"], [f"seen.add({v})"], "sorted(seen)"
             desc, returns = f"Return the distinct values of {ven}, over {{n}}, in increasing order.", "list"
     elif kind in ("tally", "group"):
-        k, ken, g = value(_NUMERIC + _TEXTUAL)
+        k, ken, g = value(_NUMERIC + _TEXTUAL + ("blob",))
         if kind == "tally":
             pre, update, ret = ["counts = {}"], [f"counts[{k}] = counts.get({k}, 0) + 1"], "counts"
             desc = f"Return a dict mapping each value of {ken}, over {{n}}, to how many of them give it."
@@ -999,7 +1002,7 @@ def _takes(kind: str, form: Form, grain: str) -> bool:
     if kind in ("collect",):
         return gives in _NUMERIC + _TEXTUAL + ("blob",)
     if kind in ("join", "build"):
-        return gives in _TEXTUAL
+        return gives in _TEXTUAL + ("blob",)
     use = {"total": "total", "mean": "total", "largest": "largest"}.get(kind, "key")
     if kind in ("total", "mean"):
         return gives in _NUMERIC and form.text in _NATURAL[use]
@@ -1008,7 +1011,7 @@ def _takes(kind: str, form: Form, grain: str) -> bool:
     if kind == "largest":
         return gives in ("count", "index") and form.text in _NATURAL[use]
     if kind in ("tally", "group", "distinct"):
-        return gives in _NUMERIC + _TEXTUAL and form.text in _NATURAL[use]
+        return gives in _NUMERIC + _TEXTUAL + ("blob",) and form.text in _NATURAL[use]
     return False
 
 
