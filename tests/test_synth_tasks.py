@@ -17,9 +17,9 @@ from execverify_data.synth.tasks import CHAINS, places
 LEVELS = (3, 4, 5, 6)
 
 
-def _composed(per_level: int) -> list:
+def _composed(per_level: int, levels=LEVELS) -> list:
     out = []
-    for level in LEVELS:
+    for level in levels:
         for i in range(per_level):
             seed = row_seed(28, level * 1000 + i)
             spec = spec_for(level, seed)
@@ -55,6 +55,18 @@ def test_no_comparison_with_a_bare_number_that_is_not_a_task_constant():
     a length or a parameter is a parameter itself."""
     gated = [p.code for _, p in DESCRIBED if nat.bare_literal_gates(p.code)]
     assert not gated, gated[:2]
+
+
+def test_a_guard_folded_into_the_streams_test_is_said():
+    """``int(ch)`` needs ``ch.isdigit()``; where that guard joins the stream's own test (``if ch == letter and
+    ch.isdigit():``) the description says it too (a reader found "the characters ... that are `letter`" with the
+    digit test left out), and a guard the test already is is not written twice."""
+    guarded = [p for _, p in _composed(400, levels=(4, 5)) if p.description and " and " in p.code
+               and ".isdigit()" in p.code]
+    assert len(guarded) >= 3
+    for program in guarded:
+        assert "digit" in program.description, (program.description, program.code)
+        assert not re.search(r"(\w+\.isdigit\(\)) and \1", program.code), program.code
 
 
 def test_a_loop_returns_only_on_a_match():

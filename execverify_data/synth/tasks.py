@@ -546,8 +546,8 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             plan.params.insert(0, ("n", "number"))
             body += [f"{indent}rest = n", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
             plan.tail = (f"{indent}    rest //= 10",)
-            return (_Item("digit", "count", "the digits of `n`", "digit", note="taken from the last to the first"),
-                    indent + "    ")
+            return (_Item("digit", "count", "the digits of `n`", "digit",
+                          note="taken from the last to the first, none if `n` is not positive"), indent + "    ")
         if kind.startswith("budget"):  # the leading items whose running total fits a budget (a line of text, a sum)
             words = kind.endswith("words")
             name, var, cost = ("words", "word", "len({})") if words else ("costs", "cost", "{}")
@@ -946,12 +946,15 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         pre, update, ret = [], ["return True"], "False"
         desc, returns = "Return True if there is at least one of {n}, and False otherwise.", "bool"
     noun = item.said
+    if guard is not None and body and f"if {guard[0]}:" in body[-1].replace(" and ", ":\nif "):
+        guard = None  # the stream's test is the guard already (``if ch.isdigit():`` before ``int(ch)``)
+    if guard is not None:  # the guard is a test of the stream, said as one
+        joined = f"{item.noun} and {guard[1]}" if item.filtered else f"{item.noun} that {guard[1]}"
+        noun = f"{joined}, {item.note}" if item.note else joined
     if guard is not None and kinds and kinds[-1] == "if" and body and body[-1].lstrip().startswith("if "):
         body[-1] = f"{body[-1][:-1]} and {guard[0]}:"  # one test, not an if nested in an if
     elif guard is not None:
         update = [f"if {guard[0]}:", *("    " + u for u in update)]
-        joined = f"{item.noun} and {guard[1]}" if item.filtered else f"{item.noun} that {guard[1]}"
-        noun = f"{joined}, {item.note}" if item.note else joined
     body[:0] = pre
     body.extend(indent + u for u in update)
     body.extend(plan.tail)
