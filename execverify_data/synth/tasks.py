@@ -848,7 +848,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     if finishing and "collect" in options:
         mine.append("collect")
     kind = rng.choice(mine) if mine and not plan.placed and plan.role in ("fold", "finish") else rng.choice(options)
-    if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in ("builtin.sorted", "builtin.max", "str.join"):
+    if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in ("builtin.sorted", "builtin.max", "str.join", "bytes.join"):
         plan.placed = True
     guard = None
     returns = "int"
