@@ -10,7 +10,8 @@ __all__ = ["CHANGELOG", "tag_for", "changelog_until"]
 #: version -> what changed, newest first.
 CHANGELOG: dict[str, str] = {
     "3.0.0": "Generator 3.0.0: levels 3-6 are built purpose first (issue 28): a task (a fold over a stream: count, "
-             "sum, average, collect, join, tally, group, distinct values, common letters, first match, any) with "
+             "sum, average, product, checksum, collect, join, tally, group, distinct values, common letters, first "
+             "match, any) with "
              "the spec's chain as the task's own steps, the target doing a step the task needs, every constant a "
              "parameter or a task constant, level-6 helpers as named sub-tasks (is_prime, is_palindrome, "
              "digit_sum...); each such program has a `description` that says what it returns, composed from the "
