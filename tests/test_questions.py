@@ -286,6 +286,41 @@ def scorer():
     s.oi_executor.close()
 
 
+def test_oi_cache_is_bounded_in_bytes_least_recently_used_out():
+    """Issue #29: 150 long answers kept 19.4 KiB each in an entry-bounded cache (about 1.2 GiB before it first
+    cleared). The cache holds at most ``cache_bytes`` characters of programs, calls and outputs, drops the least
+    recently used entry first, keeps nothing larger than itself, and runs each cached call once."""
+    import pickle
+    from types import SimpleNamespace
+
+    from execverify_data.trace import Status
+
+    class Runner:
+        def __init__(self):
+            self.ran = []
+
+        def map(self, keys, **kwargs):
+            self.ran += keys
+            return [SimpleNamespace(status=Status.OK, output=encode(len(call))) for _, call in keys]
+
+    executor = OiExecutor(workers=1, cache_bytes=10_000)
+    runner = Runner()
+    executor._runner = runner
+    program = "def f(s):\n    return len(s)\n"
+    calls = [f"f({'x' * 2_000!r}, {i})" for i in range(20)]  # about 2 KiB each: five fit
+    for call in calls:
+        assert executor.outputs([(program, call)])[0] == encode(len(call))
+    assert executor._cache.currsize <= 10_000 and len(executor._cache) == 4
+    executor.outputs([(program, calls[16])])  # used again: now the most recent
+    executor.outputs([(program, f"f({'z' * 2_000!r})")])  # a fifth long one: the least recently used goes
+    assert (program, calls[16]) in executor._cache and (program, calls[17]) not in executor._cache
+    assert runner.ran.count((program, calls[16])) == 1
+    executor.outputs([(program, "f(" + repr("y" * 20_000) + ")")])  # larger than the whole cache: not kept
+    assert executor._cache.currsize <= 10_000 and len(runner.ran) == 22
+    executor._runner = None
+    assert len(pickle.loads(pickle.dumps(executor))._cache) == 0
+
+
 def _replace(reference: str, index: int, answer: str) -> str:
     lines = reference.split("\n")
     lines[index + 1] = answer  # line 0 is "<answer>"

@@ -139,30 +139,44 @@ class OiExecutor:
     """Runs a program's function on proposed literal arguments and returns its canonical output.
 
     Uses one warm :class:`~execverify_data.sandbox.trusted.TrustedRunner`, created on first use (never at import
-    or unpickling); results are cached per (program, call); a batch's calls run together
+    or unpickling); results are cached per (program, call), least recently used first out once the programs, calls
+    and outputs held pass ``cache_bytes`` (a trainer's long answers cannot grow it past that); a batch's calls run
+    together
     (:meth:`TrustedRunner.map <execverify_data.sandbox.trusted.TrustedRunner.map>`).
 
     Args:
         workers (`int`, optional, defaults to 2): runner processes.
         timeout (`float`, optional, defaults to 2.0): seconds per call.
         max_steps (`int`, optional, defaults to 100000): line events per call.
-        cache_size (`int`, optional, defaults to 65536): remembered (program, call) results.
+        cache_bytes (`int`, optional, defaults to 64 MiB): most characters of programs, calls and outputs the
+            cache holds (an entry larger than that is not kept).
         batch (`int`, optional, defaults to 16): most calls per forked process.
     """
 
-    def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000, cache_size: int = 65536,
-                 batch: int = 16):
+    def __init__(self, *, workers: int = 2, timeout: float = 2.0, max_steps: int = 100_000,
+                 cache_bytes: int = 64 << 20, batch: int = 16):
         check_int("batch", batch)
+        check_int("cache_bytes", cache_bytes)
         self.workers = workers
         self.timeout = timeout
         self.max_steps = max_steps
-        self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
         self.batch = batch
         self._runner = None
-        self._cache: dict[tuple[str, str], CanonicalValue | None] = {}
+        self._cache = self._new_cache()
+
+    def _new_cache(self):
+        from cachetools import LRUCache
+
+        # an entry holds (output, characters of program + call + output); the cache weighs entries by the latter
+        return LRUCache(maxsize=self.cache_bytes, getsizeof=lambda entry: entry[1])
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_runner": None, "_cache": {}}
+        return {**self.__dict__, "_runner": None, "_cache": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._cache = self._new_cache()
 
     def _get_runner(self):
         if self._runner is None:
@@ -183,18 +197,19 @@ class OiExecutor:
         results: list[CanonicalValue | None] = [None] * len(jobs)
         todo: dict[tuple[str, str], list[int]] = {}
         for i, job in enumerate(jobs):
-            if job in self._cache:
-                results[i] = self._cache[job]
+            entry = self._cache.get(job)
+            if entry is not None:
+                results[i] = entry[0]
             else:
                 todo.setdefault(job, []).append(i)
         if todo:
             keys = list(todo)
             traces = self._get_runner().map(keys, return_exceptions=True, batch=self.batch, events=False)
-            if len(self._cache) + len(keys) > self.cache_size:
-                self._cache.clear()
             for key, trace in zip(keys, traces):
                 output = trace.output if getattr(trace, "status", None) is Status.OK else None
-                self._cache[key] = output
+                size = len(key[0]) + len(key[1]) + (len(output.text) if output is not None else 0)
+                if size <= self.cache_bytes:
+                    self._cache[key] = (output, size)
                 for i in todo[key]:
                     results[i] = output
         return results
