@@ -731,6 +731,8 @@ _FOLD_OF_TARGET = {"list.append": ("collect", "join", "group"), "set.add": ("dis
                    "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",), "bytes.join": ("join",),
                    "builtin.sorted": ("distinct",), "builtin.max": ("largest",), "op.iadd": ("count", "total", "build"),
                    "op.imul": ("product",), "op.ixor": ("xor",), "op.iand": ("common",)}
+#: targets whose fold places them only where the fold writes them (a join of bytes, a sorted finish)
+_PLACED_BY_THEIR_FOLD = frozenset({"builtin.sorted", "builtin.max", "str.join", "bytes.join"})
 _NUMERIC = ("num", "count", "amount", "index", "byte")
 _TEXTUAL = ("word", "char", "numstr", "digits")
 
@@ -848,7 +850,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     if finishing and "collect" in options:
         mine.append("collect")
     kind = rng.choice(mine) if mine and not plan.placed and plan.role in ("fold", "finish") else rng.choice(options)
-    if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in ("builtin.sorted", "builtin.max", "str.join", "bytes.join"):
+    if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in _PLACED_BY_THEIR_FOLD:
         plan.placed = True
     guard = None
     returns = "int"
@@ -910,7 +912,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         elif kind == "build":  # a string, or bytes where the values are bytes
             blob = g == "blob"
             pre, update, ret = [f"out = {'b' if blob else ''}''"], [f"out += {v}"], "out"
-            desc = f"Return the {'bytes' if blob else 'string'} made of {ven} for each of {{n}}, in their order, with nothing between."
+            desc = (f"Return the {'bytes' if blob else 'string'} made of {ven} for each of {{n}}, in their order, with "
+                    "nothing between.")
             returns = "bytes" if blob else "str"
         elif kind == "join":
             blob = g == "blob"
@@ -918,7 +921,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
             pre, update, ret = ["parts = []"], [f"parts.append({v})"], f"{sep}.join(parts)"
             if plan.target == ("bytes.join" if blob else "str.join"):
                 plan.placed = True
-            desc, returns = f"Return {ven} for each of {{n}}, in their order, joined by {sep_en}.", "bytes" if blob else "str"
+            desc = f"Return {ven} for each of {{n}}, in their order, joined by {sep_en}."
+            returns = "bytes" if blob else "str"
         else:
             if plan.target == "builtin.sorted":
                 plan.placed = True
