@@ -330,6 +330,30 @@ def test_a_test_decided_here_falls_back_to_the_tester_when_an_answer_is_too_larg
     assert reward(prompts=[""], completions=[wrong], tests=[[test]], entry_point=["big"]) == [0.0]
 
 
+def test_a_test_whose_answers_are_more_text_than_the_limit_is_decided_in_the_sandbox(reward, monkeypatch):
+    """Issue #29: a test of many calls of long values made the trainer read them all (300 calls: 10.8 s of its
+    CPU). Past HOST_TEXT_LIMIT characters the test runs again with the tester; the trainer reads none of them, and
+    the verdict is still Python's."""
+    from execverify_data import verdicts
+    from execverify_data.rewards.unit_tests import HOST_TEXT_LIMIT, _with_check_call
+
+    read = []
+    real = verdicts.read_canonical
+    monkeypatch.setattr(verdicts, "read_canonical", lambda text, *a, **k: read.append(len(text)) or real(text, *a, **k))
+    code = "def pad(i):\n    return str(i % 10) * 9000\n"
+    n = HOST_TEXT_LIMIT // 9000 + 10  # more than the limit together, each well under the call-mode cap
+    test = "def check(candidate):\n" + "".join(f"    assert candidate({i}) != ''\n" for i in range(n))
+    assert verdicts.decidable(_with_check_call(test, "pad"), "pad") is not None
+    assert reward(prompts=[""], completions=[code], tests=[[test]], entry_point=["pad"]) == [1.0]
+    assert sum(read) < HOST_TEXT_LIMIT
+    wrong = "def pad(i):\n    return '' if i == 7 else str(i % 10) * 9000\n"
+    assert reward(prompts=[""], completions=[wrong], tests=[[test]], entry_point=["pad"]) == [0.0]
+    small = "def check(candidate):\n    assert candidate(3) != ''\n    assert candidate(4) != ''\n"
+    read.clear()
+    assert reward(prompts=[""], completions=[code], tests=[[small]], entry_point=["pad"]) == [1.0]
+    assert sum(read) == 2 * 9002  # a test under the limit is still decided here, each answer read once
+
+
 def test_is_is_decided_here_only_against_none_true_false(reward):
     # the one comparison rule (verdicts.compare) holds `is` only between the same None/True/False,
     # which is Python's `is` when one side is such a literal; any other `is` goes to the tester

@@ -364,14 +364,23 @@ class UnitTestReward:
         return f"UnitTestReward(timeout={self.timeout}, memory_mb={self.memory_mb}, workers={self.workers})"
 
 
+#: most characters of call values one test decided here may make the trainer read; a test whose values are larger
+#: runs again whole with the tester, in the sandbox (issue #29: one test of 300 calls of long values took 10.8 s of
+#: the trainer's CPU, 0.05 s for an honest one)
+HOST_TEXT_LIMIT = 1 << 18
+
+
 def _needs_tester(result, detail) -> bool:
-    """Whether a call of a test decided here returned a value too large to cross in call mode (the
-    test then runs again with the tester)."""
+    """Whether a test decided here must run again with the tester: a call returned a value too large to cross in
+    call mode, or the values together are more text than :data:`HOST_TEXT_LIMIT`."""
     from execverify_data.sandbox import Status
 
     start, decided, _, _ = detail
     calls = result.calls[start:start + len(decided.calls)]
-    return result.status is Status.OK and any(call.ok and call.value.reason == "too large" for call in calls)
+    if result.status is not Status.OK:
+        return False
+    return (any(call.ok and call.value.reason == "too large" for call in calls)
+            or sum(len(call.value.text) for call in calls if call.ok) > HOST_TEXT_LIMIT)
 
 
 def _passed(result, kind: str, detail) -> bool:
