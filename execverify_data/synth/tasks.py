@@ -950,7 +950,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         pre, update, ret = [], ["return True"], "False"
         desc, returns = "Return True if there is at least one of {n}, and False otherwise.", "bool"
     noun = item.said
-    if guard is not None and body and f"if {guard[0]}:" in body[-1].replace(" and ", ":\nif "):
+    last = body[-1].strip() if body else ""
+    if guard is not None and last.startswith("if ") and guard[0] in last[3:-1].split(" and "):
         guard = None  # the stream's test is the guard already (``if ch.isdigit():`` before ``int(ch)``)
     if guard is not None:  # the guard is a test of the stream, said as one
         joined = f"{item.noun} and {guard[1]}" if item.filtered else f"{item.noun} that {guard[1]}"
