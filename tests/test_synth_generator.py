@@ -108,6 +108,13 @@ def _while_forms(node: ast.While) -> str:
         last = body[-1]
         assert isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add) and last.target.id == test.left.id
         return "index walk"
+    if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Gt) and isinstance(body[-1], ast.Assign):
+        # term = term // 2 if term % 2 == 0 else 3 * term + 1: every start below 2**68 reaches 1 (checked by
+        # computer), and a program's number is an int below 10**6
+        last = body[-1]
+        assert ast.unparse(last) == f"{test.left.id} = {test.left.id} // 2 if {test.left.id} % 2 == 0 else 3 * {test.left.id} + 1"
+        assert ast.unparse(test) == f"{test.left.id} > 1"
+        return "collatz"
     if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Gt):
         last = body[-1]
         assert isinstance(last, ast.AugAssign) and isinstance(last.op, ast.FloorDiv) and last.target.id == test.left.id

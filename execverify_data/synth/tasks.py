@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import ast
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from functools import cache
@@ -34,7 +35,7 @@ from functools import cache
 from execverify_data.astwalk import walk
 from execverify_data.synth.code import GenFail, calls_in
 from execverify_data.synth.measures import Chains, deepest_call, nested_depth
-from execverify_data.synth.phrases import phrase_of
+from execverify_data.synth.phrases import Phrase, phrase_of
 from execverify_data.synth.vocab import SLOTS, Form, annotation, forms, param_type
 
 __all__ = ["CHAINS", "Composed", "NoTask", "compose", "places", "supported"]
@@ -79,6 +80,7 @@ class Source:
     noun: str  # the items, in English, over {p}
     name: str  # the parameter's name
     var: str  # the item's name
+    note: str = ""  # how the walk goes, when not in the input's order ("taken in sorted order")
 
 
 SOURCES = (
@@ -92,9 +94,26 @@ SOURCES = (
     Source("table", "word", "{p}", "the keys of {p}", "stock", "name"),
     Source("twords", "word", "{p}", "the words in {p}", "names", "name"),
     Source("blob", "blob", "{p}.split({bsep})", "the pieces of {p} separated by {bsep}", "data", "chunk"),
-    Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag"),  # a set is walked in sorted order
-    Source("ids", "num", "sorted({p})", "the numbers in {p}", "ids", "ident"),
+    Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag", "taken in sorted order"),  # (a set)
+    Source("ids", "num", "sorted({p})", "the numbers in {p}", "ids", "ident", "taken in increasing order"),
+    # walks in another order than the input's, for the folds whose result keeps their order (:data:`_IN_ORDER`)
+    Source("text", "word", "sorted({p}.split())", "the words of {p}", "text", "word", "taken in sorted order"),
+    Source("text", "word", "reversed({p}.split())", "the words of {p}", "text", "word", "from the last to the first"),
+    Source("words", "word", "sorted(set({p}))", "the distinct words in {p}", "words", "word",
+           "taken in sorted order"),
+    Source("nums", "num", "sorted({p}, reverse=True)", "the numbers in {p}", "nums", "num",
+           "taken from the largest to the smallest"),
+    Source("count", "num", "range(1, {p} + 1)", "the whole numbers from 1 to {p}", "n", "k"),
+    Source("line", "word", "filter(None, {p}.split({sep}))", "the non-empty fields of {p} separated by {sep}", "line",
+           "field"),
+    Source("number", "char", "str(abs({p}))", "the digits of {p}", "n", "ch", "as characters, from the first"),
+    Source("words", "word", "{p}[::2]", "the words at even positions of {p} (the first, the third...)", "words",
+           "word"),
+    Source("words", "word", "sorted({p}, key=len)", "the words in {p}", "words", "word",
+           "taken from the shortest to the longest (words of one length in their order)"),
 )
+#: the folds whose result keeps the order the items are walked in (a walk in another order is for them only)
+_IN_ORDER = ("collect", "join", "build", "first", "group")
 
 #: item grain -> (the parts walked by a nested ``for``: iterable over {v}, English over {one}, item grain, var)
 PARTS = {
@@ -105,7 +124,8 @@ PARTS = {
 #: slot -> the parameter it becomes (name, grain)
 _SLOT_PARAMS = {"prefix": ("prefix", "fragment"), "suffix": ("suffix", "fragment"), "char": ("letter", "char"),
                 "sub": ("part", "fragment"), "k": ("limit", "limit"), "m": ("divisor", "count"),
-                "w": ("width", "count"), "i": ("start", "count"), "sep": ("sep", "sepchar")}
+                "w": ("width", "count"), "i": ("start", "count"), "sep": ("sep", "sepchar"),
+                "chars": ("chars", "fragment")}
 #: slots whose literal has a meaning of its own in a task (a separator, a fill character, a width)
 _MEANINGFUL_LITERALS = frozenset({"sep", "bsep", "fill", "w"})
 #: grains a test may be made of, for each item grain the stream has
@@ -114,7 +134,7 @@ _TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("am
 #: how one item is named in English, by its variable where that is a word
 _ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
                "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
-               "value": "number", "count": "count"}
+               "value": "number", "count": "count", "term": "term"}
 #: how one item is named in English, by item grain
 _ONE = {"word": "word", "char": "character", "num": "number", "amount": "amount", "blob": "piece", "digit": "digit",
         "byte": "byte", "count": "number"}
@@ -130,6 +150,7 @@ class _Item:
     filtered: bool = False  # the noun ends with a test ("... that start with `prefix`")
     note: str = ""  # how the walk goes, said after the tests ("from the last to the first")
     tested: tuple = ()  # (head, has a parameter) of each test made of the item
+    ordered: bool = False  # walked in an order of the task's own: only a fold that keeps it has a use for it
 
     def __post_init__(self) -> None:
         self.one = _ONE_BY_VAR.get(self.var, self.one)
@@ -149,6 +170,7 @@ class _Plan:
     literals: dict = field(default_factory=dict)  # slot -> the text it has in the code
     placed: bool = False
     depth: int = 0  # the nested-call depth the spec wants
+    reached: int = 0  # the nested-call depth of what is written so far (a walk ``sorted(set(words))``, a test)
     free: bool = False  # up to n_params parameters, as many as the task takes
     role: str = ""  # where the target goes: test, value, walk, fold or finish
     starts: tuple = ()  # the ways the first step may walk (:func:`_paths`) that give the target its step
@@ -158,7 +180,18 @@ class _Plan:
     last_test: tuple = ("", False)  # (head, has a parameter) of the last test made
     value_form: Form | None = None  # the target's value, chosen before the fold that takes it
     helper: tuple | None = None  # (name, params, body lines, returns)
+    tests: list = field(default_factory=list)  # (code, item, form) of each test written, a helper's to hold
     tail: tuple = ()  # the statements that end a while's body (``rest //= 10``)
+
+    def reach(self, text: str) -> str:
+        """``text``, written: the depth it reaches is noted (a value need not call a call once a test does)."""
+        self.reached = max(self.reached, nested_depth(text))
+        return text
+
+    def deeper(self, wraps: bool) -> int:
+        """The nested-call depth a value still needs (one less where the update passes it to a call; -1: none, the
+        item itself will do)."""
+        return self.depth - (1 if wraps else 0) if self.reached < self.depth else -1
 
     def slot(self, name: str, *, may_literal: bool) -> tuple[str, str]:
         """The code text and English of slot ``name``: a parameter while the spec wants one, else a literal."""
@@ -179,7 +212,7 @@ class _Plan:
              y: str = ""):
         """The use of ``form`` on the code ``x`` (English ``x_en``, grain ``grain``): its code, its phrase and
         the English of its slots."""
-        ph = phrase_of(form, grain)
+        ph = _TASK_PHRASES.get(form) or phrase_of(form, grain)
         if ph is None:
             raise GenFail(f"no plain use of {form.text}")
         code_slots, en_slots = {}, {}
@@ -277,7 +310,7 @@ class Composed:
 
 
 #: the ways a top-level ``while`` walks: kind -> the grain of its items
-_TOP_WHILES = {"digits": "count", "budget:words": "word", "budget:nums": "num", "pieces": "word"}
+_TOP_WHILES = {"digits": "count", "budget:words": "word", "budget:nums": "num", "pieces": "word", "collatz": "num"}
 
 
 def _paths(chain: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], tuple[tuple[int, str], ...]]]:
@@ -322,9 +355,9 @@ def _roles(target: str, chain: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """Where ``target`` can do a step of a task with ``chain``: role (test, value, walk, fold, finish) -> the starts
     (:func:`_paths`) under which it can."""
     out: dict[str, tuple[str, ...]] = {}
-    tests = {g for f in forms(head=target, role="pred") if _usable(f) for g in f.on}
+    tests = {g for f in forms(head=target, role="pred") if _usable(f) and _fillable(f) for g in f.on}
     values = {g for r in ("measure", "map") for f in forms(head=target, role=r)
-              if not f.y and phrase_of(f) is not None and _guard_phrase(f) is not None for g in f.on}
+              if not f.y and phrase_of(f) is not None and _guard_phrase(f) is not None and _fillable(f) for g in f.on}
     paths = _paths(chain)
     starts = {
         "test": [st for st, _, ts in paths if any(set(_tested(g)) & tests for _, g in ts)],
@@ -343,6 +376,13 @@ def _roles(target: str, chain: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def _fillable(form: Form) -> bool:
+    """Whether some plan can fill every slot of ``form``: each a parameter (one at most, beside the walked one) or a
+    literal with a meaning of its own (``word.replace(old, new)`` takes two parameters: no task has room)."""
+    lifted = [s for s in form.slots if s not in _MEANINGFUL_LITERALS]
+    return all(s in _SLOT_PARAMS for s in lifted) and len(lifted) <= 1
+
+
 def _walks(form: Form) -> bool:
     """A parts form a task walks: pairs only from ``enumerate`` (a zip of neighbours is another task)."""
     return _usable(form) and (form.gives != "pairs" or form.head == "builtin.enumerate")
@@ -356,8 +396,25 @@ def places(target: str, chain: tuple[str, ...]) -> bool:
     """Whether a task with ``chain`` has a step ``target`` can do (a length-1 ``if`` or ``if-elif`` chain: a test or a
     value of the input)."""
     if chain in (("if",), ("if-elif",)):
-        return any(forms(head=target, role=r) for r in ("pred", "map", "measure"))
+        return bool(_branch_roles(target))
     return bool(_roles(target, tuple(chain)))
+
+
+#: what a task without a loop takes: grain -> its parameter's name
+_BRANCHED = {"word": "word", "text": "text", "num": "value"}
+
+
+@cache
+def _branch_roles(target: str) -> dict[str, tuple[str, ...]]:
+    """Where ``target`` can do a step of a task without a loop: role (the test, or the value returned) -> the grains
+    of the input it can do it on."""
+    out = {}
+    for role, kinds in (("test", ("pred",)), ("value", ("map", "measure"))):
+        grains = [g for k in kinds for f in forms(head=target, role=k) if _usable(f) and _fillable(f)
+                  for g in f.on if g in _BRANCHED and (role == "test" or f.gives_on(g) == g)]
+        if grains:
+            out[role] = tuple(dict.fromkeys(grains))
+    return out
 
 
 def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
@@ -367,7 +424,11 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
     plan.chain = chain
     plan.helper_slot = rng.choice(("test", "value"))
     if chain in (("if",), ("if-elif",)):
-        plan.role = rng.choice(("test", "value"))
+        roles = _branch_roles(spec.target)
+        if not roles:
+            raise NoTask(f"{spec.target} is neither a test nor a value of a word, a text or a number")
+        plan.role = rng.choice(sorted(roles))
+        plan.starts = roles[plan.role]
     else:
         roles = _roles(spec.target, chain)
         if not roles:
@@ -382,6 +443,8 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
         desc, returns, kind = _fold(plan, item, steps, body)
     if not plan.placed:
         raise GenFail(f"{spec.target} found no slot")
+    if plan.wants_helper and plan.helper is None:  # a test written becomes the helper named for what it tests
+        _test_helper(plan, body)
     if len(plan.params) != spec.n_params and not plan.free:
         raise GenFail(f"{len(plan.params)} parameters for a spec of {spec.n_params}")
     name = f"{_VERBS[kind]}_{plan.params[0][0]}"
@@ -477,6 +540,7 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
             head = f"{extra[0]}, {var} in {code}" if form.gives == "pairs" else f"{var}, {extra[0]} in {code}"
         else:
             head = f"{var} in {code}"
+        plan.reach(code)
         return head, _Item(var, item, _say(ph.plural, f"`{name}`", slots), _ONE.get(item, "item"),
                      (extra,) if extra else ())
     options = [s for s in SOURCES if _fits(s.item, after)]
@@ -493,8 +557,9 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
         plan.placed = True
     if ".split(" in src.head and plan.target == ("bytes.split" if src.grain == "blob" else "str.split"):
         plan.placed = True
-    note = {"tags": "taken in sorted order", "ids": "taken in increasing order"}.get(src.grain, "")
-    return f"{src.var} in {code}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"), note=note)
+    reordered = src.note and src.grain not in ("tags", "ids", "number")  # (a set has no order of its own to keep)
+    return f"{src.var} in {plan.reach(code)}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"), note=src.note,
+                                         ordered=bool(reordered))
 
 
 def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
@@ -514,7 +579,8 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
                     raise GenFail(f"a {item.grain} has no parts to walk")
                 it, en, grain, var = PARTS[item.grain]
                 body.append(f"{indent}for {var} in {it.format(v=item.var)}:")
-                item = _Item(var, grain, f"{en.format(one='each of ' + item.said)}", _ONE.get(grain, "item"))
+                item = _Item(var, grain, f"{en.format(one='each of ' + item.said)}", _ONE.get(grain, "item"),
+                             ordered=item.ordered)
             indent += "    "
         elif step == "while":
             item, indent = _while(plan, item, indent, body, chain[k + 1] if not last else None)
@@ -525,7 +591,7 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
             body.append(f"{indent}if {test}:")
             joined = f"{item.noun} and {phrase}" if item.filtered else f"{item.noun} that {phrase}"
             item = _Item(item.var, item.grain, joined, item.one, item.extra, filtered=True, note=item.note,
-                         tested=item.tested + (plan.last_test,))
+                         tested=item.tested + (plan.last_test,), ordered=item.ordered)
             indent += "    "
             steps.append("if")
         elif step == "if-elif":
@@ -548,6 +614,13 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             plan.tail = (f"{indent}    rest //= 10",)
             return (_Item("digit", "count", "the digits of `n`", "digit",
                           note="taken from the last to the first, none if `n` is not positive"), indent + "    ")
+        if kind == "collatz":  # the terms of a sequence: a loop whose length no walk knows in advance
+            plan.params.insert(0, ("n", "number"))
+            body += [f"{indent}term = n", f"{indent}while term > 1:"]
+            plan.tail = (f"{indent}    term = term // 2 if term % 2 == 0 else 3 * term + 1",)
+            return (_Item("term", "num", "the terms of the Collatz sequence from `n` (an even term is halved, an odd "
+                          "one tripled plus 1) before it reaches 1", "term", note="none if `n` is below 2"),
+                    indent + "    ")
         if kind.startswith("budget"):  # the leading items whose running total fits a budget (a line of text, a sum)
             words = kind.endswith("words")
             name, var, cost = ("words", "word", "len({})") if words else ("costs", "cost", "{}")
@@ -575,38 +648,41 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
         body += [f"{indent}rest = abs({item.var})", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
         plan.tail = (f"{indent}    rest //= 10",)
         return (_Item("digit", "count", f"the digits of each of {item.said}", "digit",
-                      note="each number's taken from the last to the first, none for 0"),
+                      note="each number's taken from the last to the first, none for 0", ordered=item.ordered),
                 indent + "    ")
     if item.grain == "word":
         probe = _Item(f"{item.var}[i]", "char", "", "character")
         test, phrase = _test(plan, probe)
         body += [f"{indent}i = 0", f"{indent}while i < len({item.var}) and {test}:", f"{indent}    ch = {item.var}[i]"]
         plan.tail = (f"{indent}    i += 1",)
-        return (_Item("ch", "char", f"the leading characters that {phrase} of each of {item.said}", "character"),
+        return (_Item("ch", "char", f"the leading characters that {phrase} of each of {item.said}", "character",
+                      ordered=item.ordered),
                 indent + "    ")
     raise GenFail(f"no while over a {item.grain}")
 
 
-def _test(plan: _Plan, item: _Item) -> tuple[str, str]:
+def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False) -> tuple[str, str]:
     """A test of ``item`` with a meaning: its code and its plural English ("start with `prefix`"). At level 6 the
-    first test made becomes a helper named for what it tests (``starts_with_prefix(word, prefix)``)."""
-    sub = _sub(plan, item, "test")
+    first test made becomes a helper named for what it tests (``starts_with_prefix(word, prefix)``). A test that
+    narrows items already narrowed takes a parameter; the ``classes`` of a classification need not (upper case,
+    digits, the rest)."""
+    sub = None if deep else _sub(plan, item, "test")
     if sub is not None:
         plan.last_test = (sub[1].name, False)
         return sub[0], sub[1].plural
     options = [f for g in _TESTED.get(item.grain, (item.grain,)) for f in _forms("pred", g)]
-    if item.grain == "char":
-        options.append(_VOWEL)
+    options += [f for f in _TASK_TESTS if item.grain in f.on]
     heads = {h for h, _ in item.tested}
-    bare = any(not slotted for _, slotted in item.tested)  # a second test of the same item is one with a parameter
-    options = [f for f in options if f.head not in heads and not (bare and not f.slots)]
+    # a second test of the same item is one with a parameter, unless it names another class of a classification
+    bare = not classes and any(not slotted for _, slotted in item.tested)
+    options = [f for f in options if f.head not in heads and not (bare and not f.slots)
+               and (not deep or _calls_a_call(f))]  # (``deep``: the test is where the spec's nested call goes)
     form = plan.pick(options, role="test")
     plan.last_test = (form.head, bool(form.slots))
-    if form is _VOWEL:
-        text, plural, _singular = f"{item.var} in 'aeiou'", "are lower-case vowels", "is a lower-case vowel"
-    else:
-        text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
-        plural, _singular = _say(ph.plural, item.one, slots), _say(ph.singular, item.one, slots)
+    text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
+    plural = _say(ph.plural, item.one, slots)
+    plan.reach(text)
+    plan.tests.append((text, item, form))
     if plan.wants_helper and plan.helper is None and plan.helper_slot == "test" and plan.rng.random() < 0.3:
         text = _helper(plan, item, text, form)
     return text, plural
@@ -628,6 +704,20 @@ def _helper(plan: _Plan, item: _Item, test: str, form: Form) -> str:
     return f"{name}({', '.join([item.var, *used])})"
 
 
+def _test_helper(plan: _Plan, body: list[str]) -> None:
+    """The first test in ``body`` a helper can hold (one with a name for what it tests) moved into that helper."""
+    for text, item, form in plan.tests:
+        at = [k for k, line in enumerate(body) if line.lstrip().startswith(("if ", "elif ", "while ")) and text in line]
+        if not at:
+            continue
+        try:
+            call = _helper(plan, item, text, form)
+        except GenFail:
+            continue
+        body[at[0]] = body[at[0]].replace(text, call, 1)
+        return
+
+
 #: a helper's name by the test it holds (a form's template, or a method ``isX``)
 _HELPER_NAMES = {
     "{x}.startswith({prefix})": "starts_with", "{x}.endswith({suffix})": "ends_with", "len({x}) > {k}": "is_long",
@@ -635,7 +725,11 @@ _HELPER_NAMES = {
 "{x} < 0": "is_negative", "{x} > {k}": "is_above", "{x} >= {k}": "is_at_least",
     "{x} <= {k}": "is_at_most", "{x} == {x}[::-1]": "is_palindrome", "{char} in {x}": "contains",
     "{char} not in {x}": "lacks", "{x} in 'aeiou'": "is_vowel", "not {x}": "is_empty", "{x}.count({char}) > 1": "repeats",
-    "{x}.is_integer()": "is_whole", "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
+    "{x}.is_integer()": "is_whole", "{x}.isalpha() and {x}.lower() not in 'aeiou'": "is_consonant",
+    "len(set({x})) == len({x})": "has_distinct_letters", "len(set({x})) < len({x})": "repeats_a_letter",
+    "''.join(sorted({x})) == {x}": "is_sorted", "{x}.lower().startswith({prefix}.lower())": "starts_with",
+    "{x}.lower() == {x}[::-1].lower()": "is_palindrome", "len(str(abs({x}))) > {k}": "has_more_digits",
+    "len(str(abs({x}))) % 2 == 0": "has_even_digit_count", "{x} > 0": "is_positive", "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
     "{x} == {char}": "is_letter", "{x}.startswith({bsub})": "starts_with", "{x}.endswith({bchar})": "ends_with",
     "isalnum": "is_alphanumeric", "isspace": "is_blank", "istitle": "is_titled", "isupper": "is_upper_case",
     "islower": "is_lower_case", "isalpha": "is_alphabetic",
@@ -718,7 +812,55 @@ def _rename(text: str, old: str, new: str) -> str:
     return ast.unparse(Swap().visit(tree))
 
 
-_VOWEL = Form("op.in", ("char",), "bool", "pred", "{x} in 'aeiou'")
+def _pred(form: str, on: tuple[str, ...], head: str, plural: str, singular: str) -> tuple[Form, Phrase]:
+    return Form(head, on, "bool", "pred", form), Phrase(plural, singular)
+
+
+def _map(form: str, on: tuple[str, ...], head: str, noun: str, gives: str = "same") -> tuple[Form, Phrase]:
+    return Form(head, on, gives, "map", form), Phrase(noun, noun)
+
+
+#: tests people write that are no single use of the vocabulary (a vowel, letters all different, the number of digits),
+#: with their English over the English of their slots; several call a call (``len(set(word))``)
+_TASK_TESTS: dict[Form, Phrase] = dict((
+    _pred("{x} in 'aeiou'", ("char",), "op.in", "are lower-case vowels", "is a lower-case vowel"),
+    _pred("{x}.isalpha() and {x}.lower() not in 'aeiou'", ("char",), "str.isalpha", "are consonants",
+          "is a consonant"),
+    _pred("len(set({x})) == len({x})", ("word",), "builtin.set", "have no character twice", "has no character twice"),
+    _pred("len(set({x})) < len({x})", ("word",), "builtin.set", "have some character more than once",
+          "has some character more than once"),
+    _pred("''.join(sorted({x})) == {x}", ("word",), "builtin.sorted", "have their characters in sorted order",
+          "has its characters in sorted order"),
+    _pred("{x}.lower().startswith({prefix}.lower())", ("word",), "str.lower", "start with {prefix}, ignoring case",
+          "starts with {prefix}, ignoring case"),
+    _pred("{x}.lower() == {x}[::-1].lower()", ("word",), "str.lower", "read the same backwards, ignoring case",
+          "reads the same backwards, ignoring case"),
+    _pred("len(str(abs({x}))) > {k}", ("num",), "builtin.str", "have more than {k} digits", "has more than {k} digits"),
+    _pred("len(str(abs({x}))) % 2 == 0", ("num",), "builtin.str", "have an even number of digits",
+          "has an even number of digits"),
+    _pred("{x} > 0", ("num", "amount"), "op.gt", "are positive", "is positive"),
+))
+#: values people compute that are no single use of the vocabulary (a word's letters sorted: its anagram key)
+_TASK_VALUES: dict[Form, Phrase] = dict((
+    _map("''.join(sorted({x}))", ("word",), "builtin.sorted", "the characters of {x} in sorted order"),
+    _map("''.join(reversed({x}))", ("word",), "builtin.reversed", "{x} spelled backwards"),
+    _map("' '.join(reversed({x}.split()))", ("text",), "builtin.reversed",
+         "the words of {x} in reverse order, separated by single spaces"),
+    _map("' '.join(sorted({x}.split()))", ("text",), "builtin.sorted",
+         "the words of {x} in sorted order, separated by single spaces"),
+    _map("' '.join({x}.split())", ("text",), "str.split", "{x} with each run of whitespace made one space and none "
+         "at either end"),
+    _map("min(abs({x}), {k})", ("num",), "builtin.min", "the magnitude of {x}, or {k} if that is smaller"),
+    _map("''.join(sorted(set({x})))", ("word",), "builtin.set", "the distinct characters of {x} in sorted order"),
+    _map("int(str(abs({x}))[::-1])", ("num",), "builtin.str", "the digits of {x} in reverse order, read as a number"),
+    _map("len(set({x}))", ("word",), "builtin.set", "the number of distinct characters in {x}", "count"),
+    _map("len(str(abs({x})))", ("num",), "builtin.str", "the number of digits of {x}", "count"),
+    _map("sum(map(int, str(abs({x}))))", ("num",), "builtin.map", "the sum of the digits of {x}", "count"),
+    _map("sum(c in 'aeiou' for c in {x})", ("word",), "builtin.sum", "the number of lower-case vowels in {x}",
+         "count"),
+))
+_TASK_PHRASES = {**_TASK_TESTS, **_TASK_VALUES}
+_VOWEL = next(iter(_TASK_TESTS))
 
 
 # ------------------------------------------------------------------------------------------ folds
@@ -726,6 +868,8 @@ _VOWEL = Form("op.in", ("char",), "bool", "pred", "{x} in 'aeiou'")
 #: fold kind -> the item grains whose values it can take ("" takes none)
 _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest", "mean",
           "common", "product", "xor")
+#: the folds whose update passes the value to a call (``result.append(v)``, ``max(best, v)``, ``counts.get(v, 0)``)
+_WRAPPING = frozenset({"collect", "join", "distinct", "tally", "group", "largest"})
 #: the fold whose update a target is
 _FOLD_OF_TARGET = {"list.append": ("collect", "join", "group"), "set.add": ("distinct",),
                    "dict.setdefault": ("group",), "dict.get": ("tally",), "str.join": ("join",), "bytes.join": ("join",),
@@ -740,11 +884,12 @@ _TEXTUAL = ("word", "char", "numstr", "digits")
 #: the values people fold in each way, by template: a key to count or group by, a number to add up, a number
 #: whose largest is wanted (values to collect, join or build a string of may be any form)
 _NATURAL = {
-    "key": frozenset({"len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
-                      "round({x}, 1)", "int({x})", "{x}.count({char})", "{x}.strip()", "{x}.upper()"}),
-    "total": frozenset({"len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
+    "key": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "''.join(sorted(set({x})))", "len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
+                      "round({x}, 1)", "int({x})", "{x}.count({char})", "{x}.strip()", "{x}.upper()",
+                      "''.join(sorted({x}))"}),
+    "total": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
                         "len({x}.split())", "float({x})", "{x} % {m}", "{x}.count({bchar})"}),
-    "largest": frozenset({"len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
+    "largest": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
                           "{x}.count({bchar})"}),
     "product": frozenset({"abs({x})", "int({x})"}),
     "xor": frozenset({"ord({x})", "len({x})", "int({x})"}),
@@ -774,7 +919,7 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
             return var, en.replace("its ", "the "), grain, None
         subjects.append((var, grain, en.replace("its ", "the ")))
     var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
-    options = list(_value_forms(grain, grains, use, depth >= 1))
+    options = list(_value_forms(grain, grains, use, min(depth, 1)))
     if plan.value_form is not None and not plan.placed and plan.value_form in options:
         options = [plan.value_form]
     form = plan.pick(options, role="value", may_literal=True)
@@ -796,13 +941,33 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
 
 
 @cache
-def _value_forms(grain: str, grains: tuple[str, ...], use: str, on_a_call: bool) -> tuple[Form, ...]:
+def _value_forms(grain: str, grains: tuple[str, ...], use: str, depth: int) -> tuple[Form, ...]:
     """The measures and maps of a ``grain`` that give one of ``grains``, natural for ``use``, that a phrase says
-    (with their guard); with ``on_a_call``, those that are calls without a guard (to put around another call)."""
-    return tuple(f for role in ("measure", "map") for f in forms(role=role, on=grain)
-                 if not f.y and phrase_of(f) is not None and f.gives_on(grain) in grains
-                 and _guard_phrase(f) is not None and (use not in _NATURAL or f.text in _NATURAL[use])
-                 and f.text not in _NO_VALUE and (not on_a_call or (not f.guard and "(" in f.text)))
+    (with their guard), the task's own values among them. ``depth`` 0 asks for a call (the update passes it to
+    another: ``result.append(bin(n))``, not ``bin(n)[2:]``); 1 for those that call a call already
+    (``''.join(sorted(word))``) and the measures without a guard (to put around another call)."""
+    on_a_call = depth >= 1
+    vocab = (f for role in ("measure", "map") for f in forms(role=role, on=grain)
+             if not f.y and phrase_of(f) is not None and _guard_phrase(f) is not None)
+    own = (f for f in _TASK_VALUES if grain in f.on)
+    return tuple(f for f in (*vocab, *own)
+                 if f.gives_on(grain) in grains and (use not in _NATURAL or f.text in _NATURAL[use])
+                 and f.text not in _NO_VALUE
+                 and (depth < 0 or _calls_a_call(f) or (not on_a_call and _is_call(f))
+                      or (on_a_call and f.role == "measure" and not f.guard and "(" in f.text)))
+
+
+def _filled(form: Form) -> str:
+    return form.text.format(x="x", **{s: s for s in form.slots})
+
+
+def _calls_a_call(form: Form) -> bool:
+    return nested_depth(_filled(form)) >= 1
+
+
+def _is_call(form: Form) -> bool:
+    """Whether ``form`` is a call (``bin(x)``, ``x.upper()``), not an expression around one (``bin(x)[2:]``)."""
+    return isinstance(ast.parse(_filled(form), mode="eval").body, ast.Call)
 
 
 #: values no task folds (a character doubled, a dash per letter)
@@ -829,11 +994,12 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     rng = plan.rng
     if kinds and kinds[-1] == "if-elif":
         return _classify(plan, item, indent, body, plan.tail)
-    filtered = bool(kinds) and kinds[-1] == "if"
+    filtered = plan.chain[-1] == "if"  # the innermost step narrows the items (a return on a match, not a first pass)
     # (a checksum where a task keeps one: over bytes, or where the XOR is the spec's own step)
     options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k != "common" or item.grain == "word")
-               and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")]
-    if (plan.depth >= 1 and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
+               and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")
+               and (k in _IN_ORDER or not item.ordered)]
+    if (plan.depth > plan.reached and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
         options = [k for k in options if k not in ("count", "first", "any")]  # a fold that takes a value
     if plan.role == "value" and not plan.placed:  # the target's value first, then a fold in which it is natural
         own = [f for r in ("measure", "map") for f in forms(head=plan.target, role=r, on=item.grain)
@@ -842,7 +1008,9 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         if not own:
             raise GenFail(f"{plan.target} has no value of a {item.grain}")
         plan.value_form = rng.choice(own)
-        options = [k for k in options if _takes(k, plan.value_form, item.grain)]
+        options = [k for k in options if _takes(k, plan.value_form, item.grain)
+                   and ((k in _WRAPPING and _is_call(plan.value_form)) or plan.reached >= plan.depth
+                        or _calls_a_call(plan.value_form))]
         if not options:
             raise GenFail(f"no fold takes {plan.value_form.text}")
     mine = [k for k in options if k in _FOLD_OF_TARGET.get(plan.target, ())]
@@ -861,7 +1029,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
 
     def value(grains, wraps=True):  # ``wraps``: the update passes the value to a call (``result.append(v)``)
         nonlocal guard
-        v, ven, g, guard = _value(plan, item, grains, depth=plan.depth - (1 if wraps else 0), use=use)
+        v, ven, g, guard = _value(plan, item, grains, depth=plan.deeper(wraps), use=use)
         return v, ven or f"the {item.one}", g
 
     if kind == "count":
@@ -896,7 +1064,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         pre, update, ret = ["total = 0", "count = 0"], [f"total += {v}", "count += 1"], "total / count if count else 0.0"
         desc, returns = f"Return the average of {ven}, over {{n}}, or 0.0 if there are none.", "float"
     elif kind in ("collect", "join", "build", "distinct"):
-        v, ven, g = value(_TEXTUAL + ("blob",) if kind in ("join", "build") else _NUMERIC + _TEXTUAL + ("blob",))
+        v, ven, g = value(_TEXTUAL + ("blob",) if kind in ("join", "build") else _NUMERIC + _TEXTUAL + ("blob",),
+                          wraps=kind != "build")  # (``out += v`` passes it to no call)
         if kind == "collect":
             pre, update, ret = ["result = []"], [f"result.append({v})"], "result"
             desc, returns = f"Return a list holding {ven} for each of {{n}}, in their order.", "list"
@@ -1030,13 +1199,17 @@ def _grain_of(item: _Item) -> str:
 def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     """An ``if``/``elif`` over the items: two classes with a meaning, every class adding to the one result."""
     rng = plan.rng
-    first, first_en = _test(plan, item)
-    second, second_en = _test(plan, item)
-    if first == second:
-        raise GenFail("two classes of the same test")
+    # (the target's value is the classes' step: a test calls the spec's call on a call where it does not)
+    first, first_en = _test(plan, item, classes=True, deep=plan.role == "value" and plan.reached < plan.depth)
+    tested = dataclasses.replace(item, tested=item.tested + (plan.last_test,))  # the second class is another test
+    second, second_en = _test(plan, tested, classes=True)
     n = item.said
     kind = rng.choice(("count", "build") if item.grain in ("char", "word") else ("count", "total"))
-    if plan.role == "value" and not plan.placed and kind == "count":
+    if item.ordered:  # only a string built in the walk's order keeps it
+        if item.grain not in ("char", "word"):
+            raise GenFail("a classification of items walked in an order of the task's own")
+        kind = "build"
+    if (plan.role == "value" and not plan.placed or plan.reached < plan.depth) and kind == "count":
         kind = "build" if item.grain in ("char", "word") else "total"
     if kind == "count":
         pre = ["first = 0", "second = 0", "other = 0"]
@@ -1045,7 +1218,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         desc = (f"Over {n}, return a tuple of three counts: those that {first_en}, those that do not but "
                 f"{second_en}, and the rest.")
     elif kind == "build":
-        m1, m1en, _, guard = _value(plan, item, (item.grain,))
+        m1, m1en, _, guard = _value(plan, item, (item.grain,), depth=plan.deeper(False))
         m1en = m1en or f"the {item.one}"
         if guard is not None:
             raise GenFail("a class's value needs a guard")
@@ -1055,7 +1228,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that {_singular(first_en)}, "
                 f"each other {item.one} that {_singular(second_en)} as it is, and nothing for the rest.")
     else:
-        v, ven, g, guard = _value(plan, item, _NUMERIC)
+        v, ven, g, guard = _value(plan, item, _NUMERIC, depth=plan.deeper(False))
         ven = ven or f"the {item.one}"
         if guard is not None:
             raise GenFail("a class's value needs a guard")
@@ -1083,25 +1256,32 @@ def _singular(plural: str) -> str:
 def _branch_task(plan: _Plan, chain, body: list[str]):
     """Level 3 without a loop: the input is tested and a different value returned for each outcome."""
     rng = plan.rng
-    grain = rng.choice(("word", "text", "num"))
-    pname = {"word": "word", "text": "text", "num": "value"}[grain]
+    grain = rng.choice(plan.starts)  # a grain the target has its step on
+    pname = _BRANCHED[grain]
     plan.params.insert(0, (pname, grain))
-    _Item(pname, grain, "", f"`{pname}`")
-    maps = [f for f in (*_forms("map", grain), *_forms("measure", grain)) if f.gives_on(grain) == grain]
-    first, first_en = _test(plan, _Item(pname, grain, "", ""))
-    form = plan.pick(maps, role="value", may_literal=True)
-    m1, ph, slots = plan.fill(form, pname, f"`{pname}`", may_literal=True)
-    m1en = _say(ph.singular, f"`{pname}`", slots)
+    item = _Item(pname, grain, "", "")
+    maps = [f for f in (*_forms("map", grain), *_forms("measure", grain), *(f for f in _TASK_VALUES if grain in f.on))
+            if f.gives_on(grain) == grain]
+
+    def returned(other: Form | None = None):  # a value returned instead, calling a call while the spec wants one
+        deep = plan.reached < plan.depth and (plan.role != "value" or plan.placed)
+        form = plan.pick([f for f in maps if f is not other and (not deep or _calls_a_call(f))], role="value",
+                         may_literal=True)
+        code, ph, slots = plan.fill(form, pname, f"`{pname}`", may_literal=True)
+        return form, plan.reach(code), _say(ph.singular, f"`{pname}`", slots)
+
+    if plan.role == "value":  # the target's value first; the test then calls a call where the value does not
+        form, m1, m1en = returned()
+    first, first_en = _test(plan, item, classes=True, deep=plan.role == "value" and plan.reached < plan.depth)
+    if plan.role != "value":
+        form, m1, m1en = returned()
     if chain == ("if",):
         body += [f"if {first}:", f"    return {m1}", f"return {pname}"]
         desc = f"Return {m1en} if `{pname}` {_singular(first_en)}, and `{pname}` unchanged otherwise."
     else:
-        second, second_en = _test(plan, _Item(pname, grain, "", ""))
-        if second == first:
-            raise GenFail("two branches of the same test")
-        form2 = plan.pick([f for f in maps if f is not form], role="value", may_literal=True)
-        m2, ph2, slots2 = plan.fill(form2, pname, f"`{pname}`", may_literal=True)
-        m2en = _say(ph2.singular, f"`{pname}`", slots2)
+        tested = dataclasses.replace(item, tested=(plan.last_test,))
+        second, second_en = _test(plan, tested, classes=True)
+        _, m2, m2en = returned(form)
         body += [f"if {first}:", f"    return {m1}", f"elif {second}:", f"    return {m2}", f"return {pname}"]
         desc = (f"Return {m1en} if `{pname}` {_singular(first_en)}; otherwise {m2en} if it {_singular(second_en)}; "
                 f"otherwise `{pname}` unchanged.")
