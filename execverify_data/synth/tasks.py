@@ -94,6 +94,9 @@ SOURCES = (
     Source("table", "word", "{p}", "the keys of {p}", "stock", "name"),
     Source("twords", "word", "{p}", "the words in {p}", "names", "name"),
     Source("blob", "blob", "{p}.split({bsep})", "the pieces of {p} separated by {bsep}", "data", "chunk"),
+    Source("blob", "blob", "{p}.split()", "the pieces of {p} separated by whitespace", "data", "chunk"),
+    Source("blob", "blob", "filter(None, {p}.split({bsep}))", "the non-empty pieces of {p} separated by {bsep}",
+           "data", "chunk"),
     Source("tags", "word", "sorted({p})", "the words in {p}", "tags", "tag", "taken in sorted order"),  # (a set)
     Source("ids", "num", "sorted({p})", "the numbers in {p}", "ids", "ident", "taken in increasing order"),
     # walks in another order than the input's, for the folds whose result keeps their order (:data:`_IN_ORDER`)
@@ -104,6 +107,13 @@ SOURCES = (
     Source("nums", "num", "sorted({p}, reverse=True)", "the numbers in {p}", "nums", "num",
            "taken from the largest to the smallest"),
     Source("count", "num", "range(1, {p} + 1)", "the whole numbers from 1 to {p}", "n", "k"),
+    Source("text", "char", "{p}", "the characters of {p}", "text", "ch"),
+    Source("word", "char", "reversed({p})", "the characters of {p}", "word", "ch", "from the last to the first"),
+    Source("word", "char", "sorted({p})", "the characters of {p}", "word", "ch", "taken in sorted order"),
+    Source("nums", "num", "sorted({p})", "the numbers in {p}", "nums", "num", "taken in increasing order"),
+    Source("nums", "num", "reversed({p})", "the numbers in {p}", "nums", "num", "from the last to the first"),
+    Source("words", "word", "sorted({p})", "the words in {p}", "words", "word", "taken in sorted order"),
+    Source("words", "word", "reversed({p})", "the words in {p}", "words", "word", "from the last to the first"),
     Source("line", "word", "filter(None, {p}.split({sep}))", "the non-empty fields of {p} separated by {sep}", "line",
            "field"),
     Source("number", "char", "str(abs({p}))", "the digits of {p}", "n", "ch", "as characters, from the first"),
@@ -112,6 +122,8 @@ SOURCES = (
     Source("words", "word", "sorted({p}, key=len)", "the words in {p}", "words", "word",
            "taken from the shortest to the longest (words of one length in their order)"),
 )
+#: whether a source's walk calls a call (``sorted(text.split())``)
+_DEEP_WALK = {s: nested_depth(s.head.format(p="p", sep="sep", bsep="bsep")) >= 1 for s in SOURCES}
 #: the folds whose result keeps the order the items are walked in (a walk in another order is for them only)
 _IN_ORDER = ("collect", "join", "build", "first", "group")
 
@@ -134,7 +146,7 @@ _TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("am
 #: how one item is named in English, by its variable where that is a word
 _ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
                "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
-               "value": "number", "count": "count", "term": "term"}
+               "value": "number", "count": "count", "term": "term", "bit": "bit", "rest": "number"}
 #: how one item is named in English, by item grain
 _ONE = {"word": "word", "char": "character", "num": "number", "amount": "amount", "blob": "piece", "digit": "digit",
         "byte": "byte", "count": "number"}
@@ -171,6 +183,7 @@ class _Plan:
     placed: bool = False
     depth: int = 0  # the nested-call depth the spec wants
     reached: int = 0  # the nested-call depth of what is written so far (a walk ``sorted(set(words))``, a test)
+    calls: set = field(default_factory=set)  # the builtins and methods called so far (``len``, ``.split``)
     free: bool = False  # up to n_params parameters, as many as the task takes
     role: str = ""  # where the target goes: test, value, walk, fold or finish
     starts: tuple = ()  # the ways the first step may walk (:func:`_paths`) that give the target its step
@@ -186,6 +199,7 @@ class _Plan:
     def reach(self, text: str) -> str:
         """``text``, written: the depth it reaches is noted (a value need not call a call once a test does)."""
         self.reached = max(self.reached, nested_depth(text))
+        self.calls |= calls_in(text)
         return text
 
     def deeper(self, wraps: bool) -> int:
@@ -221,6 +235,7 @@ class _Plan:
         if form.head == self.target:
             self.placed = True
         text, _ = form.write(x, y, **code_slots)
+        self.calls |= calls_in(text)
         return text, ph, en_slots
 
     def fillable(self, form: Form, *, may_literal: bool) -> bool:
@@ -245,12 +260,19 @@ class _Plan:
         if mine and not self.placed and role == self.role:
             return self.rng.choice(mine)
         others = [f for f in options if f.head != self.target] or options
+        if len(self.calls) >= 3 and self.rng.random() < 0.8:  # people reuse the calls they have made (MAX_CALLS)
+            others = [f for f in others if _form_calls(f) <= self.calls] or others
         if len(self.params) < self.n_params and not self.free:  # a use with a parameter while the spec wants one
             lifted = [f for f in others if f is not _VOWEL and any(s in _SLOT_PARAMS and s not in self.literals
                                                                    for s in f.slots)]
             if lifted and self.rng.random() < 0.7:
                 return self.rng.choice(lifted)
         return self.rng.choice(others)
+
+
+@cache
+def _form_calls(form: Form) -> frozenset[str]:
+    return calls_in(form.text)
 
 
 def _usable(form: Form) -> bool:
@@ -310,7 +332,8 @@ class Composed:
 
 
 #: the ways a top-level ``while`` walks: kind -> the grain of its items
-_TOP_WHILES = {"digits": "count", "budget:words": "word", "budget:nums": "num", "pieces": "word", "collatz": "num"}
+_TOP_WHILES = {"digits": "count", "budget:words": "word", "budget:nums": "num", "pieces": "word", "collatz": "num",
+               "bpieces": "blob", "bits": "count", "halves": "count"}
 
 
 def _paths(chain: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], tuple[tuple[int, str], ...]]]:
@@ -401,7 +424,7 @@ def places(target: str, chain: tuple[str, ...]) -> bool:
 
 
 #: what a task without a loop takes: grain -> its parameter's name
-_BRANCHED = {"word": "word", "text": "text", "num": "value"}
+_BRANCHED = {"word": "word", "text": "text", "num": "value", "blob": "data", "line": "line"}
 
 
 @cache
@@ -544,8 +567,11 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
         return head, _Item(var, item, _say(ph.plural, f"`{name}`", slots), _ONE.get(item, "item"),
                      (extra,) if extra else ())
     options = [s for s in SOURCES if _fits(s.item, after)]
-    liked = [s for s in options if f"src:{s.grain}" in plan.starts]
-    src = rng.choice(liked if liked else options)
+    liked = [s for s in options if f"src:{s.grain}" in plan.starts] or options
+    deep = [s for s in liked if _DEEP_WALK[s]]
+    if deep and plan.depth > plan.reached and rng.random() < 0.35:  # the walk is where the spec's call on a call goes
+        liked = deep
+    src = rng.choice(liked)
     plan.params.insert(0, (src.name, src.grain))
     slots = {}
     for s in ("sep", "bsep"):
@@ -614,6 +640,16 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             plan.tail = (f"{indent}    rest //= 10",)
             return (_Item("digit", "count", "the digits of `n`", "digit",
                           note="taken from the last to the first, none if `n` is not positive"), indent + "    ")
+        if kind in ("bits", "halves"):  # the binary digits of a number, or the number halved until it is 0
+            plan.params.insert(0, ("n", "number"))
+            bits = kind == "bits"
+            body += [f"{indent}rest = n", f"{indent}while rest > 0:"] + ([f"{indent}    bit = rest % 2"] if bits else [])
+            plan.tail = (f"{indent}    rest //= 2",)
+            if bits:
+                return (_Item("bit", "count", "the binary digits of `n`", "bit",
+                              note="taken from the lowest to the highest, none if `n` is not positive"), indent + "    ")
+            return (_Item("rest", "count", "the numbers `n`, `n` // 2, `n` // 4 and so on while they are positive",
+                          "number"), indent + "    ")
         if kind == "collatz":  # the terms of a sequence: a loop whose length no walk knows in advance
             plan.params.insert(0, ("n", "number"))
             body += [f"{indent}term = n", f"{indent}while term > 1:"]
@@ -629,6 +665,7 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             budget = "width" if words else "budget"
             plan.params.insert(0, (name, "words" if words else "nums"))
             plan.params.append((budget, "limit"))
+            plan.calls.add("len")
             body += [f"{indent}used = 0", f"{indent}i = 0",
                      f"{indent}while i < len({name}) and used + {cost.format(name + '[i]')} <= {budget}:",
                      f"{indent}    {var} = {name}[i]", f"{indent}    used += {cost.format(var)}"]
@@ -637,21 +674,24 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
             one = "word" if words else "cost"
             return (_Item(var, "word" if words else "num", f"the {one}s at the start of `{name}` whose {what} stays "
                           f"within `{budget}`", one), indent + "    ")
-        plan.params.insert(0, ("text", "text"))
+        blob = kind == "bpieces"  # a string cut into pieces, or bytes (a record of fixed-width fields)
+        name, var, unit = ("data", "chunk", "bytes") if blob else ("text", "piece", "characters")
+        plan.params.insert(0, (name, "blob" if blob else "text"))
         size = rng.choice((3, 4))  # a width stated in the task, never a parameter a caller could make 0
-        size_en = str(size)
-        body += [f"{indent}rest = text", f"{indent}while rest:", f"{indent}    piece = rest[:{size}]"]
+        body += [f"{indent}rest = {name}", f"{indent}while rest:", f"{indent}    {var} = rest[:{size}]"]
         plan.tail = (f"{indent}    rest = rest[{size}:]",)
-        return (_Item("piece", "word", f"the pieces of `text` cut every {size_en} characters", "piece",
+        return (_Item(var, "blob" if blob else "word", f"the pieces of `{name}` cut every {size} {unit}", "piece",
                       note="the last one perhaps shorter"), indent + "    ")
     if item.grain in ("num",):
         body += [f"{indent}rest = abs({item.var})", f"{indent}while rest > 0:", f"{indent}    digit = rest % 10"]
+        plan.calls.add("abs")
         plan.tail = (f"{indent}    rest //= 10",)
         return (_Item("digit", "count", f"the digits of each of {item.said}", "digit",
                       note="each number's taken from the last to the first, none for 0", ordered=item.ordered),
                 indent + "    ")
     if item.grain == "word":
         probe = _Item(f"{item.var}[i]", "char", "", "character")
+        plan.calls.add("len")
         test, phrase = _test(plan, probe)
         body += [f"{indent}i = 0", f"{indent}while i < len({item.var}) and {test}:", f"{indent}    ch = {item.var}[i]"]
         plan.tail = (f"{indent}    i += 1",)
@@ -853,6 +893,8 @@ _TASK_VALUES: dict[Form, Phrase] = dict((
     _map("min(abs({x}), {k})", ("num",), "builtin.min", "the magnitude of {x}, or {k} if that is smaller"),
     _map("''.join(sorted(set({x})))", ("word",), "builtin.set", "the distinct characters of {x} in sorted order"),
     _map("int(str(abs({x}))[::-1])", ("num",), "builtin.str", "the digits of {x} in reverse order, read as a number"),
+    _map("chr(ord({x}) + 1)", ("char",), "builtin.chr", "the character after {x} in code order"),
+    _map("str(ord({x}))", ("char",), "builtin.ord", "the code of {x}, written in decimal", "numstr"),
     _map("len(set({x}))", ("word",), "builtin.set", "the number of distinct characters in {x}", "count"),
     _map("len(str(abs({x})))", ("num",), "builtin.str", "the number of digits of {x}", "count"),
     _map("sum(map(int, str(abs({x}))))", ("num",), "builtin.map", "the sum of the digits of {x}", "count"),
@@ -868,6 +910,10 @@ _VOWEL = next(iter(_TASK_TESTS))
 #: fold kind -> the item grains whose values it can take ("" takes none)
 _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest", "mean",
           "common", "product", "xor")
+#: the calls a fold makes itself
+_FOLD_CALLS = {"collect": frozenset({".append"}), "join": frozenset({".append", ".join"}), "tally": frozenset({".get"}),
+               "group": frozenset({".setdefault", ".append"}), "distinct": frozenset({".add", "set", "sorted"}),
+               "largest": frozenset({"{x}.bit_count()", "{x}.bit_length()", "max"}), "common": frozenset({"set", "sorted", ".lower"})}
 #: the folds whose update passes the value to a call (``result.append(v)``, ``max(best, v)``, ``counts.get(v, 0)``)
 _WRAPPING = frozenset({"collect", "join", "distinct", "tally", "group", "largest"})
 #: the fold whose update a target is
@@ -884,10 +930,10 @@ _TEXTUAL = ("word", "char", "numstr", "digits")
 #: the values people fold in each way, by template: a key to count or group by, a number to add up, a number
 #: whose largest is wanted (values to collect, join or build a string of may be any form)
 _NATURAL = {
-    "key": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "''.join(sorted(set({x})))", "len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
+    "key": frozenset({"{x}.bit_count()", "{x}.bit_length()", "len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "''.join(sorted(set({x})))", "len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
                       "round({x}, 1)", "int({x})", "{x}.count({char})", "{x}.strip()", "{x}.upper()",
                       "''.join(sorted({x}))"}),
-    "total": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
+    "total": frozenset({"{x}.bit_count()", "{x}.bit_length()", "len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
                         "len({x}.split())", "float({x})", "{x} % {m}", "{x}.count({bchar})"}),
     "largest": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
                           "{x}.count({bchar})"}),
@@ -911,7 +957,7 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
         return sub[0], sub[1].plural.format(x=f"the {item.one}"), "count" if sub[1].name != "normalized" else "word", None
     itself = (depth < 0 and item.grain in _ITSELF.get(use, ()) and item.grain in grains
               and (plan.role != "value" or plan.placed))
-    if itself and rng.random() < 0.35:
+    if itself and rng.random() < (0.8 if len(plan.calls) >= 3 else 0.35):  # (no further call where there are many)
         return item.var, None, item.grain, None
     subjects = [(item.var, item.grain, f"the {item.one}")]
     for var, grain, en in item.extra:
@@ -955,6 +1001,15 @@ def _value_forms(grain: str, grains: tuple[str, ...], use: str, depth: int) -> t
                  and f.text not in _NO_VALUE
                  and (depth < 0 or _calls_a_call(f) or (not on_a_call and _is_call(f))
                       or (on_a_call and f.role == "measure" and not f.guard and "(" in f.text)))
+
+
+@cache
+def _returns_a_wrapper(form: Form) -> bool:
+    """Whether ``return`` of ``form`` is a builtin around a builtin's result (``bytes(reversed(data))``): such a value
+    is named before it is returned, and a branch returns its value at once."""
+    from execverify_data.naturalness.patterns import finishing_wrappers
+
+    return finishing_wrappers(f"def f(x, {', '.join(form.slots) or '_'}):\n    return {_filled(form)}\n") > 0
 
 
 def _filled(form: Form) -> str:
@@ -1020,6 +1075,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     kind = rng.choice(mine) if mine and not plan.placed and plan.role in ("fold", "finish") else rng.choice(options)
     if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in _PLACED_BY_THEIR_FOLD:
         plan.placed = True
+    plan.calls |= _FOLD_CALLS.get(kind, frozenset())
     guard = None
     returns = "int"
     post: list[str] = []  # statements between the loop and the return
@@ -1218,7 +1274,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         desc = (f"Over {n}, return a tuple of three counts: those that {first_en}, those that do not but "
                 f"{second_en}, and the rest.")
     elif kind == "build":
-        m1, m1en, _, guard = _value(plan, item, (item.grain,), depth=plan.deeper(False))
+        m1, m1en, _, guard = _value(plan, item, (item.grain, "numstr"), depth=max(plan.deeper(False), 0))
         m1en = m1en or f"the {item.one}"
         if guard is not None:
             raise GenFail("a class's value needs a guard")
@@ -1261,7 +1317,7 @@ def _branch_task(plan: _Plan, chain, body: list[str]):
     plan.params.insert(0, (pname, grain))
     item = _Item(pname, grain, "", "")
     maps = [f for f in (*_forms("map", grain), *_forms("measure", grain), *(f for f in _TASK_VALUES if grain in f.on))
-            if f.gives_on(grain) == grain]
+            if f.gives_on(grain) == grain and not _returns_a_wrapper(f)]
 
     def returned(other: Form | None = None):  # a value returned instead, calling a call while the spec wants one
         deep = plan.reached < plan.depth and (plan.role != "value" or plan.placed)
@@ -1275,9 +1331,13 @@ def _branch_task(plan: _Plan, chain, body: list[str]):
     first, first_en = _test(plan, item, classes=True, deep=plan.role == "value" and plan.reached < plan.depth)
     if plan.role != "value":
         form, m1, m1en = returned()
-    if chain == ("if",):
+    if chain == ("if",) and rng.random() < 0.6:
         body += [f"if {first}:", f"    return {m1}", f"return {pname}"]
         desc = f"Return {m1en} if `{pname}` {_singular(first_en)}, and `{pname}` unchanged otherwise."
+    elif chain == ("if",):  # one value or another
+        _, m2, m2en = returned(form)
+        body += [f"if {first}:", f"    return {m1}", f"return {m2}"]
+        desc = f"Return {m1en} if `{pname}` {_singular(first_en)}, and {m2en} otherwise."
     else:
         tested = dataclasses.replace(item, tested=(plan.last_test,))
         second, second_en = _test(plan, tested, classes=True)
