@@ -106,7 +106,11 @@ SOURCES = (
            "taken in sorted order"),
     Source("nums", "num", "sorted({p}, reverse=True)", "the numbers in {p}", "nums", "num",
            "taken from the largest to the smallest"),
-    Source("count", "num", "range(1, {p} + 1)", "the whole numbers from 1 to {p}", "n", "k"),
+    Source("count", "count", "range(1, {p} + 1)", "the whole numbers from 1 to {p}", "n", "k"),
+    Source("text", "count", "map(len, {p}.split())", "the lengths of the words of {p}", "text", "size"),
+    Source("word", "count", "map(ord, {p})", "the character codes of {p}", "word", "code"),
+    Source("number", "count", "map(int, str(abs({p})))", "the digits of {p}", "n", "digit", "from the first"),
+    Source("table", "count", "{p}.values()", "the quantities in {p}", "stock", "qty"),
     Source("text", "char", "{p}", "the characters of {p}", "text", "ch"),
     Source("word", "char", "reversed({p})", "the characters of {p}", "word", "ch", "from the last to the first"),
     Source("word", "char", "sorted({p})", "the characters of {p}", "word", "ch", "taken in sorted order"),
@@ -146,7 +150,8 @@ _TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("am
 #: how one item is named in English, by its variable where that is a word
 _ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
                "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
-               "value": "number", "count": "count", "term": "term", "bit": "bit", "rest": "number"}
+               "value": "number", "count": "count", "term": "term", "bit": "bit", "rest": "number",
+               "size": "length", "code": "code", "qty": "quantity"}
 #: how one item is named in English, by item grain
 _ONE = {"word": "word", "char": "character", "num": "number", "amount": "amount", "blob": "piece", "digit": "digit",
         "byte": "byte", "count": "number"}
@@ -184,6 +189,7 @@ class _Plan:
     depth: int = 0  # the nested-call depth the spec wants
     reached: int = 0  # the nested-call depth of what is written so far (a walk ``sorted(set(words))``, a test)
     calls: set = field(default_factory=set)  # the builtins and methods called so far (``len``, ``.split``)
+    singulars: dict = field(default_factory=dict)  # a test's plural English -> its singular
     free: bool = False  # up to n_params parameters, as many as the task takes
     role: str = ""  # where the target goes: test, value, walk, fold or finish
     starts: tuple = ()  # the ways the first step may walk (:func:`_paths`) that give the target its step
@@ -195,6 +201,10 @@ class _Plan:
     helper: tuple | None = None  # (name, params, body lines, returns)
     tests: list = field(default_factory=list)  # (code, item, form) of each test written, a helper's to hold
     tail: tuple = ()  # the statements that end a while's body (``rest //= 10``)
+
+    def singular(self, plural: str) -> str:
+        """The singular of a test's plural English, as its phrase says it ("is a lower-case vowel")."""
+        return self.singulars.get(plural) or _singular(plural)
 
     def reach(self, text: str) -> str:
         """``text``, written: the depth it reaches is noted (a value need not call a call once a test does)."""
@@ -522,7 +532,7 @@ def _names_once(nodes: list[ast.AST], params: set[str]) -> None:
 #: the entry point's name, by what it computes, before the name of what it walks
 _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "build_from", "join": "join",
           "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
-          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "classify": "classify",
+          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "union": "characters_in", "classify": "classify",
           "classify_build": "rewrite", "classify_total": "score", "branch": "adjust", "product": "product_of",
           "xor": "checksum_of"}
 
@@ -583,7 +593,7 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
         plan.placed = True
     if ".split(" in src.head and plan.target == ("bytes.split" if src.grain == "blob" else "str.split"):
         plan.placed = True
-    reordered = src.note and src.grain not in ("tags", "ids", "number")  # (a set has no order of its own to keep)
+    reordered = src.note and src.grain not in ("tags", "ids", "number")  # (nor digits, from the first)  # (a set has no order of its own to keep)
     return f"{src.var} in {plan.reach(code)}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"), note=src.note,
                                          ordered=bool(reordered))
 
@@ -709,6 +719,7 @@ def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False
     sub = None if deep else _sub(plan, item, "test")
     if sub is not None:
         plan.last_test = (sub[1].name, False)
+        plan.singulars[sub[1].plural] = sub[1].singular
         return sub[0], sub[1].plural
     options = [f for g in _TESTED.get(item.grain, (item.grain,)) for f in _forms("pred", g)]
     options += [f for f in _TASK_TESTS if item.grain in f.on]
@@ -721,6 +732,7 @@ def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False
     plan.last_test = (form.head, bool(form.slots))
     text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
     plural = _say(ph.plural, item.one, slots)
+    plan.singulars[plural] = _say(ph.singular, item.one, slots)
     plan.reach(text)
     plan.tests.append((text, item, form))
     if plan.wants_helper and plan.helper is None and plan.helper_slot == "test" and plan.rng.random() < 0.3:
@@ -909,11 +921,12 @@ _VOWEL = next(iter(_TASK_TESTS))
 
 #: fold kind -> the item grains whose values it can take ("" takes none)
 _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest", "mean",
-          "common", "product", "xor")
+          "common", "union", "product", "xor")
 #: the calls a fold makes itself
 _FOLD_CALLS = {"collect": frozenset({".append"}), "join": frozenset({".append", ".join"}), "tally": frozenset({".get"}),
                "group": frozenset({".setdefault", ".append"}), "distinct": frozenset({".add", "set", "sorted"}),
-               "largest": frozenset({"{x}.bit_count()", "{x}.bit_length()", "max"}), "common": frozenset({"set", "sorted", ".lower"})}
+               "largest": frozenset({"max"}), "common": frozenset({"set", "sorted", ".lower"}),
+               "union": frozenset({"set", "sorted", ".lower"})}
 #: the folds whose update passes the value to a call (``result.append(v)``, ``max(best, v)``, ``counts.get(v, 0)``)
 _WRAPPING = frozenset({"collect", "join", "distinct", "tally", "group", "largest"})
 #: the fold whose update a target is
@@ -930,13 +943,17 @@ _TEXTUAL = ("word", "char", "numstr", "digits")
 #: the values people fold in each way, by template: a key to count or group by, a number to add up, a number
 #: whose largest is wanted (values to collect, join or build a string of may be any form)
 _NATURAL = {
-    "key": frozenset({"{x}.bit_count()", "{x}.bit_length()", "len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "''.join(sorted(set({x})))", "len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
+    "key": frozenset({"len({x})", "{x}[0]", "{x}[-1]", "{x}.lower()", "{x}.casefold()", "{x} % {m}", "abs({x})",
                       "round({x}, 1)", "int({x})", "{x}.count({char})", "{x}.strip()", "{x}.upper()",
-                      "''.join(sorted({x}))"}),
-    "total": frozenset({"{x}.bit_count()", "{x}.bit_length()", "len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
-                        "len({x}.split())", "float({x})", "{x} % {m}", "{x}.count({bchar})"}),
-    "largest": frozenset({"len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})", "len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
-                          "{x}.count({bchar})"}),
+                      "{x}.bit_count()", "{x}.bit_length()", "''.join(sorted({x}))", "''.join(sorted(set({x})))",
+                      "len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))"}),
+    "total": frozenset({"len({x})", "abs({x})", "{x} * {x}", "{x} ** 2", "int({x})", "{x}.count({char})",
+                        "len({x}.split())", "float({x})", "{x} % {m}", "{x}.count({bchar})", "{x}.bit_count()",
+                        "{x}.bit_length()", "len(set({x}))", "len(str(abs({x})))", "sum(map(int, str(abs({x}))))",
+                        "sum(c in 'aeiou' for c in {x})"}),
+    "largest": frozenset({"len({x})", "abs({x})", "{x}.count({char})", "int({x})", "len({x}.split())",
+                          "{x}.count({bchar})", "{x}.bit_count()", "{x}.bit_length()", "len(set({x}))",
+                          "len(str(abs({x})))", "sum(map(int, str(abs({x}))))", "sum(c in 'aeiou' for c in {x})"}),
     "product": frozenset({"abs({x})", "int({x})"}),
     "xor": frozenset({"ord({x})", "len({x})", "int({x})"}),
 }
@@ -966,7 +983,10 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
         subjects.append((var, grain, en.replace("its ", "the ")))
     var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
     options = list(_value_forms(grain, grains, use, min(depth, 1)))
-    if plan.value_form is not None and not plan.placed and plan.value_form in options:
+    if depth < 0 and rng.random() < 0.3:  # no call is needed: now and then a value that makes none (``n ** 2``)
+        options = [f for f in options if not _form_calls(f)] or options
+    if plan.value_form is not None and not plan.placed and plan.value_form in _value_forms(grain, grains, use,
+                                                                                          min(depth, 1)):
         options = [plan.value_form]
     form = plan.pick(options, role="value", may_literal=True)
     if (depth >= 1 or (not form.guard and rng.random() < 0.15)) and form.role == "measure":
@@ -1051,7 +1071,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         return _classify(plan, item, indent, body, plan.tail)
     filtered = plan.chain[-1] == "if"  # the innermost step narrows the items (a return on a match, not a first pass)
     # (a checksum where a task keeps one: over bytes, or where the XOR is the spec's own step)
-    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k != "common" or item.grain == "word")
+    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k not in ("common", "union") or item.grain == "word")
                and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")
                and (k in _IN_ORDER or not item.ordered)]
     if (plan.depth > plan.reached and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
@@ -1113,8 +1133,12 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         pre, ret = ["common = None"], "sorted(common) if common else []"
         update = ["if common is None:", f"    common = set({item.var}.lower())", "else:",
                   f"    common &= set({item.var}.lower())"]
-        desc, returns = ("Return, in sorted order, the letters (in lower case) that every one of {n} contains, or an "
-                         "empty list if there are none."), "list[str]"
+        desc, returns = ("Return, in sorted order, the characters (in lower case) that every one of {n} contains, or "
+                         "an empty list if there are none."), "list[str]"
+    elif kind == "union":  # the letters any item has
+        pre, ret = ["letters = set()"], "sorted(letters)"
+        update = [f"letters |= set({item.var}.lower())"]
+        desc, returns = "Return, in sorted order, the characters (in lower case) found in any of {n}.", "list[str]"
     elif kind == "mean":
         v, ven, g = value(_NUMERIC, wraps=False)
         pre, update, ret = ["total = 0", "count = 0"], [f"total += {v}", "count += 1"], "total / count if count else 0.0"
@@ -1281,8 +1305,8 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         pre = ["out = ''"]
         arms = [f"if {first}:", f"    out += {m1}", f"elif {second}:", f"    out += {item.var}"]
         ret, returns = "out", "str"
-        desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that {_singular(first_en)}, "
-                f"each other {item.one} that {_singular(second_en)} as it is, and nothing for the rest.")
+        desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that {plan.singular(first_en)}, "
+                f"each other {item.one} that {plan.singular(second_en)} as it is, and nothing for the rest.")
     else:
         v, ven, g, guard = _value(plan, item, _NUMERIC, depth=plan.deeper(False))
         ven = ven or f"the {item.one}"
@@ -1333,16 +1357,16 @@ def _branch_task(plan: _Plan, chain, body: list[str]):
         form, m1, m1en = returned()
     if chain == ("if",) and rng.random() < 0.6:
         body += [f"if {first}:", f"    return {m1}", f"return {pname}"]
-        desc = f"Return {m1en} if `{pname}` {_singular(first_en)}, and `{pname}` unchanged otherwise."
+        desc = f"Return {m1en} if `{pname}` {plan.singular(first_en)}, and `{pname}` unchanged otherwise."
     elif chain == ("if",):  # one value or another
         _, m2, m2en = returned(form)
         body += [f"if {first}:", f"    return {m1}", f"return {m2}"]
-        desc = f"Return {m1en} if `{pname}` {_singular(first_en)}, and {m2en} otherwise."
+        desc = f"Return {m1en} if `{pname}` {plan.singular(first_en)}, and {m2en} otherwise."
     else:
         tested = dataclasses.replace(item, tested=(plan.last_test,))
         second, second_en = _test(plan, tested, classes=True)
         _, m2, m2en = returned(form)
         body += [f"if {first}:", f"    return {m1}", f"elif {second}:", f"    return {m2}", f"return {pname}"]
-        desc = (f"Return {m1en} if `{pname}` {_singular(first_en)}; otherwise {m2en} if it {_singular(second_en)}; "
+        desc = (f"Return {m1en} if `{pname}` {plan.singular(first_en)}; otherwise {m2en} if it {plan.singular(second_en)}; "
                 f"otherwise `{pname}` unchanged.")
     return desc, grain
