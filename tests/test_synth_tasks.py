@@ -97,12 +97,32 @@ def test_every_class_of_a_classification_adds_to_the_one_result():
 def test_a_level_6_helper_does_what_its_name_says():
     """The helper is a named sub-task (``is_prime``, ``digit_sum``...) or a test named for what it tests; 2.2 wrote
     ``keeps_text`` for ``'e' not in text``."""
-    subs = {"is_prime", "is_palindrome", "has_double_letter", "is_vowel", "digit_sum", "vowel_count", "normalized"}
+    from execverify_data.synth.tasks import _SUBS
+
+    subs = {s.name for s in _SUBS}
     named = re.compile(r"^(is|has|starts_with|ends_with|contains|lacks|fits|repeats)(_[a-z0-9]+)*$")
     helpers = [h for _, p in DESCRIBED if p.level == 6 for h in p.helpers]
     assert helpers
     assert all(h in subs or named.match(h) for h in helpers), helpers
     assert sum(h in subs for h in helpers) >= len(helpers) / 3
+
+
+def test_a_helper_is_more_than_the_call_it_makes():
+    """A helper holding one test is worth a name: not one method of its argument (``return ch.isdigit()``) nor its
+    argument compared with a number or a parameter (``return num > limit``), which the 3.0 composer moved into
+    ``is_digit`` and ``is_above`` until a fallback made every level-6 program find a helper."""
+    for _, program in DESCRIBED:
+        for node in ast.parse(program.code).body:
+            if not (isinstance(node, ast.FunctionDef) and node.name in program.helpers and len(node.body) == 1):
+                continue
+            value = node.body[0].value
+            arg = node.args.args[0].arg
+            one_method = (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and not value.args
+                          and ast.unparse(value.func.value) == arg)
+            compared = (isinstance(value, ast.Compare) and ast.unparse(value.left) == arg
+                        and all(isinstance(c, ast.Name) or (isinstance(c, ast.Constant) and type(c.value) in (int, float))
+                                for c in value.comparators))
+            assert not (one_method or compared), program.code
 
 
 def test_spec_for_draws_the_chains_of_tasks():

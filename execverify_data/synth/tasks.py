@@ -306,7 +306,7 @@ def _say(template: str, x_en: str, slots: dict[str, str]) -> str:
 # ------------------------------------------------------------------------------------------ composing
 
 
-def compose(spec, rng: random.Random, *, seed: int, tries: int = 30, free_params: bool = False) -> Composed:
+def compose(spec, rng: random.Random, *, seed: int, tries: int = 12, free_params: bool = False) -> Composed:
     """A purpose-first program meeting ``spec`` (levels 3-6), or :class:`NoTask`. With ``free_params`` the task takes
     as many parameters as it needs, up to two, whatever ``spec.n_params`` says (a spec is then made to fit it)."""
     from execverify_data.synth.spec import level_of
@@ -735,7 +735,8 @@ def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False
     plan.singulars[plural] = _say(ph.singular, item.one, slots)
     plan.reach(text)
     plan.tests.append((text, item, form))
-    if plan.wants_helper and plan.helper is None and plan.helper_slot == "test" and plan.rng.random() < 0.3:
+    if (plan.wants_helper and plan.helper is None and plan.helper_slot == "test" and _worth_a_helper(form)
+            and plan.rng.random() < 0.3):
         text = _helper(plan, item, text, form)
     return text, plural
 
@@ -759,6 +760,8 @@ def _helper(plan: _Plan, item: _Item, test: str, form: Form) -> str:
 def _test_helper(plan: _Plan, body: list[str]) -> None:
     """The first test in ``body`` a helper can hold (one with a name for what it tests) moved into that helper."""
     for text, item, form in plan.tests:
+        if not _worth_a_helper(form):
+            continue
         at = [k for k, line in enumerate(body) if line.lstrip().startswith(("if ", "elif ", "while ")) and text in line]
         if not at:
             continue
@@ -768,6 +771,19 @@ def _test_helper(plan: _Plan, body: list[str]) -> None:
             continue
         body[at[0]] = body[at[0]].replace(text, call, 1)
         return
+
+
+@cache
+def _worth_a_helper(form: Form) -> bool:
+    """Whether a test is more than one method of its subject (``ch.isdigit()``) or its subject compared with a
+    number or a parameter (``num > limit``): a helper holding only that would be named for what it calls."""
+    node = ast.parse(_filled(form), mode="eval").body
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        return bool(node.args)
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name):
+        return not all(isinstance(c, ast.Name) or (isinstance(c, ast.Constant) and isinstance(c.value, (int, float)))
+                       for c in node.comparators)
+    return True
 
 
 #: a helper's name by the test it holds (a form's template, or a method ``isX``)
@@ -822,8 +838,33 @@ _SUBS = (
                                           "        count += 1", "return count"), "the number of vowels in {x}"),
     _Sub("normalized", "word", "value", ("word = word.strip()", "return word.lower()"),
          "{x} without surrounding whitespace, in lower case", uses=("collect", "key")),
+    _Sub("is_perfect_square", "num", "test", ("if n < 0:", "    return False", "root = int(n ** 0.5)",
+                                              "return root * root == n"),
+         "are perfect squares", "is a perfect square"),
+    _Sub("is_power_of_two", "num", "test", ("return n > 0 and n & (n - 1) == 0",), "are powers of two",
+         "is a power of two"),
+    _Sub("has_vowel", "word", "test", ("for ch in word.lower():", "    if ch in 'aeiou':", "        return True",
+                                       "return False"), "contain a vowel (of either case)",
+         "contains a vowel (of either case)"),
+    _Sub("digit_count", "num", "value", ("n = abs(n)", "count = 0", "while n > 0:", "    count += 1",
+                                         "    n //= 10", "return max(count, 1)"), "the number of digits of {x}"),
+    _Sub("largest_digit", "num", "value", ("n = abs(n)", "best = 0", "while n > 0:", "    best = max(best, n % 10)",
+                                           "    n //= 10", "return best"), "the largest digit of {x}"),
+    _Sub("reversed_number", "num", "value", ("n = abs(n)", "result = 0", "while n > 0:",
+                                             "    result = result * 10 + n % 10", "    n //= 10", "return result"),
+         "the digits of {x} in reverse order, read as a number (its sign dropped)", uses=("collect", "key", "total")),
+    _Sub("longest_run", "word", "value", ("best = 0", "run = 0", "previous = ''", "for ch in word:",
+                                          "    run = run + 1 if ch == previous else 1", "    best = max(best, run)",
+                                          "    previous = ch", "return best"),
+         "the length of the longest run of one character repeated in {x}"),
+    _Sub("rot13", "char", "value", ("if 'a' <= ch <= 'z':", "    return chr((ord(ch) - ord('a') + 13) % 26 + ord('a'))",
+                                    "if 'A' <= ch <= 'Z':", "    return chr((ord(ch) - ord('A') + 13) % 26 + ord('A'))",
+                                    "return ch"),
+         "{x} with a letter moved 13 places along the alphabet (ROT13)", uses=("collect",)),
 )
 _SUB_ARG = {"num": "n", "count": "n", "word": "word", "char": "ch"}
+#: the value helpers that give a string
+_TEXT_SUBS = frozenset({"normalized", "rot13"})
 
 
 def _sub(plan: _Plan, item: _Item, kind: str, use: str = "collect"):
@@ -837,8 +878,9 @@ def _sub(plan: _Plan, item: _Item, kind: str, use: str = "collect"):
         return None
     sub = plan.rng.choice(options)
     arg = _SUB_ARG[item.grain]
-    returns = "bool" if kind == "test" else ("int" if sub.name != "normalized" else "str")
+    returns = "bool" if kind == "test" else ("str" if sub.name in _TEXT_SUBS else "int")
     plan.helper = (sub.name, arg, list(sub.body), returns)
+    plan.calls |= calls_in("\n".join(sub.body))  # (the program's calls: the rest reuses them where it can)
     return f"{sub.name}({item.var})", sub
 
 
@@ -969,9 +1011,10 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
     its grain and the guard it needs (code, plural English) or None. ``depth`` 1 asks for a call on a call
     (``len(word.strip())``: the length of the word without surrounding whitespace)."""
     rng = plan.rng
-    sub = _sub(plan, item, "value", use)
-    if sub is not None and depth <= 0:
-        return sub[0], sub[1].plural.format(x=f"the {item.one}"), "count" if sub[1].name != "normalized" else "word", None
+    sub = _sub(plan, item, "value", use) if depth <= 0 else None  # (a helper's call is no call on a call)
+    if sub is not None:
+        return (sub[0], sub[1].plural.format(x=f"the {item.one}"),
+                "char" if sub[1].grain == "char" else "word" if sub[1].name in _TEXT_SUBS else "count", None)
     itself = (depth < 0 and item.grain in _ITSELF.get(use, ()) and item.grain in grains
               and (plan.role != "value" or plan.placed))
     if itself and rng.random() < (0.8 if len(plan.calls) >= 3 else 0.35):  # (no further call where there are many)
