@@ -61,7 +61,7 @@ def test_a_guard_folded_into_the_streams_test_is_said():
     """``int(ch)`` needs ``ch.isdigit()``; where that guard joins the stream's own test (``if ch == letter and
     ch.isdigit():``) the description says it too (a reader found "the characters ... that are `letter`" with the
     digit test left out), and a guard the test already is is not written twice."""
-    guarded = [p for _, p in _composed(400, levels=(4, 5)) if p.description and " and " in p.code
+    guarded = [p for _, p in _composed(700, levels=(4, 5)) if p.description and " and " in p.code
                and ".isdigit()" in p.code]
     assert len(guarded) >= 3
     for program in guarded:

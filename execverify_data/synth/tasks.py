@@ -964,6 +964,16 @@ _VOWEL = next(iter(_TASK_TESTS))
 #: fold kind -> the item grains whose values it can take ("" takes none)
 _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "distinct", "first", "any", "largest", "mean",
           "common", "union", "product", "xor")
+#: how often a fold is drawn among those that fit, beside 1 for the others: a list of one value per item fits
+#: nearly every task, and would be most of them
+_FOLD_WEIGHTS = {"collect": 0.6, "join": 0.8, "build": 0.8}
+
+
+def _draw_fold(rng: random.Random, kinds) -> str:
+    kinds = list(kinds)
+    return rng.choices(kinds, weights=[_FOLD_WEIGHTS.get(k, 1.0) for k in kinds])[0]
+
+
 #: the calls a fold makes itself
 _FOLD_CALLS = {"collect": frozenset({".append"}), "join": frozenset({".append", ".join"}), "tally": frozenset({".get"}),
                "group": frozenset({".setdefault", ".append"}), "distinct": frozenset({".add", "set", "sorted"}),
@@ -1118,7 +1128,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
                and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")
                and (k in _IN_ORDER or not item.ordered)]
     if (plan.depth > plan.reached and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
-        options = [k for k in options if k not in ("count", "first", "any")]  # a fold that takes a value
+        options = [k for k in options if k not in ("count", "any")]  # a fold that takes a value (a first match may)
     if plan.role == "value" and not plan.placed:  # the target's value first, then a fold in which it is natural
         own = [f for r in ("measure", "map") for f in forms(head=plan.target, role=r, on=item.grain)
                if not f.y and phrase_of(f) is not None and _guard_phrase(f) is not None
@@ -1135,7 +1145,10 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     finishing = [f for g in ("nums", "words") for f in _finishes(g) if f.head == plan.target]
     if finishing and "collect" in options:
         mine.append("collect")
-    kind = rng.choice(mine) if mine and not plan.placed and plan.role in ("fold", "finish") else rng.choice(options)
+    if mine and not plan.placed and plan.role in ("fold", "finish"):
+        kind = rng.choice(mine)
+    else:
+        kind = _draw_fold(rng, options)  # (collect, join and build fit nearly every value: drawn less often)
     if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in _PLACED_BY_THEIR_FOLD:
         plan.placed = True
     plan.calls |= _FOLD_CALLS.get(kind, frozenset())
@@ -1144,7 +1157,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     post: list[str] = []  # statements between the loop and the return
 
     use = {"total": "total", "mean": "total", "largest": "largest", "tally": "key", "group": "key",
-           "distinct": "key", "product": "product", "xor": "xor"}.get(kind, "collect")
+           "product": "product", "xor": "xor"}.get(kind, "collect")
 
     def value(grains, wraps=True):  # ``wraps``: the update passes the value to a call (``result.append(v)``)
         nonlocal guard
@@ -1235,6 +1248,12 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
             plan.placed = True
         pre, update, ret = ["best = 0"], [f"best = max(best, {v})"], "best"
         desc = f"Return the largest value of {ven}, over {{n}}, or 0 if there is none."
+    elif kind == "first" and ((plan.role == "value" and not plan.placed) or plan.depth > plan.reached
+                              or rng.random() < 0.3):  # a value of the first match
+        v, ven, g = value(_NUMERIC + _TEXTUAL + ("blob",), wraps=False)
+        pre, update, ret = [], [f"return {v}"], "None"
+        desc = f"Return {ven} for the first of {{n}}, or None if there is none."
+        returns = f"{annotation(g)} | None"
     elif kind == "first":
         pre, update, ret = [], [f"return {item.var}"], "None"
         desc, returns = "Return the first of {n}, or None if there is none.", f"{annotation(_grain_of(item))} | None"
@@ -1299,7 +1318,7 @@ _ANNOTATED = frozenset({"num", "count", "word", "amount", "words", "nums", "tnum
 def _takes(kind: str, form: Form, grain: str) -> bool:
     """Whether a fold of ``kind`` takes the value ``form`` gives on a ``grain`` as a natural one."""
     gives = form.gives_on(grain)
-    if kind in ("collect",):
+    if kind in ("collect", "distinct", "first"):
         return gives in _NUMERIC + _TEXTUAL + ("blob",)
     if kind in ("join", "build"):
         return gives in _TEXTUAL + ("blob",)
@@ -1310,7 +1329,7 @@ def _takes(kind: str, form: Form, grain: str) -> bool:
         return gives in ("num", "count") + (("byte",) if kind == "xor" else ()) and form.text in _NATURAL[kind]
     if kind == "largest":
         return gives in ("count", "index") and form.text in _NATURAL[use]
-    if kind in ("tally", "group", "distinct"):
+    if kind in ("tally", "group"):
         return gives in _NUMERIC + _TEXTUAL + ("blob",) and form.text in _NATURAL[use]
     return False
 
