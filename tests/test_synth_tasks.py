@@ -154,3 +154,19 @@ def test_every_call_of_a_kept_program_has_an_effect(rows):
              if (sites := nat.effectless_sites(r["code"], r["entry_point"], r["inputs"]))]
     assert not found, found[:2]
     assert sum(bool(r["description"]) for r in rows) >= 0.5 * len(rows)
+
+
+def test_a_digit_is_not_written_as_a_number_in_another_base():
+    """A decimal or binary digit (0-9, 0-1) is not turned into hex, bytes, bits or a character: a reader graded
+    2.2's and early 3.0's ``digit.to_bytes(2, 'big')``, ``bin(digit)``, ``digit.bit_length()`` 1 of 5 ("no
+    purpose"); the number it comes from may be."""
+    functions = {"bin", "oct", "hex", "chr"}
+    methods = {"to_bytes", "bit_length", "bit_count"}
+    for _, program in DESCRIBED:
+        for node in ast.walk(ast.parse(program.code)):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            subject = (node.args[0] if isinstance(func, ast.Name) and func.id in functions and node.args
+                       else func.value if isinstance(func, ast.Attribute) and func.attr in methods else None)
+            assert not (isinstance(subject, ast.Name) and subject.id in ("digit", "bit")), program.code

@@ -121,10 +121,6 @@ SOURCES = (
     Source("line", "word", "filter(None, {p}.split({sep}))", "the non-empty fields of {p} separated by {sep}", "line",
            "field"),
     Source("number", "char", "str(abs({p}))", "the digits of {p}", "n", "ch", "as characters, from the first"),
-    Source("words", "word", "{p}[::2]", "the words at even positions of {p} (the first, the third...)", "words",
-           "word"),
-    Source("words", "word", "sorted({p}, key=len)", "the words in {p}", "words", "word",
-           "taken from the shortest to the longest (words of one length in their order)"),
 )
 #: whether a source's walk calls a call (``sorted(text.split())``)
 _DEEP_WALK = {s: nested_depth(s.head.format(p="p", sep="sep", bsep="bsep")) >= 1 for s in SOURCES}
@@ -168,6 +164,11 @@ class _Item:
     note: str = ""  # how the walk goes, said after the tests ("from the last to the first")
     tested: tuple = ()  # (head, has a parameter) of each test made of the item
     ordered: bool = False  # walked in an order of the task's own: only a fold that keeps it has a use for it
+
+    @property
+    def digit(self) -> bool:
+        """A decimal or binary digit (0-9, 0-1): no one writes it in hex, as bytes or counts its bits."""
+        return self.var in ("digit", "bit")
 
     def __post_init__(self) -> None:
         self.one = _ONE_BY_VAR.get(self.var, self.one)
@@ -1036,6 +1037,10 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
         subjects.append((var, grain, en.replace("its ", "the ")))
     var, grain, en = subjects[0] if len(subjects) == 1 or rng.random() < 0.7 else rng.choice(subjects[1:])
     options = list(_value_forms(grain, grains, use, min(depth, 1)))
+    if item.digit and var == item.var:
+        options = [f for f in options if f.head not in _NOT_OF_A_DIGIT]
+        if plan.value_form is not None and not plan.placed and plan.value_form.head in _NOT_OF_A_DIGIT:
+            raise GenFail(f"{plan.value_form.text} says nothing of a digit")
     if depth < 0 and rng.random() < 0.3:  # no call is needed: now and then a value that makes none (``n ** 2``)
         options = [f for f in options if not _form_calls(f)] or options
     if plan.value_form is not None and not plan.placed and plan.value_form in _value_forms(grain, grains, use,
@@ -1098,6 +1103,10 @@ def _is_call(form: Form) -> bool:
     return isinstance(ast.parse(_filled(form), mode="eval").body, ast.Call)
 
 
+#: the values of a number that say nothing of a single digit (its hex, its bits, its bytes, its character)
+_NOT_OF_A_DIGIT = frozenset({"builtin.bin", "builtin.oct", "builtin.hex", "int.to_bytes", "int.bit_length",
+                             "int.bit_count", "builtin.chr", "op.lshift", "op.rshift", "op.invert", "builtin.round",
+                             "builtin.abs", "op.neg", "builtin.float"})
 #: values no task folds (a character doubled, a dash per letter)
 _NO_VALUE = frozenset({"{x} * 2", "'-' * len({x})"})
 #: the steps that prepare a value for another (``len(word.strip())``): normalizing it, nothing arbitrary
