@@ -44,7 +44,7 @@ __all__ = ["CHAINS", "Composed", "NoTask", "compose", "places", "supported"]
 #: distinct builtins and methods a program may call (CRUXEval's functions call 2.4 on average, HumanEval's 2.2), for
 #: both builders; and the share of plans calling exactly MAX_CALLS that are drawn again (a preference for fewer)
 MAX_CALLS = 4
-FEWER_CALLS = 0.4
+FEWER_CALLS = 0.6
 
 
 class NoTask(GenFail):
