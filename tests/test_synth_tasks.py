@@ -170,3 +170,22 @@ def test_a_digit_is_not_written_as_a_number_in_another_base():
             subject = (node.args[0] if isinstance(func, ast.Name) and func.id in functions and node.args
                        else func.value if isinstance(func, ast.Attribute) and func.attr in methods else None)
             assert not (isinstance(subject, ast.Name) and subject.id in ("digit", "bit")), program.code
+
+
+def test_a_test_of_the_inner_items_is_said_of_them():
+    """``for word in words: for ch in word: if ch.isdigit():`` is "the characters that are digits of each of the
+    words in `words`": said after the outer walk ("the characters of each of the words in `words` that are
+    digits"), a reader took the test for one of the words."""
+    checked = 0
+    for spec, program in _composed(300, levels=(5,)):
+        if spec.control_flow != ("for", "for", "if") or not program.description:
+            continue
+        fn = ast.parse(program.code).body[-1]
+        outer = next(n for n in fn.body if isinstance(n, ast.For))
+        inner = next(n for n in outer.body if isinstance(n, ast.For))
+        test = next(n for n in inner.body if isinstance(n, ast.If)).test
+        read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        if inner.target.id in read and outer.target.id not in read:
+            checked += 1
+            assert re.search(r" that .+ of each of ", program.description), (program.description, program.code)
+    assert checked >= 5

@@ -164,6 +164,14 @@ class _Item:
     note: str = ""  # how the walk goes, said after the tests ("from the last to the first")
     tested: tuple = ()  # (head, has a parameter) of each test made of the item
     ordered: bool = False  # walked in an order of the task's own: only a fold that keeps it has a use for it
+    outer: str = ""  # for the parts of each item of an outer walk: "of each of the words in `words`", said last
+
+    def narrowed(self, phrase: str) -> str:
+        """The noun with a test's ``phrase`` said of these items, before the walk they come from ("the digits that
+        are odd of each of the numbers in `nums`", never "the digits of each of the numbers ... that are odd")."""
+        head = self.noun[: -len(self.outer) - 1] if self.outer else self.noun
+        head = f"{head} and {phrase}" if self.filtered else f"{head} that {phrase}"
+        return f"{head} {self.outer}" if self.outer else head
 
     @property
     def digit(self) -> bool:
@@ -616,8 +624,9 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
                     raise GenFail(f"a {item.grain} has no parts to walk")
                 it, en, grain, var = PARTS[item.grain]
                 body.append(f"{indent}for {var} in {it.format(v=item.var)}:")
-                item = _Item(var, grain, f"{en.format(one='each of ' + item.said)}", _ONE.get(grain, "item"),
-                             ordered=item.ordered)
+                outer = "of each of " + item.said
+                item = _Item(var, grain, en.format(one="each of " + item.said), _ONE.get(grain, "item"),
+                             ordered=item.ordered, outer=outer if en.endswith(" of {one}") else "")
             indent += "    "
         elif step == "while":
             item, indent = _while(plan, item, indent, body, chain[k + 1] if not last else None)
@@ -626,9 +635,9 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
                 raise GenFail("an outer if has no stream")
             test, phrase = _test(plan, item)
             body.append(f"{indent}if {test}:")
-            joined = f"{item.noun} and {phrase}" if item.filtered else f"{item.noun} that {phrase}"
-            item = _Item(item.var, item.grain, joined, item.one, item.extra, filtered=True, note=item.note,
-                         tested=item.tested + (plan.last_test,), ordered=item.ordered)
+            item = _Item(item.var, item.grain, item.narrowed(phrase), item.one, item.extra, filtered=True,
+                         note=item.note, tested=item.tested + (plan.last_test,), ordered=item.ordered,
+                         outer=item.outer)
             indent += "    "
             steps.append("if")
         elif step == "if-elif":
@@ -644,6 +653,10 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
     rng = plan.rng
     if item is None:
         liked = [k for k in _TOP_WHILES if f"while:{k}" in plan.starts]
+        if after == "for":  # a string cut into pieces whose characters are all walked: the cut does nothing
+            liked = [k for k in liked or _TOP_WHILES if not k.endswith("pieces")]
+            if not liked:
+                raise GenFail("pieces walked character by character")
         kind = rng.choice(liked or list(_TOP_WHILES))
         if kind == "digits":
             plan.params.insert(0, ("n", "number"))
@@ -698,7 +711,8 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
         plan.calls.add("abs")
         plan.tail = (f"{indent}    rest //= 10",)
         return (_Item("digit", "count", f"the digits of each of {item.said}", "digit",
-                      note="each number's taken from the last to the first, none for 0", ordered=item.ordered),
+                      note="each number's taken from the last to the first, none for 0", ordered=item.ordered,
+                      outer=f"of each of {item.said}"),
                 indent + "    ")
     if item.grain == "word":
         probe = _Item(f"{item.var}[i]", "char", "", "character")
@@ -707,7 +721,8 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
         body += [f"{indent}i = 0", f"{indent}while i < len({item.var}) and {test}:", f"{indent}    ch = {item.var}[i]"]
         plan.tail = (f"{indent}    i += 1",)
         return (_Item("ch", "char", f"the leading characters that {phrase} of each of {item.said}", "character",
-                      ordered=item.ordered),
+                      ordered=item.ordered, outer=f"of each of {item.said}", filtered=True,
+                      tested=(plan.last_test,)),
                 indent + "    ")
     raise GenFail(f"no while over a {item.grain}")
 
@@ -1274,7 +1289,7 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     if guard is not None and last.startswith("if ") and guard[0] in last[3:-1].split(" and "):
         guard = None  # the stream's test is the guard already (``if ch.isdigit():`` before ``int(ch)``)
     if guard is not None:  # the guard is a test of the stream, said as one
-        joined = f"{item.noun} and {guard[1]}" if item.filtered else f"{item.noun} that {guard[1]}"
+        joined = item.narrowed(guard[1])
         noun = f"{joined}, {item.note}" if item.note else joined
     if guard is not None and kinds and kinds[-1] == "if" and body and body[-1].lstrip().startswith("if "):
         body[-1] = f"{body[-1][:-1]} and {guard[0]}:"  # one test, not an if nested in an if
@@ -1426,13 +1441,9 @@ def _branch_task(plan: _Plan, chain, body: list[str]):
     first, first_en = _test(plan, item, classes=True, deep=plan.role == "value" and plan.reached < plan.depth)
     if plan.role != "value":
         form, m1, m1en = returned()
-    if chain == ("if",) and rng.random() < 0.6:
+    if chain == ("if",):  # (not one value or another: readers found the two unrelated, "word[1::2]" otherwise)
         body += [f"if {first}:", f"    return {m1}", f"return {pname}"]
         desc = f"Return {m1en} if `{pname}` {plan.singular(first_en)}, and `{pname}` unchanged otherwise."
-    elif chain == ("if",):  # one value or another
-        _, m2, m2en = returned(form)
-        body += [f"if {first}:", f"    return {m1}", f"return {m2}"]
-        desc = f"Return {m1en} if `{pname}` {plan.singular(first_en)}, and {m2en} otherwise."
     else:
         tested = dataclasses.replace(item, tested=(plan.last_test,))
         second, second_en = _test(plan, tested, classes=True)
