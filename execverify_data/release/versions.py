@@ -10,11 +10,13 @@ __all__ = ["CHANGELOG", "tag_for", "changelog_until"]
 #: version -> what changed, newest first.
 CHANGELOG: dict[str, str] = {
     "3.0.0": "Generator 3.0.0: levels 3-6 are built purpose first (issue 28): a task (a fold over a stream: count, "
-             "sum, average, product, checksum, collect, join, tally, group, distinct values, common letters, first "
-             "match, any) with "
-             "the spec's chain as the task's own steps, the target doing a step the task needs, every constant a "
-             "parameter or a task constant, level-6 helpers as named sub-tasks (is_prime, is_palindrome, "
-             "digit_sum...); each such program has a `description` that says what it returns, composed from the "
+             "sum, average, product, checksum, collect, join, tally, group, distinct values, common letters, the "
+             "letters of any item, first match or a value of it, any) with "
+             "the spec's chain as the task's own steps (streams include words, fields, digits, binary digits, "
+             "halves and Collatz terms of a number, the numbers 1 to n, word lengths, byte pieces), the spec's "
+             "nested call made by the walk, a test or the value, the target doing a step the task needs, every "
+             "constant a parameter or a task constant, level-6 helpers as named sub-tasks (is_prime, "
+             "is_palindrome, digit_sum, rot13...) or a test worth a name; each such program has a `description` that says what it returns, composed from the "
              "same plan, and its codegen prompt is that description, the signature and two examples (the other "
              "tests hidden). Every kept program of ours has no call without effect on its inputs and no length or "
              "parameter compared with a bare number. Levels 1-2, and targets no task places, are built as in 2.2 "
