@@ -272,7 +272,7 @@ class _Plan:
 
     def pick(self, options: list, *, role: str, may_literal: bool = False):
         """A form among ``options`` for a step of ``role``: the target's own where the plan puts it there."""
-        options = [f for f in options if f is _VOWEL or self.fillable(f, may_literal=may_literal)]
+        options = [f for f in options if self.fillable(f, may_literal=may_literal)]
         if not options:
             raise GenFail("no form fits")
         mine = [f for f in options if f.head == self.target]
@@ -282,8 +282,7 @@ class _Plan:
         if len(self.calls) >= 3 and self.rng.random() < 0.8:  # people reuse the calls they have made (MAX_CALLS)
             others = [f for f in others if _form_calls(f) <= self.calls] or others
         if len(self.params) < self.n_params and not self.free:  # a use with a parameter while the spec wants one
-            lifted = [f for f in others if f is not _VOWEL and any(s in _SLOT_PARAMS and s not in self.literals
-                                                                   for s in f.slots)]
+            lifted = [f for f in others if any(s in _SLOT_PARAMS and s not in self.literals for s in f.slots)]
             if lifted and self.rng.random() < 0.7:
                 return self.rng.choice(lifted)
         return self.rng.choice(others)
@@ -972,7 +971,6 @@ _TASK_VALUES: dict[Form, Phrase] = dict((
          "count"),
 ))
 _TASK_PHRASES = {**_TASK_TESTS, **_TASK_VALUES}
-_VOWEL = next(iter(_TASK_TESTS))
 
 
 # ------------------------------------------------------------------------------------------ folds
