@@ -176,8 +176,9 @@ PHRASES: dict[tuple[str, str], Phrase | None] = {
     ("op.mul", "{x} * {x}"): _noun("{x} squared"),
     ("op.pow", "{x} ** 2"): _noun("{x} squared"),
     ("builtin.pow", "pow({x}, 2)"): _noun("{x} squared"),
-    ("builtin.pow", "pow({x}, 3, {m})"): _noun("the remainder of {x} cubed divided by {m} (never negative)"),
-    ("op.mod", "{x} % {m}"): _noun("the remainder of {x} divided by {m} (never negative)"),
+    ("builtin.pow", "pow({x}, 3, {m})"): _noun("the remainder of {x} cubed divided by {m} (never negative for a "
+                                               "positive {m})"),
+    ("op.mod", "{x} % {m}"): _noun("the remainder of {x} divided by {m} (never negative for a positive {m})"),
     ("op.floordiv", "{x} // 2"): _noun("{x} halved, rounded down"),
     ("op.lshift", "{x} << 1"): _noun("{x} doubled"),
     ("op.rshift", "{x} >> 1"): _noun("{x} halved, rounded down"),
@@ -202,7 +203,8 @@ PHRASES: dict[tuple[str, str], Phrase | None] = {
         _noun("the lower-case letter {x} places after 'a', wrapping around after 'z'"),
     ("builtin.chr", "chr({x})"): _noun("the character with code point {x}"),
     ("op.fstring", "f'#{{{x}}}'"): _noun("{x} with a '#' in front"),
-    ("int.to_bytes", "{x}.to_bytes(2, 'big')"): _noun("{x} as two bytes, most significant first"),
+    ("int.to_bytes", "{x}.to_bytes(2, 'big')"): _noun("{x} as two bytes, most significant first (for {x} from 0 to "
+                                                      "65535)"),
     # ---- floats
     ("builtin.round", "round({x}, 1)"): _noun("{x} rounded to one decimal place"),
     ("float.is_integer", "{x}.is_integer()"): _pred("are whole numbers", "is a whole number"),
