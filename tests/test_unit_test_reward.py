@@ -364,3 +364,29 @@ def test_is_is_decided_here_only_against_none_true_false(reward):
     code = "def f(x):\n    return x == 1 or x * 2\n"
     tests = ["assert f(1) is True", "assert f(2) is 4", "assert f(2) is not None", "assert f(3) is False"]
     assert reward(prompts=[""], completions=[code], tests=[tests]) == [0.75]
+
+
+def test_job_durations_are_kept_for_a_bounded_amount_of_test_text(monkeypatch):
+    """The reward runs the slowest-seen jobs first, remembering each job's duration by its test text; a trainer
+    sees ever new tests (long check functions among them), so what it keeps is bounded by characters (it was 65,536
+    entries of any length, then all forgotten at once)."""
+    from types import SimpleNamespace
+
+    from execverify_data.rewards import unit_tests
+
+    monkeypatch.setattr(unit_tests, "COST_CACHE_CHARS", 100_000)
+    reward = unit_tests.UnitTestReward()
+
+    class Pool:
+        def run_many(self, jobs):
+            self.order = [job["test"] for job in jobs]
+            return [SimpleNamespace(duration_s=float(job["test"][-1])) for job in jobs]
+
+    pool = Pool()
+    for batch in range(40):  # 40 x 5 tests of 2,000 characters: ten times what may be kept
+        jobs = [{"test": "#" * 2000 + f"{batch}-{k}" + str(k), "calls": ["f(1)"], "stdin": None} for k in range(5)]
+        reward._run(pool, jobs)
+        assert reward._costs.currsize <= 100_000
+    assert len(reward._costs) >= 40  # the most recent ones are kept...
+    reward._run(pool, jobs)  # ...and order the next run: the slowest seen (k = 4) first
+    assert pool.order[0].endswith("4")

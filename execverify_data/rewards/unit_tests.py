@@ -240,7 +240,11 @@ class UnitTestReward:
         self._pool = None
         self._lock = threading.Lock()
         self._warned = False
-        self._costs: dict[tuple, float] = {}  # seconds a job took, by its test, calls and stdin
+        from cachetools import LRUCache
+
+        # seconds a job took, by its test, calls and stdin: (seconds, characters of the key), the least recently
+        # used forgotten past COST_CACHE_CHARS characters of keys (a test may be a long check function)
+        self._costs = LRUCache(maxsize=COST_CACHE_CHARS, getsizeof=lambda entry: entry[1])
 
     def _get_pool(self):
         from execverify_data.sandbox import UntrustedPool, default_pool
@@ -336,17 +340,18 @@ class UnitTestReward:
             return []
         keys = [(job["test"], tuple(job["calls"]), job["stdin"]) for job in jobs]
         with self._lock:
-            expected = [self._costs.get(key, float("inf")) for key in keys]
+            expected = [self._costs.get(key, (float("inf"), 0))[0] for key in keys]
         order = sorted(range(len(jobs)), key=lambda i: (-expected[i], jobs[i]["test"] is None))
         ran = pool.run_many([jobs[i] for i in order])
         results: list = [None] * len(jobs)
         with self._lock:
-            if len(self._costs) > 65536:
-                self._costs.clear()
             for i, result in zip(order, ran):
                 results[i] = result
                 previous = self._costs.get(keys[i])
-                self._costs[keys[i]] = result.duration_s if previous is None else (previous + result.duration_s) / 2
+                seconds = result.duration_s if previous is None else (previous[0] + result.duration_s) / 2
+                chars = sum(len(part or "") for part in (keys[i][0], *keys[i][1], keys[i][2])) + 64
+                if chars <= COST_CACHE_CHARS:
+                    self._costs[keys[i]] = (seconds, chars)
         return results
 
     def _job(self, code: str, *, calls: Sequence[str] = (), test: str | None = None, stdin: str | None = None,
@@ -368,6 +373,8 @@ class UnitTestReward:
 #: runs again whole with the tester, in the sandbox (issue #29: one test of 300 calls of long values took 10.8 s of
 #: the trainer's CPU, 0.05 s for an honest one)
 HOST_TEXT_LIMIT = 1 << 18
+#: characters of test, call and stdin text the reward keeps job durations for (it runs the slowest-seen jobs first)
+COST_CACHE_CHARS = 1 << 24
 
 
 def _needs_tester(result, detail) -> bool:
