@@ -467,7 +467,7 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
     if chain in (("if",), ("if-elif",)):
         roles = _branch_roles(spec.target)
         if not roles:
-            raise NoTask(f"{spec.target} is neither a test nor a value of a word, a text or a number")
+            raise NoTask(f"{spec.target} is neither a test nor a value of a word, a text, a line, a number or bytes")
         plan.role = rng.choice(sorted(roles))
         plan.starts = roles[plan.role]
     else:
@@ -540,7 +540,8 @@ def _names_once(nodes: list[ast.AST], params: set[str]) -> None:
 #: the entry point's name, by what it computes, before the name of what it walks
 _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "build_from", "join": "join",
           "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
-          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "union": "characters_in", "classify": "classify",
+          "largest": "largest_in", "mean": "average_of", "common": "common_letters", "union": "characters_in",
+          "classify": "classify",
           "classify_build": "rewrite", "classify_total": "score", "branch": "adjust", "product": "product_of",
           "xor": "checksum_of"}
 
@@ -601,7 +602,8 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
         plan.placed = True
     if ".split(" in src.head and plan.target == ("bytes.split" if src.grain == "blob" else "str.split"):
         plan.placed = True
-    reordered = src.note and src.grain not in ("tags", "ids", "number")  # (nor digits, from the first)  # (a set has no order of its own to keep)
+    # (a set has no order of its own to keep, and a number's digits are read from the first)
+    reordered = src.note and src.grain not in ("tags", "ids", "number")
     return f"{src.var} in {plan.reach(code)}", _Item(src.var, src.item, noun, _ONE.get(src.item, "item"), note=src.note,
                                          ordered=bool(reordered))
 
@@ -666,11 +668,13 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
         if kind in ("bits", "halves"):  # the binary digits of a number, or the number halved until it is 0
             plan.params.insert(0, ("n", "number"))
             bits = kind == "bits"
-            body += [f"{indent}rest = n", f"{indent}while rest > 0:"] + ([f"{indent}    bit = rest % 2"] if bits else [])
+            body += [f"{indent}rest = n", f"{indent}while rest > 0:"]
+            body += [f"{indent}    bit = rest % 2"] if bits else []
             plan.tail = (f"{indent}    rest //= 2",)
             if bits:
                 return (_Item("bit", "count", "the binary digits of `n`", "bit",
-                              note="taken from the lowest to the highest, none if `n` is not positive"), indent + "    ")
+                              note="taken from the lowest to the highest, none if `n` is not positive"),
+                        indent + "    ")
             return (_Item("rest", "count", "the numbers `n`, `n` // 2, `n` // 4 and so on while they are positive",
                           "number"), indent + "    ")
         if kind == "collatz":  # the terms of a sequence: a loop whose length no walk knows in advance
@@ -812,7 +816,8 @@ _HELPER_NAMES = {
     "len(set({x})) == len({x})": "has_distinct_letters", "len(set({x})) < len({x})": "repeats_a_letter",
     "''.join(sorted({x})) == {x}": "is_sorted", "{x}.lower().startswith({prefix}.lower())": "starts_with",
     "{x}.lower() == {x}[::-1].lower()": "is_palindrome", "len(str(abs({x}))) > {k}": "has_more_digits",
-    "len(str(abs({x}))) % 2 == 0": "has_even_digit_count", "{x} > 0": "is_positive", "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
+    "len(str(abs({x}))) % 2 == 0": "has_even_digit_count", "{x} > 0": "is_positive",
+    "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
     "{x} == {char}": "is_letter", "{x}.startswith({bsub})": "starts_with", "{x}.endswith({bchar})": "ends_with",
     "isalnum": "is_alphanumeric", "isspace": "is_blank", "istitle": "is_titled", "isupper": "is_upper_case",
     "islower": "is_lower_case", "isalpha": "is_alphabetic",
@@ -1146,7 +1151,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         return _classify(plan, item, indent, body, plan.tail)
     filtered = plan.chain[-1] == "if"  # the innermost step narrows the items (a return on a match, not a first pass)
     # (a checksum where a task keeps one: over bytes, or where the XOR is the spec's own step)
-    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered) and (k not in ("common", "union") or item.grain == "word")
+    options = [k for k in _FOLDS if (k not in ("first", "any") or filtered)
+               and (k not in ("common", "union") or item.grain == "word")
                and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")
                and (k in _IN_ORDER or not item.ordered)]
     if (plan.depth > plan.reached and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
@@ -1389,8 +1395,9 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         pre = ["out = ''"]
         arms = [f"if {first}:", f"    out += {m1}", f"elif {second}:", f"    out += {item.var}"]
         ret, returns = "out", "str"
-        desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that {plan.singular(first_en)}, "
-                f"each other {item.one} that {plan.singular(second_en)} as it is, and nothing for the rest.")
+        desc = (f"Return the string made from {n}, in order: {m1en} for each {item.one} that "
+                f"{plan.singular(first_en)}, each other {item.one} that {plan.singular(second_en)} as it is, and "
+                "nothing for the rest.")
     else:
         v, ven, g, guard = _value(plan, item, _NUMERIC, depth=plan.deeper(False))
         ven = ven or f"the {item.one}"
