@@ -844,7 +844,9 @@ def _literal_text(value: Any) -> str:
 # --------------------------------------------------------------------------- compare
 
 
-def _float_equal(a: float, b: float) -> bool:
+def _float_equal(a: float, b: float, exact: bool = False) -> bool:
+    if exact:  # Python's ``==``: NaN equals nothing, 0.0 == -0.0
+        return a == b
     if a != a or b != b:
         return a != a and b != b
     if math.isinf(a) or math.isinf(b):
@@ -852,7 +854,7 @@ def _float_equal(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)
 
 
-def _matching_keys(a, b) -> list[tuple[Any, Any]] | None:
+def _matching_keys(a, b, exact: bool = False) -> list[tuple[Any, Any]] | None:
     """Pair each element of ``a`` with the equal element of ``b`` (same type), or None."""
     if len(a) != len(b):
         return None
@@ -863,7 +865,7 @@ def _matching_keys(a, b) -> list[tuple[Any, Any]] | None:
             other = index.get(key, _MISSING)
         except TypeError:
             return None
-        if other is _MISSING or not equal(key, other):
+        if other is _MISSING or not equal(key, other, exact_floats=exact):
             return None
         pairs.append((key, other))
     return pairs
@@ -872,32 +874,35 @@ def _matching_keys(a, b) -> list[tuple[Any, Any]] | None:
 _MISSING = object()
 
 
-def equal(a: Any, b: Any) -> bool:
-    """The comparison rule of :func:`same`, on values (see ``docs/values.md``).
+def equal(a: Any, b: Any, *, exact_floats: bool = False) -> bool:
+    """The comparison rule of :func:`same`, on values (see ``docs/values.md``). With ``exact_floats``, floats
+    (and complex parts) compare as Python's ``==`` does: no tolerance, NaN equal to nothing.
 
     >>> equal([1, 2.0], [1, 2.0000000001]), equal((1,), [1]), equal({1: "a"}, {True: "a"})
     (True, False, False)
+    >>> equal([1, 2.0], [1, 2.0000000001], exact_floats=True), equal(float("nan"), float("nan"), exact_floats=True)
+    (False, False)
     """
     t = type(a)
     if t is not type(b):
         return False
     if t is float:
-        return _float_equal(a, b)
+        return _float_equal(a, b, exact_floats)
     if t is complex:
-        return _float_equal(a.real, b.real) and _float_equal(a.imag, b.imag)
+        return _float_equal(a.real, b.real, exact_floats) and _float_equal(a.imag, b.imag, exact_floats)
     if t in (list, tuple, deque):
         if len(a) != len(b) or (t is deque and a.maxlen != b.maxlen):
             return False
-        return all(equal(x, y) for x, y in zip(a, b))
+        return all(equal(x, y, exact_floats=exact_floats) for x, y in zip(a, b))
     if t in (set, frozenset):
-        return _matching_keys(a, b) is not None
+        return _matching_keys(a, b, exact_floats) is not None
     if t in (dict, Counter, OrderedDict, defaultdict):
         if t is defaultdict and a.default_factory is not b.default_factory:
             return False
-        if t is OrderedDict and not all(equal(x, y) for x, y in zip(a, b)):
+        if t is OrderedDict and not all(equal(x, y, exact_floats=exact_floats) for x, y in zip(a, b)):
             return False
-        pairs = _matching_keys(a, b)
-        return pairs is not None and all(equal(a[ka], b[kb]) for ka, kb in pairs)
+        pairs = _matching_keys(a, b, exact_floats)
+        return pairs is not None and all(equal(a[ka], b[kb], exact_floats=exact_floats) for ka, kb in pairs)
     try:
         return bool(a == b)
     except Exception:  # pragma: no cover - only builtin types reach here
@@ -925,7 +930,7 @@ def _expected_value(text: str) -> Any:
     return parse(text, max_chars=max(MAX_ANSWER_CHARS, len(text)))
 
 
-def same(expected: CanonicalValue, answer_text: str | CanonicalValue) -> bool:
+def same(expected: CanonicalValue, answer_text: str | CanonicalValue, *, exact_floats: bool = False) -> bool:
     """Whether ``answer_text`` denotes the value ``expected`` describes.
 
     The one comparison used by the dataset, the rewards and the lm-eval tasks.
@@ -934,6 +939,9 @@ def same(expected: CanonicalValue, answer_text: str | CanonicalValue) -> bool:
     Args:
         expected (`CanonicalValue`): the reference, usually from :func:`encode`.
         answer_text (`str` or `CanonicalValue`): the answer.
+        exact_floats (`bool`, defaults to False): floats compared as Python's ``==`` compares them (the tasks
+            named after a benchmark, whose verdict is an ``assert ... == ...``); the default tolerance is the rule
+            of the project's own questions (``docs/values.md``).
 
     >>> same(encode({"a": 1, "b": 2}), "{'b': 2, 'a': 1}")
     True
@@ -953,4 +961,4 @@ def same(expected: CanonicalValue, answer_text: str | CanonicalValue) -> bool:
         reference = _expected_value(expected.text)
     except AnswerError:
         return False
-    return equal(reference, answer)
+    return equal(reference, answer, exact_floats=exact_floats)

@@ -408,6 +408,53 @@ def test_cruxeval_protocol_differences():
         assert utils.process_results(string_doc, [text])["acc"] == 1.0, text
 
 
+def test_strict_tasks_named_after_a_benchmark_compare_floats_as_python(monkeypatch):
+    """Issue 29, item 4: the benchmarks decide by ``assert ... == ...``, so their strict tasks take a float answer
+    only when Python's ``==`` holds (no tolerance, NaN equal to nothing); each answer below passed before. REval's
+    state rule keeps REval's own tolerance, and the project's own questions keep theirs (``docs/values.md``)."""
+    from execverify_data.lm_eval_tasks import reval, utils
+    from execverify_data.questions import Kind, Question, Scorer
+    from execverify_data.questions.templates import verification_for
+    from execverify_data.values import encode
+
+    for expected, near in ((8.5, "8.500000001"), (123456789.0, "123456789.1"), (150.0, "150.0000001"),
+                           (1 / 3, "0.33333333333")):
+        doc = {"verification": json.dumps(utils._lcb_verification(
+            {"code": f"def f():\n    return {expected!r}\n", "input": "f()", "output": repr(expected)}))}
+        assert utils.process_results(doc, [f"assert f() == {expected!r}"])["acc"] == 1.0
+        assert utils.process_results(doc, [f"assert f() == {near}"])["acc"] == 0.0, near
+        assert (expected == float(near)) is False  # what Python says of the same assert
+    nan_doc = {"verification": json.dumps(utils._lcb_verification(
+        {"code": "def f():\n    return [1.0]\n", "input": "f()", "output": "[1.0]"}))}
+    assert utils.process_results(nan_doc, ["assert f() == [1.0000000001]"])["acc"] == 0.0  # inside a container too
+    crux = [d for d in utils.load_cruxeval_output()["test"] if "." in d["output"] and d["output"][0].isdigit()]
+    assert crux, "CRUXEval has float outputs"
+    for doc in crux:
+        assert json.loads(doc["verification"])["floats"] == "exact"
+        assert utils.process_results(doc, [doc["reference"]])["acc"] == 1.0
+        assert utils.process_results(doc, [f"assert f() == {float(doc['output']) * (1 + 1e-12)!r}"])["acc"] == 0.0
+    out, call = reval.value_json(6.0), {"entry_point": "f", "call": "f(1)", "output_pred": "assert f(1) == ??"}
+    src = "def f(x):\n    return x * 6.0"
+    assert reval.judge_strict("output", out, "assert f(1) == 6.0", src, **call)
+    assert not reval.judge_strict("output", out, "assert f(1) == 6.000000001", src, **call)
+    assert reval.judge_strict("state", [reval.value_json(6.0)], "6.0000001; float", "")  # REval's state tolerance
+    own = verification_for("def f():\n    return 0.1 + 0.2\n", [Question(Kind.IO, expected=encode(0.1 + 0.2),
+                                                                           call="f()", entry="f")], "execverify")
+    assert Scorer().score(own, "<answer>\n0.3\n</answer>").correct == (True,)  # the project's own rule: isclose
+
+
+def test_a_verification_names_a_known_float_rule():
+    from execverify_data.errors import InvalidArgument
+    from execverify_data.questions import Kind, Question, Scorer
+    from execverify_data.questions.templates import verification_for
+    from execverify_data.values import encode
+
+    bad = {**verification_for("", [Question(Kind.IO, expected=encode(1.5), call="f()", entry="f")], "cruxeval"),
+           "floats": "loose"}
+    with pytest.raises(InvalidArgument, match="floats must be one of close, exact"):
+        Scorer().score(bad, "")
+
+
 def test_cruxeval_input_runs_the_proposed_call():
     from execverify_data.lm_eval_tasks import utils
 

@@ -484,7 +484,8 @@ def _score(question, answer: str) -> bool:
     from execverify_data.lm_eval_tasks.utils import score
     from execverify_data.questions.templates import verification_for
 
-    verification = verification_for("", [question], "cruxeval")
+    # floats as Python's == compares them; the one tolerance is REval's own, of the state rule (judge_strict)
+    verification = verification_for("", [question], "cruxeval", exact_floats=True)
     return bool(score(verification, f"[ANSWER]\n{answer}\n[/ANSWER]").correct[0])
 
 

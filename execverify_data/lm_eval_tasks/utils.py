@@ -344,6 +344,8 @@ def _crux_rows(kind: str, strict: bool) -> list[dict]:
         else:
             call = f"f({record['input']})" if kind == "o" else extra["reference_call"]
             reference = f"assert {call} == {verification['questions'][0]['expected']['text']}"
+        if verification:  # the strict rule's, on CRUXEval's verdict, an assert: floats compared by Python's ==
+            verification = {**verification, "floats": "exact"}
         row["verification"] = json.dumps(verification, ensure_ascii=False) if verification else ""
         row["reference"] = reference + "\n[/ANSWER]"
         rows.append(row)
@@ -396,7 +398,7 @@ def _lcb_verification(row: dict) -> dict | None:
         return None
     entry = row.get("function_name") or row["input"].split("(", 1)[0].strip() or "f"
     question = Question(Kind.IO, expected=expected, call=row["input"], entry=entry)
-    return verification_for(row["code"], [question], "cruxeval")
+    return verification_for(row["code"], [question], "cruxeval", exact_floats=True)  # an assert decides upstream
 
 
 def _lcb_records(lcb_path: str | None, lcb_revision: str) -> list[dict]:

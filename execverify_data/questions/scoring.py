@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from execverify_data.errors import AnswerError, InvalidArgument, check_int
 from execverify_data.questions import extract
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, Kind, Question
-from execverify_data.questions.templates import VERIFICATION_FORMAT
+from execverify_data.questions.templates import FLOAT_RULES, VERIFICATION_FORMAT
 from execverify_data.trace import Status
 from execverify_data.values import CanonicalValue, format_call, parse_call, same
 
@@ -41,6 +41,8 @@ class Verification:
     style: str
     questions: tuple[Question, ...]
     program: str | None = None
+    #: floats compared as Python's ``==`` compares them (``"floats": "exact"``: the tasks named after a benchmark)
+    exact_floats: bool = False
     #: the question kinds, in order
     kinds: tuple[Kind, ...] = field(init=False)
     #: position of the final-answer (``io``/``oi``) question, or None
@@ -71,7 +73,11 @@ def _verification_from_dict(data: Any) -> Verification:
     program = data.get("program")
     if any(q.kind is Kind.OI for q in questions) and not isinstance(program, str):
         raise InvalidArgument("verification of an oi question must include the program")
-    return Verification(style=data.get("style", "execverify"), questions=questions, program=program)
+    floats = data.get("floats", FLOAT_RULES[0])
+    if floats not in FLOAT_RULES:
+        raise InvalidArgument(f"verification's floats must be one of {', '.join(FLOAT_RULES)}, got {floats!r}")
+    return Verification(style=data.get("style", "execverify"), questions=questions, program=program,
+                        exact_floats=floats == "exact")
 
 
 def load_verification(verification: Any) -> Verification | None:
@@ -237,9 +243,10 @@ def _check(question: Question, answer: str, same_text) -> tuple[bool, bool]:
     raise AssertionError(kind)  # pragma: no cover
 
 
-def _oi_call(question: Question, call: str | None, claimed: str | None) -> str | None:
+def _oi_call(question: Question, call: str | None, claimed: str | None, exact_floats: bool) -> str | None:
     """The canonical literal call to run for an oi answer, or None when the answer fails before running."""
-    if call is None or claimed is not None and not same(question.expected, claimed):  # type: ignore[arg-type]
+    if call is None or claimed is not None and not same(question.expected, claimed,  # type: ignore[arg-type]
+                                                        exact_floats=exact_floats):
         return None
     try:
         name, args, kwargs = parse_call(call)
@@ -296,24 +303,26 @@ class Scorer:
             if id(v) not in by_id:
                 by_id[id(v)] = load_verification(v)
         parsed = [by_id[id(v)] for v in verifications]
-        memo: dict[tuple[str, str, str], bool] = {}
+        memo: dict[tuple[str, str, str, bool], bool] = {}
+        exact = False  # the float rule of the verification being scored
 
         def same_text(expected: CanonicalValue, text: str) -> bool:
             # values.same decides; identical answers to the same value in one batch are decided once
-            key = (expected.text, expected.type, text)
+            key = (expected.text, expected.type, text, exact)
             verdict = memo.get(key)
             if verdict is None:
-                verdict = memo[key] = same(expected, text)
+                verdict = memo[key] = same(expected, text, exact_floats=exact)
             return verdict
 
         partial: list[tuple | None] = []
-        pending: list[tuple[list[bool], int, Question]] = []  # (a row's verdicts, index, question) of each oi job
+        pending: list[tuple[list[bool], int, Question, bool]] = []  # (a row's verdicts, index, question, float rule)
         jobs: list[tuple[str, str]] = []
         for verification, completion in zip(parsed, completions):
             if verification is None:
                 partial.append(None)
                 continue
             questions = verification.questions
+            exact = verification.exact_floats
             try:
                 lines = extract.answer_lines(completion, verification.style)
             except (RecursionError, MemoryError):  # pragma: no cover - defensive
@@ -328,9 +337,9 @@ class Scorer:
                 if question.kind is Kind.OI:
                     call, claimed = extract.final_parts(answer, "oi")
                     readable = readable and call is not None
-                    call = _oi_call(question, call, claimed)
+                    call = _oi_call(question, call, claimed, exact)
                     if call is not None:
-                        pending.append((correct, i, question))
+                        pending.append((correct, i, question, exact))
                         jobs.append((verification.program, call))  # type: ignore[arg-type]
                     continue
                 try:
@@ -340,8 +349,9 @@ class Scorer:
                 readable = readable and ok
             partial.append((verification, answers, correct, len(lines), readable))
         if jobs and run_oi:
-            for (correct, i, question), output in zip(pending, self.oi_executor.outputs(jobs)):
-                correct[i] = output is not None and same(question.expected, output)  # type: ignore[arg-type]
+            for (correct, i, question, exact_oi), output in zip(pending, self.oi_executor.outputs(jobs)):
+                correct[i] = output is not None and same(question.expected, output,  # type: ignore[arg-type]
+                                                         exact_floats=exact_oi)
         results: list[ScoreResult | None] = [None] * len(partial)
         for row, item in enumerate(partial):
             if item is not None:

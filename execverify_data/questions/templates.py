@@ -26,7 +26,7 @@ from typing import Any
 from execverify_data.errors import InvalidArgument
 from execverify_data.questions.kinds import FINAL_KINDS, NOT_EXECUTED, Kind, Question
 
-__all__ = ["STYLES", "TEMPLATE_VERSION", "VERIFICATION_FORMAT", "Rendered", "answer_block", "codegen_messages",
+__all__ = ["FLOAT_RULES", "STYLES", "TEMPLATE_VERSION", "VERIFICATION_FORMAT", "Rendered", "answer_block", "codegen_messages",
            "number_lines", "ordinal", "question_text", "render", "verification_for"]
 
 #: Version of every text in this module; bump it on any change of a prompt or answer form.
@@ -35,6 +35,9 @@ TEMPLATE_VERSION = "1.0"
 VERIFICATION_FORMAT = "execverify-questions/1"
 #: The prompt styles.
 STYLES = ("execverify", "cruxeval", "chat", "reasoning")
+#: A verification's ``floats`` rule: ``close`` (the default, the project's own questions: ``docs/values.md``) or
+#: ``exact`` (Python's ``==``, for the tasks named after a benchmark)
+FLOAT_RULES = ("close", "exact")
 
 ANSWER_OPEN, ANSWER_CLOSE = "<answer>", "</answer>"
 CRUX_OPEN, CRUX_CLOSE = "[ANSWER]", "[/ANSWER]"
@@ -162,9 +165,10 @@ class Rendered:
         return dict(self.__dict__)
 
 
-def verification_for(source: str, questions: list[Question], style: str) -> dict[str, Any]:
+def verification_for(source: str, questions: list[Question], style: str, *, exact_floats: bool = False) -> dict[str, Any]:
     """The ``verification`` object: format, versions, style, questions with canonical answers,
-    and (only when an ``oi`` question needs to run it) the program."""
+    (only when an ``oi`` question needs to run it) the program, and (only when ``exact_floats``, for a task
+    named after a benchmark) ``"floats": "exact"``: floats compared as Python's ``==`` compares them."""
     data: dict[str, Any] = {
         "format": VERIFICATION_FORMAT,
         "template_version": TEMPLATE_VERSION,
@@ -173,6 +177,8 @@ def verification_for(source: str, questions: list[Question], style: str) -> dict
     }
     if any(q.kind is Kind.OI for q in questions):
         data["program"] = source
+    if exact_floats:
+        data["floats"] = "exact"
     return data
 
 
