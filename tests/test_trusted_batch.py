@@ -171,6 +171,31 @@ def test_calls_of_many_programs_in_one_batch_get_their_own_results(runner):
     assert [r.status for r in results[:4]] == [Status.OK, Status.OK, Status.EXCEPTION, Status.OK]
 
 
+#: programs that change what another program would see without an attribute store, a refused name or a dunder
+#: name (``_shares_nothing`` approves each): a module's private table, a class's registry, the builtins reached
+#: through a string; each changes the result of the program after it in the same process
+_POISONERS = (
+    "import copy\ndef f(x):\n    copy._deepcopy_dispatch[list] = lambda v, memo: 'forged'\n    return x\n",
+    "import collections\ndef f(x):\n    collections.abc.Sequence.register(dict)\n    return x\n",
+    "import operator\ndef f(x):\n    b = operator.attrgetter('__self__')(print)\n"
+    "    operator.attrgetter('__dict__')(b)['sorted'] = lambda v: ['forged']\n    return x\n",
+)
+_VICTIM = ("import copy\nimport collections\ndef f(x):\n"
+           "    return copy.deepcopy(x), isinstance({}, collections.abc.Sequence), sorted(x)\n")
+
+
+@pytest.mark.parametrize("poisoner", _POISONERS)
+def test_a_program_never_shares_a_process_with_another_program(poisoner):
+    """Issue 29, item 3: one program per forked child. A bytecode check cannot prove that a program leaves the
+    interpreter as it found it, so the next program starts in a fresh fork whatever the check says (on 09a4aa7
+    the victim's calls, batched after the poisoner's, got 'forged' and True)."""
+    assert _shares_nothing(poisoner)  # the check approves it: the fork is what protects the next program
+    jobs = [(poisoner, "f(1)"), (_VICTIM, "f([2, 1])"), (poisoner, "f(2)"), (_VICTIM, "f([3])")]
+    with TrustedRunner(1, timeout=2.0) as one:  # one worker: the four calls are one unit
+        results = _compare(one, jobs)
+    assert [r.output.text for r in results[1::2]] == ["([2, 1], False, [1, 2])", "([3], False, [3])"]
+
+
 @pytest.mark.parametrize("source", [
     "import os\ndef f():\n    return 1\n",
     "def f():\n    setattr(f, 'x', 1)\n",

@@ -176,8 +176,9 @@ _call_started, _call_timeout = 0.0, 0.0
 
 def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - runs in the job's process
     """Trace the job's calls from ``first`` on in this process, one result frame each, while this
-    process stays as a fresh fork would be for the next call (see :func:`_shares_nothing`); then
-    a ``{"fresh": true}`` frame asks the worker for a new process for the rest. A call that fails in
+    process stays as a fresh fork would be for the next call of the same program (see :func:`_shares_nothing`);
+    then, and always before another program's call, a ``{"fresh": true}`` frame asks the worker for a new process
+    for the rest. A call that fails in
     a way a past call may have caused (``MemoryError``, a crash) after others ran here sends nothing:
     the worker runs it again first in a new process."""
     global _call_started, _call_timeout
@@ -211,7 +212,10 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
         if result[0] == "trace" and not job.get("events", True):  # the outcome only: no events to pickle and read
             result = ("trace", dataclasses.replace(result[1], events=()))
         _send_result(fd, result)
-        if position + 1 < len(calls) and not (shares[which] and clean and sys.getrecursionlimit() == depth):
+        # another program's call always gets a fresh fork: no check of a program's code can prove that it leaves
+        # the interpreter as it found it (``re._cache``, ``copy._deepcopy_dispatch``, ``ABC.register``)
+        if position + 1 < len(calls) and not (calls[position + 1][0] == which and shares[which] and clean
+                                              and sys.getrecursionlimit() == depth):
             _wire.write_all(fd, _wire.pack_json({"fresh": True}))
             return
 
@@ -446,10 +450,11 @@ class TrustedRunner:
             return_exceptions (`bool`, optional, defaults to `False`): put a job's
                 :class:`ProgramError` in its place in the list instead of raising it
                 (after all jobs ran).
-            batch (`int`, optional, defaults to 1): most jobs that one forked process runs,
-                one after another, each program's together (fewer when there are fewer jobs
-                than workers to share them). Each job gets the result it gets alone (``docs/tracing.md``,
-                batches); a fork costs far more than tracing a short call.
+            batch (`int`, optional, defaults to 1): most jobs sent to a worker at once, each program's
+                together (fewer when there are fewer jobs than workers to share them); the calls of one
+                program run one after another in one forked process, and each program gets a fork of its own.
+                Each job gets the result it gets alone (``docs/tracing.md``, batches); a fork costs far more than
+                tracing a short call.
             events (`bool`, optional, defaults to `True`): ``False`` sends each trace back
                 without its events (status, output, exception and stdout as traced, the call
                 traced as with events), for callers that need only the outcome.
