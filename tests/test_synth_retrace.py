@@ -66,11 +66,31 @@ def test_digest_covers_output_events_and_locals():
 
 
 def test_a_stuck_or_dead_helper_is_replaced():
-    hang = "def f():\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    dies = "def f():\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    kills_the_helper = "def f():\n    import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n"
     with Retracer(max_steps=500, timeout=1.0) as again:
-        assert again.digests(hang, ["f()"]) is None  # the helper died: nothing reproduced
+        died = again.digests(dies, ["f()", "f()"])  # the program's own process died: its calls match nothing
+        assert died is not None and all(d.startswith("error:") for d in died) and again.restarts == 0
+        assert again.digests(kills_the_helper, ["f()"]) is None  # the helper died: nothing reproduced
         assert again.restarts == 1
         assert again.digests(PLAIN, ["f([1])"]) == [trace_digest(trace_call(PLAIN, "f([1])"))]
+
+
+POISONS = "import copy\ndef f(x):\n    copy._deepcopy_dispatch[list] = lambda v, memo: 'forged'\n    return x\n"
+VICTIM = "import copy\ndef f(x):\n    y = copy.deepcopy(x)\n    return y\n"
+
+
+def test_each_program_is_retraced_in_a_process_of_its_own():
+    """Issue 29, item 3: one helper interpreter used to run every program a worker retraced, so a program that
+    changed the interpreter (here ``copy``'s dispatch table) changed the next one's trace, and an honest function
+    after a hostile one was dropped as nondeterministic."""
+    calls = ["f([1, 2])", "f([3])"]
+    honest = [trace_digest(trace_call(VICTIM, call)) for call in calls]  # (the poisoner never runs in this process)
+    with Retracer(max_steps=500, timeout=1.0) as again:
+        assert again.digests(VICTIM, calls) == honest
+        poisoned = again.digests(POISONS, ["f(1)"])
+        assert poisoned is not None and not poisoned[0].startswith("error:")
+        assert again.digests(VICTIM, calls) == honest
 
 
 @pytest.mark.parametrize("kwargs", [dict(max_steps=0, timeout=1.0), dict(max_steps=10, timeout=0), dict(max_steps=True, timeout=1.0)])

@@ -13,10 +13,11 @@ are like that (measured over 600 accepted programs under seeds 0, 1 and 2).
 :mod:`execverify_data.sandbox.warm`, ``PYTHONHASHSEED`` set to ``hash_seed``) per
 instance. It receives ``(source, calls)`` as a frame, traces each
 call with :func:`execverify_data.trace.trace_call` under the same step budget and
-timeout, and answers with one :func:`trace_digest` per call. It never forks; the
-helper is trusted code tracing our own synthesized programs (this is not a
-sandbox), and a helper that dies or stops answering is replaced, the calls it was
-given counting as not reproduced.
+timeout, in a child forked for that program alone (a program cannot change what the
+next one sees), and answers with one :func:`trace_digest` per call. It is not a
+sandbox (no layer of :mod:`execverify_data.sandbox` confines the child). A helper
+that dies or stops answering is replaced, the calls it was given counting as not
+reproduced.
 
 >>> with Retracer(max_steps=100, timeout=2.0) as again:
 ...     digests = again.digests("def f(xs):\\n    return sorted(xs)\\n", ["f({'b', 'a'})"])
@@ -111,13 +112,46 @@ def _main() -> None:  # pragma: no cover - runs in the helper interpreter
         if request is None:  # the parent is gone
             return
         source, calls, max_steps, timeout = request
-        out = []
-        for call in calls:
-            try:
-                out.append(trace_digest(trace_call(source, call, max_steps=max_steps, timeout=timeout)))
-            except Exception as exc:  # noqa: BLE001 - reported as a digest that matches nothing
-                out.append(f"error: {type(exc).__name__}")
-        write_all(channel, pack_json(out))
+        write_all(channel, pack_json(_in_a_fork(channel, source, calls, max_steps, timeout, trace_call)))
+
+
+def _in_a_fork(channel: int, source: str, calls: list, max_steps: int, timeout: float, trace_call) -> list:  # pragma: no cover
+    """The digests of one program's calls, traced in a child forked for this program alone: whatever the program
+    changes in the interpreter ends with the child, so it cannot change the next program's traces. The child
+    holds no end of the parent's channel, only a pipe for its answer; one that dies without a whole answer
+    gets digests that match nothing."""
+    import json
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_end)
+            os.close(channel)
+            out = []
+            for call in calls:
+                try:
+                    out.append(trace_digest(trace_call(source, call, max_steps=max_steps, timeout=timeout)))
+                except Exception as exc:  # noqa: BLE001 - reported as a digest that matches nothing
+                    out.append(f"error: {type(exc).__name__}")
+            data = json.dumps(out).encode()
+            while data:
+                data = data[os.write(write_end, data):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks = []
+    with os.fdopen(read_end, "rb") as answer:
+        while chunk := answer.read(1 << 16):
+            chunks.append(chunk)
+    os.waitpid(pid, 0)
+    try:
+        out = json.loads(b"".join(chunks))
+    except ValueError:
+        out = None
+    if not (isinstance(out, list) and len(out) == len(calls) and all(isinstance(a, str) for a in out)):
+        return ["error: the program's process ended without an answer"] * len(calls)
+    return out
 
 
 def other_hash_seed() -> str:
