@@ -353,6 +353,8 @@ PHRASES: dict[tuple[str, str], Phrase | None] = {
     ("dict.get", "{x}.get({y}, 0)"): _noun("the value for {y} in {x}, or 0 if it is missing"),
     ("dict.get", "{x}.get({y}, '?')"): _noun("the value for {y} in {x}, or '?' if it is missing"),
     ("dict.keys", "{x}.keys()"): _noun("the keys of {x}"),
+    ("dict.keys", "sorted({x}.keys() & {y})"): _noun("the keys of {x} that are also in {y}, in sorted order"),
+    ("dict.keys", "sorted({x}.keys() - {y})"): _noun("the keys of {x} that are not in {y}, in sorted order"),
     ("dict.values", "{x}.values()"): _noun("the values of {x}"),
     ("dict.items", "{x}.items()"): _noun("the key-value pairs of {x}"),
     ("dict.copy", "{x}.copy()"): _noun("a copy of {x}"),

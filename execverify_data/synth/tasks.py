@@ -949,6 +949,8 @@ _TASK_TESTS: dict[Form, Phrase] = dict((
           "starts with {prefix}, ignoring case"),
     _pred("{x}.lower() == {x}[::-1].lower()", ("word",), "str.lower", "read the same backwards, ignoring case",
           "reads the same backwards, ignoring case"),
+    _pred("all({x}[i] == {x}[~i] for i in range(len({x}) // 2))", ("word",), "op.invert", "read the same backwards",
+          "reads the same backwards"),
     _pred("len(str(abs({x}))) > {k}", ("num",), "builtin.str", "have more than {k} digits", "has more than {k} digits"),
     _pred("len(str(abs({x}))) % 2 == 0", ("num",), "builtin.str", "have an even number of digits",
           "has an even number of digits"),

@@ -514,6 +514,8 @@ op.in ;; ids tags fids ftags ;; bool ;; pred ;; {y} in {x} ;; ;; elemof
 dict.get ;; table ;; num ;; measure ;; {x}.get({y}, 0) ;; ;; key
 dict.get ;; names ;; word ;; map ;; {x}.get({y}, '?') ;; ;; num
 dict.keys ;; table names ;; keys ;; parts ;; {x}.keys()
+dict.keys ;; table names ;; words ;; agg ;; sorted({x}.keys() & {y}) ;; ;; tags
+dict.keys ;; table names ;; words ;; agg ;; sorted({x}.keys() - {y}) ;; ;; tags
 dict.values ;; table ;; nums ;; parts ;; {x}.values()
 dict.values ;; names ;; words ;; parts ;; {x}.values()
 dict.items ;; table names ;; items ;; parts ;; {x}.items()
