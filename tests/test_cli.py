@@ -92,6 +92,28 @@ def test_score_per_row(tmp_path):
     assert "per_row" not in CliRunner().invoke(main, ["score", str(questions), str(completions), "--json"]).output
 
 
+def test_score_reads_a_release_parquet_file(tmp_path):
+    """Issue 31: a release's parquet file scores as the JSONL it was made from (it was ``'utf-8' codec can't decode
+    byte``); a file that is neither says which two it expected."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = Path(__file__).resolve().parents[1]
+    made = CliRunner().invoke(main, ["questions", str(root / "examples" / "running_max.py"), "--call",
+                                     "running_max([3, 9, 4, 11], 5)", "--json"])
+    row = json.loads(made.output)
+    questions = tmp_path / "train-00000-of-00001.parquet"
+    pq.write_table(pa.Table.from_pylist([{"prompt": "p", "verification": json.dumps(row["verification"])}]), questions)
+    completions = root / "examples" / "running_max.completions.jsonl"
+    data = json.loads(CliRunner().invoke(main, ["score", str(questions), str(completions), "--json", "--per-row"]).output)
+    assert data["per_row"][0]["correct"] == [True, False, True, True, True]
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\x98\x00\xff garbage\n")
+    result = CliRunner().invoke(main, ["score", str(binary), str(completions)])
+    assert result.exit_code == 2 and "expected JSONL (one JSON value per line) or a parquet file" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_n_path_within_the_limit_is_honoured(tmp_path):
     root = Path(__file__).resolve().parents[1]
     args = ["questions", str(root / "examples" / "running_max.py"), "--call", "running_max([3, 9, 4, 11], 5)", "--json"]

@@ -108,6 +108,28 @@ def read_jsonl(path: Path, *, flag: str) -> list[Any]:
     return rows
 
 
+def read_rows(path: Path, *, flag: str) -> list[Any]:
+    """The rows of a JSONL file or of a parquet file (a release's, by its ``PAR1`` magic), as :func:`read_jsonl` gives
+    them; a file that is neither is a usage error that says which two it expected."""
+    try:
+        with Path(path).open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {path}: {one_line(exc)}", param_hint=[flag]) from None
+    if magic != b"PAR1":
+        try:
+            return read_jsonl(path, flag=flag)
+        except click.BadParameter as exc:
+            raise click.BadParameter(f"{exc.message}; expected JSONL (one JSON value per line) or a parquet file",
+                                     param_hint=[flag]) from None
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()
+    except Exception as exc:  # noqa: BLE001 - pyarrow's errors (ArrowInvalid, OSError) for a damaged file
+        raise click.BadParameter(f"{path}: a parquet file pyarrow cannot read ({one_line(exc)})", param_hint=[flag]) from None
+
+
 def _existing_ancestor(path: Path) -> Path:
     path = Path(os.path.abspath(path))
     while not path.exists() and path != path.parent:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from execverify_data.cli.common import one_line, read_jsonl
+from execverify_data.cli.common import one_line, read_rows
 from execverify_data.errors import ExecVerifyError
 
 
@@ -39,8 +39,9 @@ def score(questions_file: Path, completions_file: Path, as_json: bool, per_row: 
     """Score COMPLETIONS.jsonl against QUESTIONS.jsonl and print per-kind accuracy.
 
     QUESTIONS.jsonl holds objects with a "verification" field (the output of
-    `execverify questions --json`). COMPLETIONS.jsonl holds, on the same row
-    numbers, a JSON string, a list of chat messages, or an object with a
+    `execverify questions --json`, or a release's parquet file of a config
+    such as trace or io). Either file may be JSONL or parquet.
+    COMPLETIONS.jsonl holds, on the same row numbers, a JSON string, a list of chat messages, or an object with a
     "completion" field. Every answer is decided by execverify_data.values.same;
     oi answers are run in the trusted runner.
 
@@ -52,8 +53,8 @@ def score(questions_file: Path, completions_file: Path, as_json: bool, per_row: 
     from execverify_data.questions import Scorer
     from execverify_data.rewards import WhiteboxReward
 
-    question_rows = read_jsonl(questions_file, flag="QUESTIONS.jsonl")
-    completion_rows = read_jsonl(completions_file, flag="COMPLETIONS.jsonl")
+    question_rows = read_rows(questions_file, flag="QUESTIONS.jsonl")
+    completion_rows = read_rows(completions_file, flag="COMPLETIONS.jsonl")
     if len(question_rows) != len(completion_rows):
         raise click.UsageError(
             f"{questions_file} has {len(question_rows)} rows but {completions_file} has {len(completion_rows)}; they are matched by row"
