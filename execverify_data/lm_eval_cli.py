@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-__all__ = ["build_argv", "main"]
+__all__ = ["build_argv", "main", "unknown_tasks"]
 
 _SUBCOMMANDS_WITH_INCLUDE = ("run", "ls", "validate")
 
@@ -43,8 +43,33 @@ def build_argv(argv: Sequence[str], task_folder: str) -> list[str]:
     return [args[0], "--include_path", task_folder, *args[1:]]
 
 
+def unknown_tasks(args: Sequence[str], known: Sequence[str]) -> str | None:
+    """The one-line error for the ``execverify*`` names of ``--tasks`` that are no task or group of ours (with the
+    close ones), or None; other names and patterns (``'execverify_*'``) are lm-eval's to judge.
+
+    >>> unknown_tasks(["run", "--tasks", "execverify_cruxeval_0,arc_easy"], ["execverify_cruxeval_o"])
+    "unknown task 'execverify_cruxeval_0' (did you mean 'execverify_cruxeval_o'?); `execverify-lm-eval ls tasks` lists them"
+    """
+    import difflib
+
+    names = []
+    for i, arg in enumerate(args):
+        if arg == "--tasks" and i + 1 < len(args):
+            names += args[i + 1].split(",")
+        elif arg.startswith("--tasks="):
+            names += arg.split("=", 1)[1].split(",")
+    ours = [n for n in known if n.startswith("execverify")]
+    for name in names:
+        name = name.strip()
+        if name.startswith("execverify") and not any(c in name for c in "*?[") and name not in known:
+            close = difflib.get_close_matches(name, ours, n=2, cutoff=0.6)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            return f"unknown task {name!r}{hint}; `execverify-lm-eval ls tasks` lists them"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Run lm-eval's CLI with the execverify task folder included."""
+    """Run lm-eval's CLI with the execverify task folder included; a mistyped task of ours is one line."""
     try:
         from lm_eval.__main__ import cli_evaluate
     except ImportError:  # pragma: no cover - depends on the install
@@ -52,7 +77,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(2) from None
     from execverify_data.cli.tasks_path import task_folder
 
-    sys.argv = [sys.argv[0], *build_argv(sys.argv[1:] if argv is None else argv, task_folder())]
+    args = build_argv(sys.argv[1:] if argv is None else argv, task_folder())
+    if any(a == "--tasks" or a.startswith("--tasks=") for a in args):
+        from lm_eval.tasks import TaskManager
+
+        problem = unknown_tasks(args, TaskManager(include_path=task_folder()).all_tasks)
+        if problem is not None:
+            sys.stderr.write(f"execverify-lm-eval: error: {problem}\n")
+            raise SystemExit(2)
+    sys.argv = [sys.argv[0], *args]
     cli_evaluate()
 
 

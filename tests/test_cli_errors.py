@@ -167,6 +167,9 @@ BAD_VALUES = [
     (QUESTIONS + ["--task", "input", "--n-path", "1"], 2, "drop --n-path"),
     (QUESTIONS + ["--style", "markdown"], 2, "'markdown' is not one of"),
     # score
+    # a command name
+    (["synthesise"], 2, "No such command 'synthesise'. Did you mean 'synthesize'?"),
+    (["build_release"], 2, "Did you mean 'build-release'?"),
     (["score", "missing.jsonl", "two.jsonl"], 2, "does not exist"),
     (["score", "not_json.jsonl", "two.jsonl"], 2, "line 1: not JSON"),
     (["score", "rows.jsonl", "rows.jsonl"], 2, "no 'verification' field"),

@@ -603,6 +603,21 @@ def test_execverify_lm_eval_argv():
         build_argv(["--include_path", "/mine"], "/t")
 
 
+def test_a_mistyped_task_of_ours_is_one_line_with_the_close_names(tmp_path):
+    """Issue 31, item 4: lm-eval answered a typo with its own traceback."""
+    script = Path(sys.executable).with_name("execverify-lm-eval")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "execverify_data.lm_eval_cli"]
+    out = subprocess.run([*command, "--model", "dummy", "--tasks", "execverify_cruxeval_0"], capture_output=True,
+                         text=True, timeout=600, cwd=tmp_path, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr + out.stdout
+    assert out.stderr.strip().splitlines()[-1] == (
+        "execverify-lm-eval: error: unknown task 'execverify_cruxeval_0' (did you mean 'execverify_cruxeval_o' or "
+        "'execverify_cruxeval_i'?); `execverify-lm-eval ls tasks` lists them")
+    from execverify_data.lm_eval_cli import unknown_tasks
+
+    assert unknown_tasks(["--tasks", "execverify_*,arc_easy,execverify_humaneval"], ["execverify_humaneval"]) is None
+
+
 def test_tasks_path_command():
     from click.testing import CliRunner
 

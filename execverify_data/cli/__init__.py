@@ -46,6 +46,17 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module_name), attribute)
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """As click resolves it; a name that is no command says the ones it is close to (``synthesise``)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint} ('execverify --help' lists them.)")
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context):
         """Run the subcommand; a library error or an OS error it did not foresee still ends in one line."""
         from execverify_data.errors import ExecVerifyError
