@@ -276,3 +276,28 @@ def test_jsonl_description_is_read(humaneval_jsonl):
 def test_function_is_a_value():
     f = Function("def f(x: int):\n    return x\n", "f", ("1",), source="s", source_id="s:f")
     assert f == Function("def f(x: int):\n    return x\n", "f", ("1",), source="s", source_id="s:f")
+
+
+def test_a_release_too_small_for_a_test_split_says_so_and_the_share_is_set(folder_run, tmp_path):
+    """Issue 31, item 2: a release of two functions silently got an empty test split, and the lm-eval tasks on it
+    ended in a FileNotFoundError traceback."""
+    pytest.importorskip("datasets")
+    from execverify_data.lm_eval_tasks import utils
+
+    small = tmp_path / "small"
+    result = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(folder_run),
+                                       "--workers", "1", "--quiet", "--out", str(small)])
+    assert result.exit_code == 0, result.output
+    assert "warning: the test split is empty (2 programs, 0.05 of their structures drawn for it)" in result.output
+    with pytest.raises(utils.DataUnavailable, match="has no test split of io .*--test-share"):
+        utils.load_synth_io(release_path=str(small))
+    wide = tmp_path / "wide"
+    result = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(folder_run),
+                                       "--workers", "1", "--quiet", "--test-share", "0.999", "--out", str(wide)])
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
+    manifest = json.loads((wide / "MANIFEST.json").read_text())
+    assert manifest["rows"]["io"].get("test", 0) > 0
+    assert len(utils.load_synth_io(release_path=str(wide))["test"]) == manifest["rows"]["io"]["test"]
+    bad = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(folder_run),
+                                    "--test-share", "1.5", "--out", str(tmp_path / "bad")])
+    assert bad.exit_code == 2 and "--test-share" in bad.output

@@ -54,11 +54,13 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
               help="Build from the program records in this folder (the --out of synthesize or from-code) instead of synthesizing.")
 @click.option("--allow-benchmark", "allow", multiple=True, metavar="NAME",
               help="Do not decontaminate against benchmark NAME (cruxeval, humaneval), e.g. with --programs made from it. Repeatable.")
+@click.option("--test-share", default=0.05, show_default=True, type=click.FloatRange(0, 1, max_open=True),
+              help="Share of program structures (normalized ASTs) in the test split, e.g. 0.1 (0: no test split).")
 @click.option("--repo-id", default="execverify/execverify", show_default=True, help="Hub repository named in the card.")
 @click.option("--quiet", is_flag=True, help="No progress bars or summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object (no progress bars).")
 def build_release(version, old_version, n, k, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks,
-                  programs, allow, repo_id, quiet, as_json) -> None:
+                  programs, allow, test_share, repo_id, quiet, as_json) -> None:
     """Synthesize, trace, ask, narrate, rate, decontaminate and write a versioned release folder.
 
     \b
@@ -95,6 +97,10 @@ def build_release(version, old_version, n, k, seed, out, workers, engine, ray_ad
                                  param_hint=["--allow-benchmark"])
     try:
         extra = {} if k is None else {"k": k}
+        if round(test_share * 1000) != test_share * 1000:
+            raise click.BadParameter(f"{test_share} has more than three decimals; give a share such as 0.05 or 0.125",
+                                     param_hint=["--test-share"])
+        extra["test_permille"] = round(test_share * 1000)
         cfg = ReleaseConfig(version=version, n_examples=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks),
                             programs=str(programs) if programs is not None else None, decontam_allow=allow, **extra)
     except InvalidArgument as exc:
@@ -112,6 +118,11 @@ def build_release(version, old_version, n, k, seed, out, workers, engine, ray_ad
                          progress=not (quiet or as_json), ray_address=ray_address)
     except InvalidArgument as exc:  # e.g. the work folder holds a build with other settings
         raise click.UsageError(str(exc)) from None
+    tested = sum(splits.get("test", 0) for splits in manifest["rows"].values())
+    if tested == 0 and not as_json:
+        click.echo(f"warning: the test split is empty ({manifest['programs']} programs, {test_share:g} of their "
+                   "structures drawn for it); build more examples or raise --test-share (e.g. --test-share 0.3) "
+                   "for a test split", err=True)
     if as_json:
         summary = {key: value for key, value in manifest.items() if key != "files"}
         click.echo(json.dumps({"out": str(out), "files": len(manifest["files"]), **summary}, sort_keys=True))

@@ -478,7 +478,8 @@ def _release_records(part: str, release_path: str | None, release_repo: str) -> 
     if path.is_dir() and (path / part).is_dir():
         files = sorted(f for f in (path / part).iterdir() if f.name.startswith("test") and f.suffix in (".parquet", ".jsonl"))
         if not files:
-            raise FileNotFoundError(f"no test split ({path / part}/test-*.parquet) in the release folder {path}")
+            raise DataUnavailable(f"the release folder {path} has no test split of {part} ({path / part}/test-*.parquet); "
+                                  "rebuild it with a larger --test-share or more --n examples")
         return [row for f in files for row in _read_table(f)], False
     if path.is_file():
         files = [path]
@@ -487,7 +488,8 @@ def _release_records(part: str, release_path: str | None, release_repo: str) -> 
     else:
         raise FileNotFoundError(f"release_path {path} is neither a file nor a folder")
     if not files:
-        raise FileNotFoundError(f"no test split (*test*.parquet or *test*.jsonl) under {path}")
+        raise DataUnavailable(f"no test split (*test*.parquet or *test*.jsonl) under {path}; pass a release folder built "
+                              "with a test split (build-release --test-share)")
     return [row for f in files for row in _read_table(f)], True
 
 
