@@ -52,7 +52,7 @@ def main() -> None:
             f"The first {len(rows)} level-{level} programs of `execverify synthesize --seed {config['seed']}` (row order, "
             f"generator {generator}), each beside a",
             ("CRUXEval program for comparison, with its description where the generator made one (generator 3.0: "
-             "every level; the 2.2 builder's programs have none). Inputs are CRUXEval-style argument lists; outputs come from the tracer."),
+             "levels 3-6). Inputs are CRUXEval-style argument lists; outputs come from the tracer."),
             "Regenerate with `python benchmarks/synth_samples.py --run <run folder>`.",
             "",
             "<table>",

@@ -9,7 +9,7 @@ __all__ = ["CHANGELOG", "tag_for", "changelog_until"]
 
 #: version -> what changed, newest first.
 CHANGELOG: dict[str, str] = {
-    "3.0.0": "Generator 3.0.0: programs are built purpose first (issue 28); levels 3-6 as a task (a fold over a stream: count, "
+    "3.0.0": "Generator 3.0.0: levels 3-6 are built purpose first (issue 28): a task (a fold over a stream: count, "
              "sum, average, product, checksum, collect, join, tally, group, distinct values, common letters, the "
              "letters of any item, first match or a value of it, any) with "
              "the spec's chain as the task's own steps (streams include words, fields, digits, binary digits, "
@@ -19,9 +19,7 @@ CHANGELOG: dict[str, str] = {
              "is_palindrome, digit_sum, rot13...) or a test worth a name; each such program has a `description` that says what it returns, composed from the "
              "same plan, and its codegen prompt is that description, the signature and two examples (the other "
              "tests hidden). Every kept program of ours has no call without effect on its inputs and no length or "
-             "parameter compared with a bare number. Levels 1-2 are one expression a person computes (a parameter, "
-             "maybe prepared: lower-cased, cut into words, made a set; the target's computation; maybe counted, "
-             "sorted or added up), with its description. Targets no task places are built as in 2.2 "
+             "parameter compared with a bare number. Levels 1-2, and targets no task places, are built as in 2.2 "
              "and have no description. New field: description.",
     "2.2.0": "Generator 2.2.0: every call whose value a program uses gives at least two values on the program's "
              "own inputs (a 20k run of generator 2.1.1 had such a constant call in 25% of its programs: `ord(ch)` "

@@ -72,8 +72,8 @@ from execverify_data.synth.vocab import (
 __all__ = ["GENERATOR_VERSION", "LEVELS", "GenFail", "NoUse", "Program", "generate", "level_of", "spec_for", "targets"]
 
 #: Bumped whenever the same seed can give a different program or a run different rows (2.2.0: the
-#: constant_value rule and duplicates of kept programs ended before they run; 3.0.0: programs composed purpose
-#: first with a description (levels 1-2: one expression), the effectless_call and magic_number filters).
+#: constant_value rule and duplicates of kept programs ended before they run; 3.0.0: levels 3-6 composed purpose
+#: first with a description, the effectless_call and magic_number filters).
 GENERATOR_VERSION = "3.0.0"
 #: The six constraint levels.
 LEVELS = (1, 2, 3, 4, 5, 6)
@@ -157,7 +157,7 @@ def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) ->
     return first
 
 
-#: targets drawn for a row of levels 3-6 before its spec goes to the 2.2 builder (levels 1-2: one, as drawn)
+#: targets drawn for a row of levels 3-6 before its spec goes to the 2.2 builder
 TARGET_DRAWS = 3
 
 

@@ -1,4 +1,4 @@
-"""Purpose-first programs (generator 3.0): a task, then the spec met inside it (levels 1-2: one expression).
+"""Purpose-first programs (generator 3.0, levels 3-6): a task, then the spec met inside it.
 
 A program here is a *fold over a stream*: it walks the items of an input (the words of a sentence, the
 fields of a line, the numbers of a list, the digits of a number, the characters of a word), narrows them
@@ -318,7 +318,7 @@ def _say(template: str, x_en: str, slots: dict[str, str]) -> str:
 
 
 def compose(spec, rng: random.Random, *, seed: int, tries: int = 12, free_params: bool = False) -> Composed:
-    """A purpose-first program meeting ``spec`` (any level), or :class:`NoTask`. With ``free_params`` the task takes
+    """A purpose-first program meeting ``spec`` (levels 3-6), or :class:`NoTask`. With ``free_params`` the task takes
     as many parameters as it needs, up to two, whatever ``spec.n_params`` says (a spec is then made to fit it)."""
     from execverify_data.synth.spec import level_of
 
@@ -552,8 +552,7 @@ _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "bu
           "classify": "classify",
           "classify_build": "rewrite", "classify_total": "score", "branch": "adjust", "product": "product_of",
           "xor": "checksum_of", "check": "check", "measure": "measure", "normalize": "normalize",
-          "list": "list_from", "sort": "sorted", "smallest": "smallest_in", "merge": "merge", "shared": "common_to",
-          "missing": "missing", "differing": "differing", "position": "position_in"}
+          "list": "list_from"}
 
 
 #: a walk's items, by what the parts form gives and the grain it walks: (item grain, var, extra (var, grain, English))
@@ -1490,10 +1489,6 @@ _FINISHING = frozenset({"len({x})", "sorted({x})", "sum({x})", "list({x})", "sor
 _COLLECTIONS = frozenset({"words", "nums", "tags", "ids", "twords", "tnums", "fids", "ftags", "numstrs", "amounts"})
 #: the collections of numbers (a total of them means something)
 _NUMBERS = frozenset({"nums", "ids", "tnums", "fids", "amounts"})
-#: what a one-expression task is named for, by the name of its last step's call
-_EXPRESSION_KINDS = {"len": "count", "sum": "total", "sorted": "sort", "max": "largest", "min": "smallest",
-                     "union": "merge", "intersection": "shared", "difference": "missing",
-                     "symmetric_difference": "differing", "join": "join", "index": "position"}
 #: what an expression gives for an empty subject where its computation needs one item (``max(nums) if nums else 0``)
 _EMPTY_DEFAULT = {"num": "0", "count": "0", "amount": "0.0", "byte": "0", "index": "-1", "word": "''"}
 #: the name of a value of a grain that is named before it is returned
@@ -1612,8 +1607,6 @@ def _expression_task(plan: _Plan, body: list[str]):
         steps.append(("prepare", form))
     options = _expression_forms(plan, grain, ("map", "measure", "agg", "pred", "parts", "pair"), guarded=not steps)
     options = [f for f in options if f.text not in _PREPARING]
-    if steps and steps[0][1].text == "{x}.strip()":  # (a strip of what a strip left)
-        options = [f for f in options if f.head.rsplit(".", 1)[-1] not in ("strip", "lstrip", "rstrip")]
     if plan.role == "compute":
         options = [f for f in options if f.head == plan.target]
     elif not plan.placed:
@@ -1680,6 +1673,4 @@ def _expression_task(plan: _Plan, body: list[str]):
         desc = f"Return {en}."
         kind = ("measure" if grain in ("count", "num", "amount", "byte", "index") else
                 "normalize" if grain in ("word", "text", "line", "blob", "char") else "list")
-    last = steps[-1][1].head.rsplit(".", 1)[-1]
-    kind = _EXPRESSION_KINDS.get(last, kind)  # named for what its last step does (count_tags, merge_ids)
     return desc, grain, kind
