@@ -189,27 +189,3 @@ def test_a_test_of_the_inner_items_is_said_of_them():
             checked += 1
             assert re.search(r" that .+ of each of ", program.description), (program.description, program.code)
     assert checked >= 5
-
-
-EXPRESSIONS = _composed(80, levels=(1, 2))
-
-
-def test_a_level_1_or_2_program_is_one_expression_with_its_purpose_said():
-    """Levels 1-2 start from what a person computes in one expression (the number of distinct items of a list, the keys
-    of a table not in a set, in order), not from the target's call with a preparation drawn to reach the depth
-    (``bytes(sorted(raw.swapcase()))``): the program returns that expression, at most named once first, and its
-    description says what it returns. Generator 2.2 (and 3.0 before this rule) gave no level-1 or -2 program a
-    description; the 2.2 builder still writes the programs of the targets no expression places."""
-    from execverify_data.synth.checker import check
-
-    described = [(s, p) for s, p in EXPRESSIONS if p.description]
-    assert len(described) >= 0.4 * len(EXPRESSIONS), (len(described), len(EXPRESSIONS))
-    for spec, program in described:
-        fn = ast.parse(program.code).body[-1]
-        assert isinstance(fn.body[-1], ast.Return) and len(fn.body) <= 2, program.code
-        if len(fn.body) == 2:  # a builtin around a builtin's result is named before it is returned
-            assert isinstance(fn.body[0], ast.Assign) and ast.unparse(fn.body[1].value) == fn.body[0].targets[0].id
-        assert not any(isinstance(n, (ast.For, ast.While, ast.If)) for n in ast.walk(fn)), program.code
-        assert program.description.startswith("Return ") and program.description.endswith(".")
-        assert all(f"`{name}`" in program.description for name in program.param_names), program.description
-        assert check(program.code, spec, entry=program.entry_point).ok, program.code

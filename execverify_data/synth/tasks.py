@@ -18,7 +18,6 @@ test or a value with the name of what it does.
 
 >>> from execverify_data.synth.spec import ConstraintSpec
 >>> import random
-import re
 >>> p = compose(ConstraintSpec("str.startswith", control_flow=("for", "if"), n_params=2, nested_depth=0,
 ...                            other_methods=True), random.Random(3), seed=3)
 >>> "startswith" in p.code and p.description.startswith("Return")
@@ -30,7 +29,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import random
-import re
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -53,9 +51,8 @@ class NoTask(GenFail):
     """No purpose-first task realizes this spec (its chain, or its target in any slot)."""
 
 
-#: the chains a task realizes, per chain length, with how often a drawn spec takes each (levels 1-2: none; 3-6)
+#: the chains a task realizes, per chain length, with how often a drawn spec takes each (levels 3-6)
 CHAINS: dict[int, dict[tuple[str, ...], int]] = {
-    0: {(): 1},  # levels 1-2: one expression (:func:`_expression_task`)
     1: {("for",): 45, ("while",): 20, ("if",): 20, ("if-elif",): 15},
     2: {("for", "if"): 35, ("for", "for"): 15, ("for", "if-elif"): 20, ("for", "while"): 8, ("while", "if"): 12,
         ("while", "if-elif"): 5, ("while", "for"): 5},
@@ -467,24 +464,19 @@ def _build(plan: _Plan, spec, level: int, seed: int) -> Composed:
     body: list[str] = []
     plan.chain = chain
     plan.helper_slot = rng.choice(("test", "value"))
-    if chain == ():
-        desc, ret_grain, kind = _expression_task(plan, body)
-        returns = annotation(ret_grain)
-    elif chain in (("if",), ("if-elif",)):
+    if chain in (("if",), ("if-elif",)):
         roles = _branch_roles(spec.target)
         if not roles:
             raise NoTask(f"{spec.target} is neither a test nor a value of a word, a text, a line, a number or bytes")
         plan.role = rng.choice(sorted(roles))
         plan.starts = roles[plan.role]
-    elif chain:
+    else:
         roles = _roles(spec.target, chain)
         if not roles:
             raise NoTask(f"{spec.target} has no step in a task with the chain {chain}")
         plan.role = rng.choice(sorted(roles))
         plan.starts = roles[plan.role]
-    if chain == ():
-        pass
-    elif chain in (("if",), ("if-elif",)):
+    if chain in (("if",), ("if-elif",)):
         desc, ret_grain = _branch_task(plan, chain, body)
         returns, kind = annotation(ret_grain), "branch"
     else:
@@ -551,8 +543,7 @@ _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "bu
           "largest": "largest_in", "mean": "average_of", "common": "common_letters", "union": "characters_in",
           "classify": "classify",
           "classify_build": "rewrite", "classify_total": "score", "branch": "adjust", "product": "product_of",
-          "xor": "checksum_of", "check": "check", "measure": "measure", "normalize": "normalize",
-          "list": "list_from"}
+          "xor": "checksum_of"}
 
 
 #: a walk's items, by what the parts form gives and the grain it walks: (item grain, var, extra (var, grain, English))
@@ -1468,209 +1459,3 @@ def _branch_task(plan: _Plan, chain, body: list[str]):
         desc = (f"Return {m1en} if `{pname}` {plan.singular(first_en)}; otherwise {m2en} if it {plan.singular(second_en)}; "
                 f"otherwise `{pname}` unchanged.")
     return desc, grain
-
-
-# ------------------------------------------------------------------------------------------ levels 1-2: one expression
-
-#: what a task with no statement takes, by grain: its parameter's name
-_EXPRESSED = {"word": "word", "text": "text", "line": "line", "num": "value", "blob": "data", "words": "words",
-              "nums": "nums", "table": "stock", "tags": "tags", "ids": "ids", "amounts": "prices", "count": "n",
-              "amount": "price", "fids": "ids", "ftags": "tags", "names": "names", "tnums": "values",
-              "twords": "labels"}
-#: the name of a second parameter of a grain, where a form takes one (``stock.keys() - banned``)
-_SECOND = {"tags": "banned", "ids": "seen", "words": "others", "nums": "others", "table": "updates", "word": "other",
-           "text": "other", "line": "other", "blob": "other", "num": "other", "amounts": "others", "fids": "seen",
-           "ftags": "banned", "key": "name"}
-#: what prepares a parameter for the computation: a normalizing step, or a text cut into its words
-_PREPARING = _NORMALIZING | {"{x}.split()", "set({x})"}
-#: what finishes a computation whose value is a collection: how many, in order, the total, joined
-_FINISHING = frozenset({"len({x})", "sorted({x})", "sum({x})", "list({x})", "sorted({x}, reverse=True)"})
-#: the collections an expression may finish (their count, their items in order, their total)
-_COLLECTIONS = frozenset({"words", "nums", "tags", "ids", "twords", "tnums", "fids", "ftags", "numstrs", "amounts"})
-#: the collections of numbers (a total of them means something)
-_NUMBERS = frozenset({"nums", "ids", "tnums", "fids", "amounts"})
-#: what an expression gives for an empty subject where its computation needs one item (``max(nums) if nums else 0``)
-_EMPTY_DEFAULT = {"num": "0", "count": "0", "amount": "0.0", "byte": "0", "index": "-1", "word": "''"}
-#: the name of a value of a grain that is named before it is returned
-_RESULT_NAME = {"count": "count", "num": "number", "amount": "amount", "words": "items", "nums": "items",
-                "twords": "items", "tnums": "items", "tags": "items", "ids": "items", "blob": "result", "word": "result",
-                "text": "result", "bool": "ok"}
-#: walks that give one item per item of their input (a count of them is the input's length)
-_ONE_FOR_ONE = frozenset({"builtin.map", "builtin.reversed", "builtin.enumerate", "builtin.zip", "builtin.sorted",
-                          "builtin.list", "builtin.tuple", "builtin.iter", "dict.values", "dict.keys", "dict.items"})
-#: English that composing phrases leaves clumsy, and the plain way to say it (same meaning)
-_SMOOTHER = (
-    (re.compile(r"the number of items in the distinct items of (`\w+`|the words of `\w+`), as a (?:frozen )?set"),
-     r"the number of distinct items of \1"),
-    (re.compile(r"the number of items in the (distinct )?items (of|in) "), r"the number of \1items \2 "),
-    (re.compile(r"the items of the distinct items of "), "the distinct items of "),
-    (re.compile(r"(the distinct items of (?:`\w+`|the words of `\w+`)), as a (?:frozen )?set(?= \w)"), r"\1"),
-)
-
-
-def _smooth(english: str) -> str:
-    """``english`` with what composing left clumsy said plainly ("the number of items in the items in both `a` and
-    `b`" -> "the number of items in both `a` and `b`")."""
-    for pattern, plain in _SMOOTHER:
-        english = pattern.sub(plain, english)
-    return english
-
-
-#: the methods whose result's length is worth counting (what a strip or a removal left of a text)
-_SHORTENING = frozenset({"strip", "lstrip", "rstrip", "removeprefix", "removesuffix", "replace", "translate"})
-#: the grains an expression may return (an iterator, a view or a map object has no literal)
-_RETURNED = frozenset({"word", "text", "line", "num", "count", "amount", "blob", "words", "nums", "tags", "ids", "table",
-                       "bool", "tnums", "twords", "byte", "index", "numstr", "char", "digits", "amounts", "fids",
-                       "ftags", "pairs", "numstrs", "triple", "btriple", "pairnum"})
-
-
-def _expression_forms(plan: _Plan, grain: str, roles, texts=None, *, guarded: bool = False) -> list[Form]:
-    """The forms of ``roles`` on ``grain`` a reader can state (a phrase; no guard, or with ``guarded`` one that asks
-    for a non-empty subject), whose slots the plan can fill, among ``texts`` when given; a second subject only where
-    the task takes a second parameter."""
-    out = []
-    for role in roles:
-        for f in forms(role=role, on=grain):
-            if (f.guard and not (guarded and f.guard == "{x}" and f.gives_on(grain) in _EMPTY_DEFAULT)
-                    or (texts is not None and f.text not in texts) or f.text in _NO_VALUE):
-                continue
-            if (_TASK_PHRASES.get(f) or phrase_of(f, grain)) is None or not plan.fillable(f, may_literal=True):
-                continue
-            if f.y and (plan.n_params - len(plan.params) < 1 or _y_grain(f, grain) not in _SECOND):
-                continue
-            out.append(f)
-    out += [f for f in _TASK_VALUES if grain in f.on and "map" in roles and (texts is None or f.text in texts)]
-    out += [f for f in _TASK_TESTS if grain in f.on and "pred" in roles and (texts is None or f.text in texts)
-            and plan.fillable(f, may_literal=True)]
-    return out
-
-
-@cache
-def _expression_placements(target: str) -> tuple[tuple[str, str, str | None], ...]:
-    """Where ``target`` does a step of a one-expression task: (role, the parameter's grain, the preparing step the
-    role needs or None) for the computation on a parameter or on its preparation (a text's words), the preparing
-    step itself, or the step that finishes a collection."""
-    out = []
-    for f in forms(head=target):
-        if f.text in _NO_VALUE or (f.y and any(_y_grain(f, g) not in _SECOND for g in f.on)):
-            continue
-        if f.role not in ("map", "measure", "agg", "pred", "parts", "pair") or not _fillable(f):
-            continue
-        for g in f.on:
-            if phrase_of(f, g) is None:
-                continue
-            if f.guard:  # on the parameter itself, which may be empty
-                if f.guard == "{x}" and g in _EXPRESSED and f.gives_on(g) in _EMPTY_DEFAULT:
-                    out.append(("compute", g, None))
-                continue
-            if f.text in _PREPARING and g in _EXPRESSED:
-                out.append(("prepare", g, None))
-            elif f.text in _FINISHING and g in _COLLECTIONS:
-                out += [("finish", p, None) for p in _EXPRESSED if p == g or (p, g) == ("text", "words")]
-            elif g in _EXPRESSED:
-                out.append(("compute", g, None))
-            elif g == "words":
-                out.append(("compute", "text", "{x}.split()"))
-    return tuple(dict.fromkeys(out))
-
-
-def _y_grain(form: Form, grain: str) -> str:
-    return grain if form.y == "same" else form.y
-
-
-def _expression_task(plan: _Plan, body: list[str]):
-    """Levels 1-2: what a person computes in one expression (the number of distinct words of a text ignoring case,
-    the keys of a table not in a set, in order): a parameter, maybe prepared (lower-cased, stripped, cut into words),
-    the computation the target does, maybe finished (counted, sorted, added up). Returns the description, the grain
-    returned and the kind of task (for the function's name)."""
-    rng = plan.rng
-    placements = _expression_placements(plan.target)
-    if not placements:
-        raise NoTask(f"{plan.target} does no step of a one-expression task")
-    plan.role, grain, via = rng.choice(placements)
-    pname = _EXPRESSED[grain]
-    plan.params.append((pname, grain))
-    code, en = pname, f"`{pname}`"
-    steps: list[tuple[str, Form]] = []  # (part, form): prepare, compute, finish
-    prepared = via is not None or plan.role == "prepare" or (plan.depth >= 1 and rng.random() < 0.5) or rng.random() < 0.25
-    if prepared:
-        options = _expression_forms(plan, grain, ("map", "measure", "parts", "agg"), _PREPARING)
-        if plan.role == "prepare":
-            options = [f for f in options if f.head == plan.target]
-        elif via is not None:
-            options = [f for f in options if f.text == via]
-        if not options:
-            raise GenFail(f"nothing prepares a {grain} for {plan.target}")
-        form = rng.choice(options)
-        code, ph, slots = plan.fill(form, code, en, may_literal=True, grain=grain)
-        en, grain = _say(ph.singular, en, slots), form.gives_on(grain)
-        steps.append(("prepare", form))
-    options = _expression_forms(plan, grain, ("map", "measure", "agg", "pred", "parts", "pair"), guarded=not steps)
-    options = [f for f in options if f.text not in _PREPARING]
-    if plan.role == "compute":
-        options = [f for f in options if f.head == plan.target]
-    elif not plan.placed:
-        options = [f for f in options if f.head != plan.target]
-    if not options:
-        raise GenFail(f"nothing computes on a {grain} with {plan.target}")
-    form = rng.choice(options)
-    y = ""
-    if form.y:
-        yname, ygrain = _SECOND[_y_grain(form, grain)], _y_grain(form, grain)
-        plan.params.append((yname, ygrain))
-        y = yname
-    subject, subject_en = code, en
-    code, ph, slots = plan.fill(form, code, en, may_literal=True, grain=grain, y=y)
-    pred = form.role == "pred" or form.gives_on(grain) == "bool"
-    said = _say(ph.singular, en, {**slots, **({"y": f"`{y}`"} if y else {})})
-    en = f"{en} {said}" if form.role == "pred" and "{x}" not in ph.singular else said
-    if form.guard:  # the largest of the numbers, or 0 when there are none
-        default = _EMPTY_DEFAULT[form.gives_on(grain)]
-        code, en = f"{code} if {subject} else {default}", f"{en}, or {default} if {subject_en} is empty"
-    grain = "bool" if pred else form.gives_on(grain)
-    steps.append(("compute", form))
-    walked = form.role == "parts"  # an iterable: counted, sorted or listed before it is returned
-    walk_head = form.head
-    short = nested_depth(code) < plan.depth
-    finish = walked or (grain in _COLLECTIONS and (plan.role == "finish" or short or rng.random() < 0.3)) or (
-        grain in ("word", "text", "line", "blob") and short and form.head.split(".")[-1] in _SHORTENING)
-    if finish:
-        texts = (_FINISHING if grain in _NUMBERS else _FINISHING - {"sum({x})"} if grain in _COLLECTIONS or walked
-                 else {"len({x})"})
-        if walked and walk_head in _ONE_FOR_ONE:  # as many items as the input: counting them says nothing new
-            texts = texts - {"len({x})"}
-        if walk_head in ("builtin.range", "builtin.sorted"):  # in order already
-            texts = texts - {"sorted({x})"}
-        options = _expression_forms(plan, grain, ("measure", "agg", "map"), texts if walked else texts - {"list({x})"})
-        if plan.role == "finish":
-            options = [f for f in options if f.head == plan.target]
-        else:
-            options = [f for f in options if f.head != plan.target]
-        if not options:
-            raise GenFail(f"nothing finishes a {grain}")
-        form = rng.choice(options)
-        code, ph, slots = plan.fill(form, code, en, may_literal=True, grain=grain)
-        en, grain = _say(ph.singular, en, slots), form.gives_on(grain)
-        steps.append(("finish", form))
-    if grain not in _RETURNED:
-        raise GenFail(f"a {grain} has no literal to return")
-    if not plan.placed:
-        raise GenFail(f"{plan.target} found no step")
-    plan.reach(code)
-    from execverify_data.naturalness.patterns import finishing_wrappers
-
-    if finishing_wrappers(f"def f():\n    return {code}\n"):  # a builtin around a builtin's result is named first
-        name = _RESULT_NAME.get(grain, "result")
-        if name in {p for p, _ in plan.params}:
-            raise GenFail(f"the result's name {name} is a parameter's")
-        body += [f"{name} = {code}", f"return {name}"]
-    else:
-        body.append(f"return {code}")
-    en = _smooth(en)
-    if pred:
-        desc, kind = f"Return True if {en}, and False otherwise.", "check"
-    else:
-        desc = f"Return {en}."
-        kind = ("measure" if grain in ("count", "num", "amount", "byte", "index") else
-                "normalize" if grain in ("word", "text", "line", "blob", "char") else "list")
-    return desc, grain, kind
