@@ -208,3 +208,23 @@ def test_cli_push_refuses_unverified_folder(tmp_path):
     (tmp_path / "README.md").write_text("x")
     result = CliRunner().invoke(main, ["push", str(tmp_path), "--repo-id", "org/name", "--endpoint", "http://127.0.0.1:9"])
     assert result.exit_code != 0 and "MANIFEST.json" in result.output
+
+
+def test_push_dry_run_verifies_and_contacts_no_one(tmp_path):
+    """Issue 31, item 4: ``push --dry-run`` checks the folder against its manifest, the tag and the repository id and
+    says what would be pushed; the endpoint here answers nothing, so any request would fail."""
+    from click.testing import CliRunner
+
+    from execverify_data.cli import main
+    from execverify_data.release.manifest import MANIFEST
+
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / MANIFEST).write_text(json.dumps({"version": "1.0.0", "files": {}, "seed": 0, "total_rows": 0}))
+    result = push_release(out, "org/name", tag="v1.0.0", endpoint="http://127.0.0.1:9", dry_run=True)
+    assert (result.url, result.commit, result.files) == ("http://127.0.0.1:9/datasets/org/name/tree/v1.0.0", "", 1)
+    ran = CliRunner().invoke(main, ["push", str(out), "--repo-id", "org/name", "--tag", "v1.0.0", "--endpoint",
+                                    "http://127.0.0.1:9", "--dry-run"])
+    assert ran.exit_code == 0 and "nothing was pushed" in ran.output and "1 files would go to" in ran.output
+    wrong = CliRunner().invoke(main, ["push", str(out), "--repo-id", "org/name", "--tag", "v2.0.0", "--dry-run"])
+    assert wrong.exit_code == 2 and "does not match the release version" in wrong.output

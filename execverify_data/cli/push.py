@@ -25,18 +25,22 @@ def _is_network_error(exc: BaseException) -> bool:
 @click.option("--tag", default=None, help="Tag to create, the release version (e.g. v1.0.0).")
 @click.option("--endpoint", default=None, help="Hub URL (default: HF_ENDPOINT or https://huggingface.co).")
 @click.option("--private", is_flag=True, help="Create the repository private.")
-def push(folder: Path, repo_id: str, revision: str, tag: str | None, endpoint: str | None, private: bool) -> None:
+@click.option("--dry-run", is_flag=True, help="Verify the folder and say what would be pushed, without contacting the Hub.")
+def push(folder: Path, repo_id: str, revision: str, tag: str | None, endpoint: str | None, private: bool,
+         dry_run: bool) -> None:
     """Verify FOLDER against its MANIFEST.json, upload it and tag the commit; print the URL.
 
     \b
     Example:
       execverify push execverify-v1.0.0 --repo-id ORG/execverify --tag v1.0.0
+      execverify push execverify-v1.0.0 --repo-id ORG/execverify --tag v1.0.0 --dry-run
     """
     require_extra("release", needed_by="push")
     from execverify_data.release.push import push_release
 
     try:
-        result = push_release(folder, repo_id, revision=revision, tag=tag, endpoint=endpoint, private=private)
+        result = push_release(folder, repo_id, revision=revision, tag=tag, endpoint=endpoint, private=private,
+                              dry_run=dry_run)
     except ExecVerifyError as exc:
         raise click.UsageError(flag_words(exc, repo_id="--repo-id", tag="--tag")) from None
     except Exception as exc:
@@ -47,4 +51,8 @@ def push(folder: Path, repo_id: str, revision: str, tag: str | None, endpoint: s
         raise click.ClickException(
             f"cannot push to {hub}{offline}: {one_line(exc)[:200]}; check the network, --endpoint and your token (hf auth login)"
         ) from None
+    if dry_run:
+        click.echo(f"{folder} matches its MANIFEST.json: {result.files} files would go to {result.url} "
+                   f"(branch {revision}{', tag ' + tag if tag else ''}); nothing was pushed")
+        return
     click.echo(result.url)

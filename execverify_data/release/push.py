@@ -26,7 +26,7 @@ class PushResult:
 
 def push_release(folder: str | os.PathLike, repo_id: str, *, revision: str = "main", tag: str | None = None,
                  endpoint: str | None = None, private: bool = False, token: str | bool | None = None,
-                 commit_message: str | None = None) -> PushResult:
+                 commit_message: str | None = None, dry_run: bool = False) -> PushResult:
     """Verify ``folder`` against its manifest, upload it to dataset ``repo_id`` at ``revision``, tag the commit.
 
     Args:
@@ -38,6 +38,8 @@ def push_release(folder: str | os.PathLike, repo_id: str, *, revision: str = "ma
         endpoint (`str`, optional): the Hub URL (``HF_ENDPOINT`` or huggingface.co by default).
         private (`bool`): create the repository private.
         token: as :class:`huggingface_hub.HfApi`.
+        dry_run (`bool`): verify the folder, the tag and the repository id, and say what would be pushed, with no
+            request to the Hub (``commit`` is then ``""``).
 
     Raises:
         ManifestError: the folder does not match its ``MANIFEST.json`` (nothing is uploaded).
@@ -53,6 +55,10 @@ def push_release(folder: str | os.PathLike, repo_id: str, *, revision: str = "ma
     version = manifest["version"]
     if tag is not None and tag != tag_for(version):
         raise InvalidArgument(f"tag {tag!r} does not match the release version {version} (use {tag_for(version)!r})")
+    if dry_run:
+        base = (endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+        return PushResult(url=f"{base}/datasets/{repo_id}" + (f"/tree/{tag}" if tag else ""), commit="", tag=tag,
+                          files=len(manifest["files"]) + 1)
     api = HfApi(endpoint=endpoint, token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     if revision != "main":
