@@ -1066,6 +1066,10 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
     if plan.value_form is not None and not plan.placed and plan.value_form in _value_forms(grain, grains, use,
                                                                                           min(depth, 1)):
         options = [plan.value_form]
+    elif use == "collect" and not (plan.role == "value" and not plan.placed):
+        # a value collected for its own sake is one people collect (a length, a word in upper case, a square), not
+        # any use of the vocabulary (character codes, hex, padding): readers called those programs arbitrary
+        options = [f for f in options if f.text in _COLLECTED or f in _TASK_VALUES] or options
     form = plan.pick(options, role="value", may_literal=True)
     if (depth >= 1 or (not form.guard and rng.random() < 0.15)) and form.role == "measure":
         inner = [f for f in (*_forms("map", grain), *_forms("measure", grain))
@@ -1127,6 +1131,14 @@ def _is_call(form: Form) -> bool:
 _NOT_OF_A_DIGIT = frozenset({"builtin.bin", "builtin.oct", "builtin.hex", "int.to_bytes", "int.bit_length",
                              "int.bit_count", "builtin.chr", "op.lshift", "op.rshift", "op.invert", "builtin.round",
                              "builtin.abs", "op.neg", "builtin.float"})
+#: the values a task collects, joins or builds from when the target does another step: what people compute of
+#: an item to keep it (its length, its case changed, its first letter, a square, a digit sum)
+_COLLECTED = frozenset({
+    "len({x})", "{x}.capitalize()", "{x}.lower()", "{x}.upper()", "{x}.title()", "{x}.strip()", "{x}[0]", "{x}[-1]",
+    "{x}[::-1]", "{x}.replace({old}, {new})", "{x}.removeprefix({prefix})", "{x}.removesuffix({suffix})",
+    "{x}.count({char})", "{x}[:{k}]", "abs({x})", "str({x})", "{x} * {x}", "{x} ** 2", "{x} % {m}", "{x} // 2",
+    "{x} + {k}", "{x} - {k}", "-{x}", "max({x}, 0)", "min({x}, {k})", "int({x})", "round({x}, 1)", "{x}.decode()",
+})
 #: values no task folds (a character doubled, a dash per letter)
 _NO_VALUE = frozenset({"{x} * 2", "'-' * len({x})"})
 #: the steps that prepare a value for another (``len(word.strip())``): normalizing it, nothing arbitrary
