@@ -1069,7 +1069,7 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
     elif use == "collect" and not (plan.role == "value" and not plan.placed):
         # a value collected for its own sake is one people collect (a length, a word in upper case, a square), not
         # any use of the vocabulary (character codes, hex, padding): readers called those programs arbitrary
-        options = [f for f in options if f.text in _COLLECTED or f in _TASK_VALUES] or options
+        options = [f for f in options if f.text in _COLLECTED or (f in _TASK_VALUES and "ord(" not in f.text)] or options
     form = plan.pick(options, role="value", may_literal=True)
     if (depth >= 1 or (not form.guard and rng.random() < 0.15)) and form.role == "measure":
         inner = [f for f in (*_forms("map", grain), *_forms("measure", grain))
