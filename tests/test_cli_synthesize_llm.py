@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from execverify_data.cli import main
-from execverify_data.pipeline import ROW_ATTEMPTS, SynthConfig, generator_for, level_for
+from execverify_data.pipeline import MAX_ROWS_FACTOR, ROW_ATTEMPTS, SynthConfig, generator_for, level_for
 from execverify_data.seeds import row_seed
 from execverify_data.synth.checker import check
 from execverify_data.synth.spec import ConstraintSpec
@@ -258,7 +258,8 @@ def test_tiny_model_end_to_end(tiny_model, tmp_path):
     assert set(summary["generators"]) == {name}
     _honest(summary)
     g = summary["generators"][name]
-    assert g["rows"] == summary["rows"] == 6 * 5  # rows are tried up to the run's bound: 4 n + shard size
+    # rows are tried up to the run's bound: MAX_ROWS_FACTOR n + shard size
+    assert g["rows"] == summary["rows"] == MAX_ROWS_FACTOR * 6 + 6
     assert g["rows"] <= g["attempts"] <= 2 * g["rows"] and (g["accepted"] > 0 or g["attempts"] == 2 * g["rows"])
     assert g["rejected"].get("no_code", 0) + g["rejected"].get("syntax_error", 0) > 0  # garbage, named as such
     assert not any(key.startswith("filter:") for key in g["rejected"])  # the filters' keys, as for programmatic rows
