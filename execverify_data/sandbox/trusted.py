@@ -198,7 +198,8 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
                 return
             sys.modules["random"].seed(0)  # as _child_setup left it for the first call
         if which not in shares:
-            shares[which] = position + 1 < len(calls) and _shares_nothing(source)
+            # (a unit holds each program's calls together: a program whose next call is another's has no more here)
+            shares[which] = position + 1 < len(calls) and calls[position + 1][0] == which and _shares_nothing(source)
         modules = len(sys.modules)
         _call_started, _call_timeout = time.monotonic(), timeout
         try:
