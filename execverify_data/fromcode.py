@@ -80,7 +80,7 @@ __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Fu
 FROMCODE_VERSION = "fromcode-1"
 #: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
 REASONS = ("bad_source", "unsupported_signature", "no_params", "bad_seed_input", "untyped_param", "decontam",
-           "too_few_inputs", "step_budget", "nondeterministic", "sandbox_failed", "io", "duplicate")
+           "too_few_inputs", "step_budget", "refused", "nondeterministic", "sandbox_failed", "io", "duplicate")
 #: Functions per work unit (one function costs dozens of forked calls).
 CHUNK_FUNCTIONS = 8
 
@@ -381,7 +381,7 @@ class FromCodeConfig:
     allow_benchmarks: tuple[str, ...] = ()
     input_digest: str = field(default="", init=False)
     n_functions: int = field(default=0, init=False)
-    tracer: str = field(default="trusted", init=False)  # every run in the trusted runner (filters.worker_tracer)
+    tracer: str = field(default="sandbox", init=False)  # every run in the untrusted sandbox (filters.worker_tracer)
 
     def __post_init__(self) -> None:
         for name in ("k", "min_inputs", "k_max", "candidates", "shard_size", "max_steps"):
@@ -500,6 +500,8 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     report: dict = {}
     fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout, max_events=config.max_steps)
     picked = prescreen(program, candidates, fconfig, counts, tracer=tracer, best_effort=True, k_max=config.k_max, report=report)
+    if report.get("refused"):
+        return None, {**counts, "refused": 1, "why": f"refused in the sandbox: {report['refused']}"}
     if isinstance(picked, str):
         counts[picked] = 1
         counts["why"] = f"{picked} after {len(candidates)} candidate inputs"
@@ -511,6 +513,8 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     calls = [f"{fn.entry_point}({text})" for text in inputs]
     traces = tracer.trace_many(fn.code, calls)
     for trace, (_, text) in zip(traces, picked):
+        if trace.exception is not None and trace.exception.type == "SandboxRefused":
+            return None, {**counts, "refused": 1, "why": f"refused in the sandbox: {trace.exception.message}"}
         if trace.status in OVER_BUDGET:
             return None, {**counts, "step_budget": 1, "why": f"traced call ended {trace.status.value}"}
         if trace.status is not Status.OK or trace.output.text != text:

@@ -71,8 +71,8 @@ class SynthConfig:
         shard_size (`int`, defaults to 500): rows per shard.
         max_steps (`int`), timeout (`float`): per-call budgets.
         min_size, max_size (`int`): input length bounds.
-        tracer (`str`, defaults to ``"inprocess"``): ``"inprocess"`` or ``"trusted"`` (see :mod:`execverify_data.synth.filters`);
-            LLM rows are always traced in the trusted runner.
+        tracer (`str`, defaults to ``"inprocess"``): ``"inprocess"``, ``"trusted"`` or ``"sandbox"`` (see
+            :mod:`execverify_data.synth.filters`); LLM rows are always traced in the untrusted sandbox.
         generators (`tuple[tuple[str, float], ...]`, defaults to ``(("program", 1.0),)``): the generators and
             their shares of the rows (the shares sum to 1): ``"program"`` and ``"llm:BACKEND_SPEC"``
             (``llm:transformers:PATH``, ``llm:vllm:PATH``, ``llm:openai:URL#MODEL``, as
@@ -108,8 +108,10 @@ class SynthConfig:
         object.__setattr__(self, "levels", levels)
         check_int("inputs per program", self.k, minimum=3)
         check_int("shard_size", self.shard_size)
-        if self.tracer not in ("inprocess", "trusted"):
-            raise InvalidArgument(f"tracer must be 'inprocess' or 'trusted', got {self.tracer!r}")
+        from execverify_data.synth.filters import TRACERS
+
+        if self.tracer not in TRACERS:
+            raise InvalidArgument(f"tracer must be one of {', '.join(map(repr, TRACERS))}, got {self.tracer!r}")
         if not 0 <= self.min_size <= self.max_size:
             raise InvalidArgument(f"need 0 <= min_size <= max_size, got {self.min_size}, {self.max_size}")
         object.__setattr__(self, "generators", _check_generators(self.generators))
@@ -305,10 +307,10 @@ def iter_rows(config: SynthConfig, start: int, stop: int, *, tracer, llm_tracer=
         return
     own = None
     if llm_tracer is None:
-        if getattr(tracer, "kind", None) == "trusted":
+        if getattr(tracer, "kind", None) == "sandbox":
             llm_tracer = tracer
-        else:
-            llm_tracer = own = TraceBackend("trusted", max_steps=config.max_steps, timeout=config.timeout)
+        else:  # code nobody reviewed: traced in the untrusted sandbox
+            llm_tracer = own = TraceBackend("sandbox", max_steps=config.max_steps, timeout=config.timeout)
     try:
         completions = _llm_completions(config, start, names)
         for i, name in zip(range(start, stop), names):
@@ -422,7 +424,7 @@ def synthesize_chunk(config: SynthConfig, start: int, stop: int, known: shards.K
     t0 = time.perf_counter()
     tracer = worker_tracer(config.tracer, config.max_steps, config.timeout)
     # before a model loads
-    llm_tracer = worker_tracer("trusted", config.max_steps, config.timeout) if config.llm_specs else None
+    llm_tracer = worker_tracer("sandbox", config.max_steps, config.timeout) if config.llm_specs else None
     rows = [replace(r, traces=None) for r in iter_rows(config, start, stop, tracer=tracer, llm_tracer=llm_tracer,
                                                         known=known)]
     return {"rows": rows, "seconds": time.perf_counter() - t0}

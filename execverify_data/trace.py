@@ -298,6 +298,10 @@ class _Frame:
 class _Recorder:
     """sys.settrace callbacks that build events; one per traced call."""
 
+    #: whether :func:`trace_call` arms a SIGALRM timer (which holds the recorder) for the deadline; without
+    #: one, line events check the clock and the process's owner kills it (the sandbox's streaming recorder)
+    alarm = True
+
     def __init__(self, max_steps: int, deadline: float | None):
         self.max_steps = max_steps
         self.deadline = deadline
@@ -436,6 +440,12 @@ _get_ident = threading.get_ident
 _monotonic = time.monotonic
 
 
+def _drop_timeouts(previous, unraisable) -> None:
+    """The unraisable hook while an alarm is armed: drops the alarm's own exception, passes on the rest."""
+    if unraisable.exc_type is not _Timeout:
+        previous(unraisable)
+
+
 class _Alarm:
     """SIGALRM-based interruption (main thread only): works even when no trace event fires.
 
@@ -459,14 +469,11 @@ class _Alarm:
         # The module-level aliases above spare a few attribute look-ups per call.
         self.armed = seconds is not None and _HAS_TIMER and _get_ident() == _main_thread().ident
         if self.armed:
-            self.previous_unraisable, sys.unraisablehook = sys.unraisablehook, self.on_unraisable
+            self.previous_unraisable = sys.unraisablehook
+            sys.unraisablehook = functools.partial(_drop_timeouts, self.previous_unraisable)
             self.previous = _set_signal_handler(_SIGALRM, self.on_alarm)
             self.started = _monotonic()
             self.previous_timer = _setitimer(_ITIMER_REAL, max(seconds, 1e-3), _ALARM_REPEAT)
-
-    def on_unraisable(self, unraisable) -> None:
-        if unraisable.exc_type is not _Timeout:
-            self.previous_unraisable(unraisable)
 
     def on_alarm(self, signum, frame):
         recorder = self.recorder
@@ -492,6 +499,12 @@ class _Alarm:
                 _setitimer(_ITIMER_REAL, left, interval)
 
 
+def _gettrace(gettrace=sys.gettrace):
+    """``sys.gettrace()``, through a reference held where only an audited read finds it (``__defaults__``):
+    the sandbox's traced child replaces ``sys.gettrace``, which would hand a program its recorder."""
+    return gettrace()
+
+
 class _Capped(io.StringIO):
     def write(self, text: str) -> int:
         if self.tell() < MAX_STDOUT_CHARS:
@@ -500,7 +513,7 @@ class _Capped(io.StringIO):
 
 
 def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps: int = DEFAULT_MAX_STEPS,
-               timeout: float | None = DEFAULT_TIMEOUT) -> Trace:
+               timeout: float | None = DEFAULT_TIMEOUT, recorder: type[_Recorder] = _Recorder) -> Trace:
     """Run ``call`` against ``source`` in this process and record its execution.
 
     The module body of ``source`` runs first, untraced (it defines the functions);
@@ -518,6 +531,9 @@ def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps:
             for the module body and the call; ``None`` for no limit. In the main thread a
             SIGALRM timer interrupts even loops that emit no trace event; elsewhere only
             line events check the clock. Use the trusted runner for a hard kill.
+        recorder (`type`, optional): the class that records the events; the untrusted sandbox's
+            streams them out of the traced process instead of keeping them
+            (:mod:`execverify_data.sandbox._tracing`), and the trace returned then has none.
 
     Returns:
         `Trace`: frozen.
@@ -544,13 +560,13 @@ def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps:
         name, args, kwargs = _literal_call(call)
 
     deadline = None if timeout is None else time.monotonic() + timeout
-    recorder = _Recorder(max_steps, deadline)
+    recorder = recorder(max_steps, deadline)
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     stdout = _Capped()
     output = exception = None
     status = Status.OK
     saved_stdout, sys.stdout = sys.stdout, stdout  # the program's prints go to the trace
-    alarm = _Alarm(timeout, recorder)
+    alarm = _Alarm(timeout if recorder.alarm else None, recorder)
     try:
         try:
             exec(code, namespace)  # trusted: the program under trace (trusted code; untrusted code uses sandbox.untrusted)
@@ -566,7 +582,7 @@ def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps:
         except BaseException as exc:  # noqa: BLE001 - the program's own failure at definition time
             raise ProgramError(f"the program failed before the call: {type(exc).__name__}: {exc}") from None
         tracer = recorder.on_call
-        previous_tracer = sys.gettrace()  # e.g. coverage's: put back afterwards
+        previous_tracer = _gettrace()  # e.g. coverage's: put back afterwards
         lost = None
         try:
             sys.settrace(tracer)
@@ -576,7 +592,7 @@ def trace_call(source: str, call: str, *, trusted_call: bool = False, max_steps:
                 while True:  # the alarm raises again at every tick until this is done: finish it whatever happens
                     try:
                         if lost is None:
-                            lost = sys.gettrace() is not tracer
+                            lost = _gettrace() is not tracer
                         sys.settrace(previous_tracer)
                         break
                     except _Timeout:

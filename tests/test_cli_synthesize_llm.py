@@ -1,5 +1,5 @@
 """``execverify synthesize --generator llm:SPEC``: LLM rows end to end, through the tiny offline model and the
-local OpenAI-compatible server; a mix by share (workers, resume); model-written code traced in the trusted runner.
+local OpenAI-compatible server; a mix by share (workers, resume); model-written code traced in the untrusted sandbox.
 Bad arguments: tests/test_cli_errors.py."""
 
 from __future__ import annotations
@@ -297,10 +297,10 @@ def test_tiny_model_mix_over_http_in_a_subprocess(tiny_model, tmp_path):
             assert check(r["code"], ConstraintSpec.from_dict(r["spec"])).ok
 
 
-# ---------------------------------------------------------------- model-written code is traced in the trusted runner
+# ---------------------------------------------------------------- model-written code is traced in the untrusted sandbox
 
 
-def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
+def test_llm_rows_are_traced_in_the_sandbox(server, monkeypatch):
     """With the in-process tracer for programmatic rows, no line of a model-written program runs in this process."""
     from execverify_data import pipeline
     from execverify_data.synth import coverage, filters
@@ -338,7 +338,7 @@ def test_llm_rows_are_traced_in_the_trusted_runner(server, monkeypatch):
     assert stats["by_generator"][config.generators[1][0]]["accepted"] >= 1
     assert {r.generator for r in records if r.generator.startswith("llm:")} == {"llm:openai:known-good llm-prompt-v2"}
     kinds = {kind for kind, source in seen if any(code in source for code in model_code)}
-    assert kinds == {"trusted"}
+    assert kinds == {"sandbox"}
     assert "inprocess" in {kind for kind, _ in seen}  # the programmatic rows did run in this process
 
 

@@ -103,9 +103,9 @@ def _check_backends(specs: tuple[str, ...]) -> None:
 @workers_option()
 @click.option("--shard-size", type=IntRange(min=1), default=500, show_default=True,
               help="Rows per parquet shard (the unit of resume).")
-@click.option("--tracer", type=click.Choice(["inprocess", "trusted"]), default="inprocess", show_default=True,
-              help="Trace programmatic rows in the worker (fast) or in the trusted runner's fork pool (slower, "
-                   "isolated); LLM rows are always traced in the trusted runner.")
+@click.option("--tracer", type=click.Choice(["inprocess", "trusted", "sandbox"]), default="inprocess", show_default=True,
+              help="Trace programmatic rows in the worker (fast), in the trusted runner's fork pool (slower, "
+                   "limits only) or in the untrusted sandbox (confined); LLM rows are always traced in the sandbox.")
 @click.option("--generator", "generator_names", multiple=True, metavar="program|llm:SPEC",
               help="Who writes the programs [default: program]: 'program' (the programmatic generator) or "
                    "'llm:SPEC' with the backend specs of `difficulty --solver` (llm:transformers:PATH, llm:vllm:PATH, "

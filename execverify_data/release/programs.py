@@ -41,7 +41,7 @@ def given_rows(cfg, start: int, stop: int):
     from execverify_data.trace import Status
 
     records = program_records(cfg.programs)
-    backend = worker_tracer("trusted", cfg.max_steps, RETRACE_TIMEOUT)
+    backend = worker_tracer("sandbox", cfg.max_steps, RETRACE_TIMEOUT)
 
     def outcomes():
         for i in range(start, min(stop, len(records))):

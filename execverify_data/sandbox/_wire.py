@@ -21,7 +21,7 @@ import struct
 import time
 from typing import Iterable, Sequence
 
-__all__ = ["FrameError", "HEADER", "Reader", "decode", "pack_json", "pack_pickle", "pack_record", "read_frame",
+__all__ = ["FrameError", "HEADER", "Reader", "decode", "pack_json", "pack_pickle", "pack_record", "read_frame", "records",
            "recv_message", "send_message", "take_channel", "write_all"]
 
 HEADER = struct.Struct(">I")
@@ -127,6 +127,25 @@ def decode(data, *, kinds: Sequence[bytes] = (JSON,), max_bytes: int = DEFAULT_M
     if size != len(view) - HEADER.size:
         raise FrameError(f"a frame announces {size} bytes but {len(view) - HEADER.size} follow")
     return _decode_body(view[HEADER.size:], kinds, max_fields)
+
+
+def records(data, *, max_bytes: int, max_fields: int = 1 << 16):
+    """Each record frame of ``data``, a stream of them written back to back (as a traced child's
+    events), in order; the same checks as :func:`decode` for each.
+
+    Raises:
+        FrameError: a frame is not a well-formed record, or ``data`` ends inside one.
+    """
+    view = memoryview(data)
+    pos, end = 0, len(view)
+    while pos < end:
+        if end - pos < HEADER.size + 1:
+            raise FrameError("the stream ends inside a frame header")
+        (size,) = HEADER.unpack_from(view, pos)
+        if size > max_bytes or size > end - pos - HEADER.size:
+            raise FrameError(f"a frame of {size} bytes does not fit the stream or its {max_bytes}-byte cap")
+        yield _decode_body(view[pos + HEADER.size:pos + HEADER.size + size], (RECORD,), max_fields)
+        pos += HEADER.size + size
 
 
 def _decode_body(body: memoryview, kinds: Sequence[bytes], max_fields: int, pickle_loads=None):

@@ -7,8 +7,8 @@ of it passes through the memory later candidates are forked from (``docs/sandbox
 
 Host -> zygote: first the configuration, then per job::
 
-    {"mode": "calls" | "test", "timeout": float, "memory_mb": int, "output_limit": int, "max_threads": int}
-    fds, call mode: request memfd, result pipe (write end), secret pipe (read end), stdout, stderr
+    {"mode": "calls" | "trace" | "test", "timeout": float, "memory_mb": int, "output_limit": int, "max_threads": int}
+    fds, call and trace modes: request memfd, result pipe (write end), secret pipe (read end), stdout, stderr
     fds, test mode: request memfd, stdout, stderr, test memfd, verdict pipe (write end)
 
 Zygote -> host: ``{"ready": true, ..., "imports": null | why}`` once, then per job::
@@ -39,6 +39,7 @@ import time
 from execverify_data.sandbox import _fs, _linux, _seccomp, _wire
 from execverify_data.sandbox._candidate import describe, probe_imports, run_calls, serve_candidate
 from execverify_data.sandbox._tester import serve_tests
+from execverify_data.sandbox._tracing import run_trace
 
 # Modules a completion commonly imports; pre-importing them keeps the per-call cost a fork.
 # Kept small on purpose: every pre-imported module makes each fork (and each child's exit) a
@@ -257,14 +258,14 @@ class Zygote:
         """Run one job; the host's descriptors ``fds`` are closed here, whatever happens."""
         try:
             mode = job.get("mode")
-            if mode not in ("calls", "test") or len(fds) != 5 + (mode == "calls" and bool(job.get("stdin"))):
+            if mode not in ("calls", "trace", "test") or len(fds) != 5 + (mode == "calls" and bool(job.get("stdin"))):
                 raise ValueError(f"a job of mode {mode!r} with {len(fds)} descriptors")
             workdir = self._workdir()
             pids: list[int] = []
             try:
                 if mode == "test":
                     return self._handle_test(job, fds, workdir, pids)
-                return self._handle_calls(job, fds, workdir, pids)
+                return self._handle_calls(job, fds, workdir, pids, run_trace if mode == "trace" else run_calls)
             finally:
                 self._cleanup(pids, workdir)
         finally:
@@ -273,11 +274,12 @@ class Zygote:
                     os.close(fd)
 
     # -- call mode: one child runs the code and evaluates the calls; its result goes to the host
-    def _handle_calls(self, job: dict, fds: list[int], workdir: str, pids: list[int]) -> dict:
+    # -- trace mode: one child traces one call, streaming its events to the host (``_tracing``)
+    def _handle_calls(self, job: dict, fds: list[int], workdir: str, pids: list[int], role=run_calls) -> dict:
         request, result_w, secret_r, stdout, stderr = fds[:5]
         stdin = fds[5] if len(fds) > 5 else self.null
         start = time.monotonic()
-        pid = self._fork(run_calls, job, [stdin, stdout, stderr, result_w, secret_r, request], workdir,
+        pid = self._fork(role, job, [stdin, stdout, stderr, result_w, secret_r, request], workdir,
                          self.candidate_ids)
         pids.append(pid)
         for fd in (result_w, secret_r):  # the host sees end of file on them once the child is gone

@@ -33,10 +33,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from execverify_data.errors import ExecVerifyError, InvalidArgument
+from execverify_data.errors import ExecVerifyError, InvalidArgument, check_int
 from execverify_data.sandbox import _fs, _wire
 from execverify_data.sandbox import layers as _layers
 from execverify_data.sandbox.warm import PACKAGE_ROOT, Boot, WarmProcess
+from execverify_data.trace import Trace
 from execverify_data.values import CanonicalValue
 
 __all__ = ["CallResult", "SandboxResult", "Status", "UntrustedPool", "default_pool", "default_workers",
@@ -133,6 +134,7 @@ class _Config:
     drop_privileges: bool
     landlock: int  # the ABI, 0 when off
     python: str
+    hash_seed: str | None = None
 
 
 # --------------------------------------------------------------------------- worker processes
@@ -195,7 +197,10 @@ class _Worker:
                 path, wrapper, cfg["tmpdir"] = PACKAGE_ROOT, (), self.tmpdir
             self.proc = WarmProcess(Boot(
                 name="a sandbox worker", target="execverify_data.sandbox._zygote:main", python=config.python,
-                flags=("-I", "-B"), path=(path,), env={}, wrapper=wrapper,
+                # -I (isolated) ignores PYTHONHASHSEED: a fixed hash seed comes with the parts of -I
+                # that matter here (-s -P; the environment is empty but for it, so -E has nothing to drop)
+                flags=("-I", "-B") if config.hash_seed is None else ("-s", "-P", "-B"), path=(path,),
+                env={} if config.hash_seed is None else {"PYTHONHASHSEED": config.hash_seed}, wrapper=wrapper,
                 pass_fds=(package_fd,) if package_fd is not None else (), config=cfg, seqpacket=True,
                 startup_timeout=_STARTUP_TIMEOUT, hint="run `execverify doctor` to see which layers work here"))
             ready = self.proc.wait_ready()
@@ -419,6 +424,9 @@ class UntrustedPool:
         drop_privileges (`bool`, optional): same, for the uid/gid drop (needs root).
         landlock (`bool`, optional): same, for the Landlock confinement of each child.
         python (`str`, optional, defaults to `sys.executable`): the interpreter the zygotes run.
+        hash_seed (`int`, optional): the zygotes' ``PYTHONHASHSEED`` (the order of a set of strings depends
+            on it: :meth:`trace` of code whose trace must be the trusted tracer's, under 0); by default
+            each zygote's is random.
 
     Workers start on first use (the first one checks that a confined child can import the
     standard library and the installed packages, and raises ``ExecVerifyError`` naming the
@@ -431,7 +439,8 @@ class UntrustedPool:
     """
 
     def __init__(self, workers: int | None = None, *, bwrap: bool | None = None, seccomp: bool | None = None,
-                 drop_privileges: bool | None = None, landlock: bool | None = None, python: str | None = None):
+                 drop_privileges: bool | None = None, landlock: bool | None = None, python: str | None = None,
+                 hash_seed: int | None = None):
         if workers is None:
             workers = default_workers()
         _check_positive("workers", workers, int)
@@ -445,9 +454,12 @@ class UntrustedPool:
         use_bwrap = _resolve(bwrap, "bwrap")
         use_landlock = _resolve(landlock, "landlock")
         command = _layers.bwrap_command(python) if use_bwrap else None
+        if hash_seed is not None:
+            check_int("hash_seed", hash_seed, minimum=0)
         self.config = _Config(bwrap=tuple(command) if command else None, seccomp=_resolve(seccomp, "seccomp"),
                               drop_privileges=_resolve(drop_privileges, "privilege_drop"),
-                              landlock=_linux.landlock_abi() if use_landlock else 0, python=python)
+                              landlock=_linux.landlock_abi() if use_landlock else 0, python=python,
+                              hash_seed=None if hash_seed is None else str(hash_seed))
         self.size = workers
         self._closed = False
         self._reset()
@@ -518,16 +530,70 @@ class UntrustedPool:
 
     def run_many(self, jobs: Iterable[dict]) -> list[SandboxResult]:
         """Run several ``run`` keyword dicts concurrently on the pool's workers, results in order."""
+        return self._many(self.run, jobs)
+
+    def _many(self, method, jobs: Iterable[dict]) -> list:
         jobs = list(jobs)
         if len(jobs) <= 1:
-            return [self.run(**job) for job in jobs]
+            return [method(**job) for job in jobs]
         if self._pid != os.getpid():
             self._reset()
         with self._lock:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="execverify-sandbox")
             executor = self._executor
-        return list(executor.map(lambda job: self.run(**job), jobs))
+        return list(executor.map(lambda job: method(**job), jobs))
+
+    def trace(self, code: str, call: str, *, max_steps: int = 5000, timeout: float = 5.0,
+              memory_mb: int = 512) -> Trace:
+        """Trace ``call`` of untrusted ``code`` in a fresh sandboxed child: the child streams each line
+        event as it happens and the :class:`~execverify_data.trace.Trace` is built here from the stream
+        (:mod:`execverify_data.sandbox._tracing`), so nothing the program can reach is the record.
+
+        The call's arguments must be literals (as for :func:`~execverify_data.trace.trace_call`). A child
+        that runs past ``timeout`` gives a ``timeout`` trace; one that dies, breaks the stream's rules or
+        is refused an act (its program read a frame, opened a file, imported a new module...) a
+        ``crashed`` one whose ``exception`` says why (``SandboxRefused``, ``SandboxStream``, ``Sandbox``).
+
+        >>> with UntrustedPool(1) as pool:
+        ...     t = pool.trace("def f(x):\\n    y = x + 1\\n    return y * 2\\n", "f(3)")
+        >>> t.status.value, t.output.text, [(e.line, e.locals['y'].text) for e in t.events]
+        ('ok', '8', [(2, '4'), (3, '4')])
+        """
+        from execverify_data.trace import ExceptionInfo
+        from execverify_data.trace import Status as TraceStatus
+
+        check_int("max_steps", max_steps)
+        _check_positive("timeout", timeout)
+        if not isinstance(code, str) or not isinstance(call, str):
+            raise InvalidArgument("code and call must be strings, such as 'def f(x): ...' and 'f(1)'")
+        try:
+            code.encode("utf-8")
+            call.encode("utf-8")
+        except UnicodeError as exc:
+            return Trace(TraceStatus.CRASHED, exception=ExceptionInfo("Sandbox", f"not valid Unicode text: {exc}"))
+        request = _wire.pack_record([code, "0", call, str(max_steps), repr(float(timeout))])  # see _tracing.run_trace
+        # the child's own clock stops the call at ``timeout``; the zygote's kill comes a second later
+        limits = {"timeout": float(timeout) + 1.0, "memory_mb": int(memory_mb), "output_limit": 64 * 1024,
+                  "max_threads": 4}
+        deadline = time.monotonic() + limits["timeout"] + HOST_GRACE
+        worker = self._acquire()
+        healthy = False
+        try:
+            result, trace, healthy = _run_trace(worker, limits, request, code, max_steps, deadline)
+        finally:
+            self._release(worker, healthy)
+        if trace is not None:
+            return trace
+        if result.status is Status.TIMEOUT:
+            return Trace(TraceStatus.TIMEOUT)
+        return Trace(TraceStatus.CRASHED, exception=ExceptionInfo("Sandbox", f"{result.status.value}: {result.detail}"[:500]))
+
+    def trace_many(self, code: str, calls: Sequence[str], *, max_steps: int = 5000, timeout: float = 5.0,
+                   memory_mb: int = 512) -> list[Trace]:
+        """:meth:`trace` for each call, each in a child of its own, concurrently on the pool's workers."""
+        return self._many(self.trace, [{"code": code, "call": c, "max_steps": max_steps, "timeout": timeout,
+                                        "memory_mb": memory_mb} for c in calls])
 
     def _acquire(self) -> _Worker:
         if self._closed:
@@ -614,9 +680,8 @@ def _run_job(worker: _Worker, job: dict, fds: list[int], out: int, err: int, rea
         _close(out, err)
 
 
-def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdin: bytes | None,
-               deadline: float) -> tuple[SandboxResult, bool]:
-    """One call-mode job on ``worker``: ``(result, whether the worker is still usable)``."""
+def _channels(request: bytes, stdin: bytes | None) -> tuple[list[int], int, str, int, int]:
+    """The descriptors of a call- or trace-mode job: ``(fds, result reader, secret, stdout, stderr)``."""
     result_r, result_w = os.pipe2(os.O_CLOEXEC)
     os.set_blocking(result_r, False)
     secret_r, secret_w = os.pipe2(os.O_CLOEXEC)
@@ -627,6 +692,13 @@ def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdi
     fds = [_memfd("request", request), result_w, secret_r, out, err]
     if stdin is not None:
         fds.append(_memfd("stdin", stdin))
+    return fds, result_r, secret, out, err
+
+
+def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdin: bytes | None,
+               deadline: float) -> tuple[SandboxResult, bool]:
+    """One call-mode job on ``worker``: ``(result, whether the worker is still usable)``."""
+    fds, result_r, secret, out, err = _channels(request, stdin)
 
     def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
         status = response["exit_status"]
@@ -648,6 +720,32 @@ def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdi
 
     job = {"mode": "calls", "stdin": stdin is not None, **limits}
     return _run_job(worker, job, fds, out, err, result_r, MAX_RESULT_BYTES, deadline, judge)
+
+
+def _run_trace(worker: _Worker, limits: dict, request: bytes, source: str, max_steps: int,
+               deadline: float) -> tuple[SandboxResult, Trace | None, bool]:
+    """One trace-mode job on ``worker``: ``(result, the trace assembled here or None, whether the worker
+    is still usable)``."""
+    from execverify_data.sandbox._tracing import assemble
+
+    fds, result_r, secret, out, err = _channels(request, None)
+    made: list = []
+
+    def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
+        if response["timed_out"]:
+            return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
+        if overflow:
+            return SandboxResult(Status.OUTPUT_LIMIT, detail="the trace stream exceeded its cap", **base)
+        status = response["exit_status"]
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]):
+            state, detail = _death(status)
+            return SandboxResult(state, detail=detail, **base)
+        made.append(assemble(data, secret, source, max_steps=max_steps))  # the secret is the MAC key
+        return SandboxResult(Status.OK, **base)
+
+    result, healthy = _run_job(worker, {"mode": "trace", **limits}, fds, out, err, result_r, MAX_RESULT_BYTES,
+                               deadline, judge)
+    return result, (made[0] if made and result.status is Status.OK else None), healthy
 
 
 def _run_test(worker: _Worker, limits: dict, request: bytes, test: bytes,

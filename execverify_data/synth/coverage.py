@@ -204,22 +204,28 @@ class TracedProbe:
         self.program_lines = text.count("\n") + 1
         self.source = text + _RECORDERS + _ENTRY.format(entry=entry)
         self.tracer = tracer
+        self.refused: str | None = None  # what the sandbox refused a run (a sandbox tracer's ``SandboxRefused``)
 
     def run_many(self, batch: list[tuple], *, max_steps: int, timeout: float) -> list[Run]:
         calls = [f"_probe_entry_({format_arguments(args)})" for args in batch]
         runs = []
         for trace in self.tracer.trace_many(self.source, calls):
+            if trace.exception is not None and trace.exception.type == "SandboxRefused" and self.refused is None:
+                self.refused = trace.exception.message
             steps = sum(1 for e in trace.events if e.line <= self.program_lines)
             status = Status.STEP_LIMIT if steps > max_steps and trace.status not in OVER_BUDGET else trace.status
             parsed = parse(trace.output.text) if status is Status.OK and trace.output.askable else None
             if parsed is None:  # stopped, raised, or a result without a literal
                 runs.append(Run(status, None, False, frozenset(), frozenset(), steps))
                 continue
-            result, outcomes, values = parsed
-            value = encode(result)
-            lines = frozenset(e.line for e in trace.events if e.line <= self.program_lines)
-            runs.append(Run(status, value.text, value.askable and self_equal(value.text),
-                            frozenset((i, b) for i, b in outcomes), lines, steps, *_value_sets(values)))
+            try:  # what the probe's entry returned: the program shares its namespace and could change it
+                result, outcomes, values = parsed
+                value = encode(result)
+                lines = frozenset(e.line for e in trace.events if e.line <= self.program_lines)
+                runs.append(Run(status, value.text, value.askable and self_equal(value.text),
+                                frozenset((i, b) for i, b in outcomes), lines, steps, *_value_sets(values)))
+            except (TypeError, ValueError):
+                runs.append(Run(Status.CRASHED, None, False, frozenset(), frozenset(), steps))
         return runs
 
 

@@ -15,8 +15,9 @@ checks its code before it gets here, and with the ``"trusted"`` tracer the check
 Tracing is done by a :class:`TraceBackend`: ``"inprocess"`` traces in the calling process (the
 pipeline's workers are started with ``PYTHONHASHSEED=0`` and a memory limit; generated programs are
 trusted: terminating by construction, no I/O) and is the fast default; ``"trusted"`` sends every call
-to the :class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about 2.5x slower,
-for untrusted generators).
+to the :class:`~execverify_data.sandbox.trusted.TrustedRunner` (a fork per call: about 2.5x slower); ``"sandbox"``
+traces every call in a confined child of the untrusted sandbox (code nobody reviewed: ``from-code``'s functions,
+given records, LLM-written programs).
 
 >>> normalized_hash("def f(a):\\n    return a.upper() + 'x'\\n") == normalized_hash("def g(s):\\n    return s.upper() + 'yy'\\n")
 True
@@ -62,6 +63,7 @@ __all__ = [
     "REASONS",
     "Accepted",
     "FilterConfig",
+    "TRACERS",
     "TraceBackend",
     "evaluate",
     "normalized_hash",
@@ -121,38 +123,63 @@ class Accepted:
     catalog_ids: list[str] = field(default_factory=list)
 
 
+#: The kinds of :class:`TraceBackend`.
+TRACERS = ("inprocess", "trusted", "sandbox")
+#: Options of the ``"sandbox"`` kind's :class:`~execverify_data.sandbox.UntrustedPool` s (its layers:
+#: ``{"bwrap": False, "python": ...}`` runs without bubblewrap; the tests try both).
+SANDBOX_OPTIONS: dict = {}
+
+
 class TraceBackend:
-    """Traces calls of one program: in this process (``"inprocess"``) or in the trusted runner (``"trusted"``);
-    and traces them again, for the determinism filter, in a helper interpreter with another hash seed
-    (:class:`~execverify_data.synth.retrace.Retracer`)."""
+    """Traces calls of one program: in this process (``"inprocess"``), in the trusted runner (``"trusted"``:
+    a fork per call, limits, no confinement) or in the untrusted sandbox (``"sandbox"``: a confined child per
+    call streams its events, the trace is assembled here, :meth:`~execverify_data.sandbox.UntrustedPool.trace`);
+    and traces them again, for the determinism filter, under another hash seed: in a helper interpreter
+    (:class:`~execverify_data.synth.retrace.Retracer`), or for ``"sandbox"`` in a second sandbox pool.
+
+    ``guarded`` (every kind but ``"inprocess"``) says the code is not ours: the filters then check it
+    before running it and run nothing of it in this process."""
 
     def __init__(self, kind: str = "inprocess", *, max_steps: int = 5000, timeout: float = 2.0, workers: int = 1):
-        if kind not in ("inprocess", "trusted"):
-            raise InvalidArgument(f"tracer kind must be 'inprocess' or 'trusted', got {kind!r}")
+        if kind not in TRACERS:
+            raise InvalidArgument(f"tracer kind must be one of {', '.join(map(repr, TRACERS))}, got {kind!r}")
         self.kind, self.max_steps, self.timeout = kind, max_steps, timeout
-        self._runner = None
+        self.guarded = kind != "inprocess"
+        self._runner = self._pool = self._again_pool = self._again = None
         if kind == "trusted":
             from execverify_data.sandbox.trusted import TrustedRunner
 
             self._runner = TrustedRunner(workers, max_steps=max_steps, timeout=timeout)
-        self._again = Retracer(max_steps=max_steps, timeout=timeout)
-        self._again.start()  # its start-up overlaps the first program's generation
+        if kind == "sandbox":
+            from execverify_data.sandbox.untrusted import UntrustedPool
+
+            # hash seed 0, as the trusted runner and the pipeline's workers trace; the second run under 1
+            self._pool = UntrustedPool(max(2, workers), hash_seed=0, **SANDBOX_OPTIONS)
+            self._again_pool = UntrustedPool(max(2, workers), hash_seed=1, **SANDBOX_OPTIONS)
+        else:
+            self._again = Retracer(max_steps=max_steps, timeout=timeout)
+            self._again.start()  # its start-up overlaps the first program's generation
 
     def trace_many(self, source: str, calls: list[str]) -> list[Trace]:
         if self._runner is not None:
             return self._runner.map([(source, c) for c in calls])
+        if self._pool is not None:
+            return self._pool.trace_many(source, calls, max_steps=self.max_steps, timeout=self.timeout)
         return [trace_call(source, c, max_steps=self.max_steps, timeout=self.timeout) for c in calls]
 
     def reproduces(self, source: str, calls: list[str], traces: list[Trace]) -> bool:
-        """Whether the helper interpreter, under another hash seed, traces ``calls`` exactly as ``traces``."""
+        """Whether a run under another hash seed traces ``calls`` exactly as ``traces``."""
+        if self._again_pool is not None:
+            again = self._again_pool.trace_many(source, calls, max_steps=self.max_steps, timeout=self.timeout)
+            return [trace_digest(t) for t in again] == [trace_digest(t) for t in traces]
         digests = self._again.digests(source, calls)
         return digests is not None and digests == [trace_digest(t) for t in traces]
 
     def close(self) -> None:
-        """Stop the trusted runner (if any) and the second interpreter. Idempotent."""
-        if self._runner is not None:
-            self._runner.close()
-        self._again.close()
+        """Stop the trusted runner or the sandbox pools, and the second interpreter (if any). Idempotent."""
+        for part in (self._runner, self._pool, self._again_pool, self._again):
+            if part is not None:
+                part.close()
 
     def __enter__(self) -> Self:
         return self
@@ -313,7 +340,8 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     step budget or with an unaskable output is discarded and counted (``input_step_budget``,
     ``input_unaskable``) instead of rejecting the program, and the choice covers what the inputs
     reach (:func:`~execverify_data.synth.coverage.choose` ``best_effort``); ``report`` (if given)
-    receives the ``branch_coverage`` of all the runs and of the chosen ones.
+    receives the ``branch_coverage`` of all the runs and of the chosen ones, and ``refused``: what the
+    sandbox refused a run, if it did (a ``"sandbox"`` tracer).
     """
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     runs: list = []
@@ -340,6 +368,8 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
 
     def feed(batch) -> str | None:
         for args, run in results(batch):
+            if report is not None and getattr(probe, "refused", None):
+                report.setdefault("refused", probe.refused)
             over = run.status in OVER_BUDGET
             if best_effort and (over or (run.status is Status.OK and not run.askable)):
                 if counts is not None:
@@ -419,7 +449,7 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
     if unused_params(tree, program.entry_point):
         return None, "unused_param"
     if ours is None:
-        ours = tracer.kind != "trusted"
+        ours = not tracer.guarded
     if ours and bare_literal_gates(program.code):  # ``if len(words) > 9:``: a gate no task names
         return None, "magic_number"
     hints = Hints.of_source(tree)
@@ -435,8 +465,8 @@ def evaluate(program: Program, spec: ConstraintSpec, *, seed: int, config: Filte
         seen = {format_arguments(a) for a in first}
         return [a for a in extra if format_arguments(a) not in seen][:n]
 
-    trusted = tracer.kind == "trusted"
-    if trusted:  # code we did not write: the checker first, and every run in the trusted runner
+    trusted = tracer.guarded
+    if trusted:  # code we did not write: the checker first, and every run in the tracer's guarded processes
         report = check(program.code, spec, entry=program.entry_point)
         if not report.ok:
             return None, "checker"

@@ -224,8 +224,8 @@ class LLMProgramGenerator:
             and stops at the closing fence.
         filters (`FilterConfig`, optional): also run :func:`execverify_data.synth.filters.evaluate`
             (needs annotated entry-point parameters); None runs the checker only.
-        tracer (`TraceBackend`, optional): the filters' tracer; defaults to ``TraceBackend("trusted")``
-            (LLM code is untrusted: every call runs in the trusted runner's child process).
+        tracer (`TraceBackend`, optional): the filters' tracer; defaults to ``TraceBackend("sandbox")``
+            (LLM code is untrusted: every call is traced in a confined child of the untrusted sandbox).
 
     >>> class Fixed:  # a backend that always answers the same program
     ...     def generate(self, prompts, *, n=1, temperature=1.0, max_new_tokens=256, seed=None, stop=None, top_p=1.0):
@@ -306,7 +306,7 @@ class LLMProgramGenerator:
                     if self.filters is not None and tracer is None:
                         from execverify_data.synth.filters import TraceBackend
 
-                        tracer, own_tracer = TraceBackend("trusted"), True
+                        tracer, own_tracer = TraceBackend("sandbox"), True
                     program, reason = self.gate(spec, text, seed=derive_seed(seed, i, j), tracer=tracer,
                                                 seen_sources=seen_sources, seen_hashes=seen_hashes)
                     if program is None:
@@ -358,7 +358,7 @@ class LLMProgramGenerator:
         (:func:`split_description`); the reasons are those of :meth:`generate`.
         """
         if self.filters is not None and tracer is None:
-            raise InvalidArgument("gate needs the filters' tracer: pass tracer=TraceBackend('trusted')")
+            raise InvalidArgument("gate needs the filters' tracer: pass tracer=TraceBackend('sandbox')")
         return self._gate(spec, text, seed, set() if seen_sources is None else seen_sources,
                           set() if seen_hashes is None else seen_hashes, tracer, level, counts)
 
