@@ -25,16 +25,20 @@ Each function goes through these steps; the first that fails names the reason it
 4. Inputs (:func:`execverify_data.inputs.draw_inputs`): the seed inputs first, then
    type-preserving mutations of them (as evalplus does for HumanEval) and fresh draws from the
    types, from the row's seed (:func:`execverify_data.seeds.row_seed`). The candidates run
-   instrumented, each in a fork of the trusted runner (the ``synthesize --tracer trusted`` path,
-   :func:`execverify_data.synth.filters.prescreen` with ``best_effort``), and the inputs kept are
+   instrumented, each traced in a confined child of the untrusted sandbox (the ``synthesize --tracer
+   sandbox`` path, :func:`execverify_data.synth.filters.prescreen` with ``best_effort``; the child
+   streams its events and the trace is built in this process, :mod:`execverify_data.sandbox._tracing`).
+   A function the sandbox refuses an act on any input (reading a frame of the interpreter, opening a
+   file, importing outside the standard library, starting a process) is dropped (``refused``). The
+   inputs kept are
    chosen, as the generator chooses them, to take every decision both ways where the inputs allow
    (:func:`execverify_data.synth.coverage.choose`); an input that raises, runs past the step budget
    or returns a value without a literal is discarded. ``too_few_inputs`` when fewer than ``k`` remain.
-5. Tracing and determinism: the kept calls are traced in the trusted runner, traced again in an
-   interpreter with another hash seed (:class:`~execverify_data.synth.retrace.Retracer`) and run once
-   more in the untrusted sandbox (:mod:`execverify_data.sandbox.untrusted`: layered isolation, no
-   files, no network); any difference in trace or output (time, randomness, I/O, set order) drops
-   the function (``nondeterministic``; the sandbox refusing or failing is ``sandbox_failed``). A function
+5. Tracing and determinism: the kept calls are traced in the sandbox (hash seed 0, as every trace of the
+   project), traced again in a second sandbox pool under hash seed 1 and run once more untraced in the
+   sandbox (:mod:`execverify_data.sandbox.untrusted`: layered isolation, no files, no network); any
+   difference in trace or output (time, randomness, I/O, set order) drops the function
+   (``nondeterministic``; the sandbox failing the untraced run is ``sandbox_failed``). A function
    that gave the same results every time but imports a module of the outside world (``os``, ``time``,
    ``random``, ``socket``...) or calls ``open``, ``input``, ``__import__`` (:func:`world_uses`) is dropped
    too (``io``): its result is this machine's (a file's bytes, an environment variable).

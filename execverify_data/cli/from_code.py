@@ -37,8 +37,10 @@ def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int
     texts such as "[1, 2], 3", e.g. from a benchmark's tests) or a folder of .py files (every
     top-level function). Types come from annotations, seed inputs or the body's use of each
     parameter; inputs are the seeds, their mutations and fresh draws, chosen to take every
-    branch both ways where they can. Every run is in the trusted runner's forks and, once more,
-    in the untrusted sandbox; nondeterministic and benchmark functions are dropped with a reason.
+    branch both ways where they can. Every run is in the untrusted sandbox (a confined child per
+    call; the trace is built here from what it streams); functions that read files, import outside
+    the standard library or reach the interpreter's frames, nondeterministic and benchmark
+    functions are dropped with a reason.
     `execverify build-release --programs OUT` builds a release from the records.
 
     \b

@@ -2,8 +2,8 @@
 of synthesizing them: the records of a ``synthesize`` or ``from-code`` output folder, read in order.
 
 Record ``i`` of the folder (its finished shards in order, their rows in order) is row ``i`` of the
-build. Its inputs are traced again in the trusted runner (a fork per call, as ``synthesize --tracer
-trusted`` traces: from-code records hold code nobody here wrote) and must give the recorded outputs
+build. Its inputs are traced again in the untrusted sandbox (a confined child per call, as ``synthesize
+--tracer sandbox`` traces: from-code records hold code nobody here wrote) and must give the recorded outputs
 (``retrace_mismatch`` otherwise); the rows of every config are then made, decontaminated and
 verified as for synthesized programs (:func:`execverify_data.release.engine.release_chunk`).
 """
@@ -36,7 +36,7 @@ def program_records(folder: str | Path) -> tuple[ProgramRecord, ...]:
 def given_rows(cfg, start: int, stop: int):
     """Rows ``[start, stop)`` of the folder ``cfg.programs`` as :class:`~execverify_data.records.RowOutcome`
     (``record`` None, and ``counts`` saying why, when its inputs do not trace to its outputs again), and the
-    trusted-runner backend that traced them."""
+    sandbox backend that traced them."""
     from execverify_data.synth.filters import worker_tracer
     from execverify_data.trace import Status
 

@@ -16,17 +16,18 @@ taken back. The stream is a sequence of records (:mod:`~execverify_data.sandbox.
     the program did what a function of its arguments has no reason to do (:data:`REFUSED`:
     reach the interpreter's frames or objects, open a file, import a module, start a process...),
     seen by an audit hook that cannot be removed; the act is refused and the trace is worthless;
-``["E", secret, status, output text, type, askable, reason, exception type, message, stdout, python]``
-    the end, written after the call, with the secret read from descriptor 4 only then.
+``["E", status, output text, type, askable, reason, exception type, message, stdout, python]``
+    the end, written after the call.
 
 :func:`assemble` builds the :class:`~execverify_data.trace.Trace` from the stream and checks it as
 it goes: a frame whose state comes twice or before its line, a line outside the program, more
-events than the step budget, a missing or second end, or an end without the secret make the trace
+events than the step budget, a missing or second end, or a record whose MAC does not check make the trace
 ``crashed`` (``ExceptionInfo("SandboxStream", why)``); a refusal makes it ``crashed`` with
-``ExceptionInfo("SandboxRefused", what)``. A program that writes well-formed records to its own
-stream can still add to it; it cannot change what the tracer wrote before, and a second trace in
-another child with another hash seed, the untraced run and the release's re-execution compare
-what it claims (``docs/sandbox.md`` lists what this does not cover).
+``ExceptionInfo("SandboxRefused", what)``. Every record but ``X`` ends with a MAC keyed by the
+job's key (read from descriptor 4 and closed before the program runs; held by the recorder alone)
+and chained over the records before it: a record the program writes, drops or moves fails the
+host's check (``docs/sandbox.md``, "Traces of untrusted code", says what keeps the recorder out of
+the program's reach, and what does not).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import os
 import platform
 import re
 import sys
+import sysconfig
 
 from execverify_data.errors import ProgramError
 from execverify_data.sandbox import _wire
@@ -47,8 +49,10 @@ __all__ = ["REFUSED", "SandboxStreamError", "StreamingRecorder", "assemble", "ru
 _RESULT_FD, _SECRET_FD, _REQUEST_FD = 3, 4, 5
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 #: Audit events (``sys.addaudithook``) a traced program is refused, by prefix: the interpreter's own
-#: frames and objects (what would reach the tracer), native code, files, imports of modules not
-#: loaded before the program ran, processes, the network, the clock's sleep.
+#: frames and objects (what would reach the tracer), native code, files, imports of modules outside
+#: the standard library, processes, the network, the clock's sleep. A module of the standard library
+#: may be imported, by the program or lazily by Python itself (a codec, ``_strptime``): reading the
+#: interpreter's own files for it (:func:`_python_file`) is allowed.
 REFUSED = ("sys._getframe", "sys._current_frames", "sys.setprofile", "sys.addaudithook", "gc.", "ctypes.",
            "open", "import", "os.", "subprocess.", "socket.", "shutil.", "glob.", "tempfile.", "pty.", "fcntl.",
            "mmap.", "resource.", "signal.", "urllib.", "http.", "ftplib.", "smtplib.", "webbrowser.", "sqlite3.",
@@ -74,6 +78,24 @@ def _no_tracer():  # pragma: no cover - runs in the sandboxed child
     return None
 
 
+def _python_file(path) -> bool:
+    """Whether ``path`` (a str) names a file or folder of the interpreter's own installation."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        return False
+    path = os.path.normpath(path)
+    return any(path == d or path.startswith(d + "/") for d in _PYTHON_DIRS)
+
+
+def _stdlib_module(name) -> bool:
+    top = name.split(".")[0] if isinstance(name, str) else ""
+    return top in sys.stdlib_module_names and not top.startswith("_test")
+
+
+_PYTHON_DIRS = tuple(sorted({os.path.normpath(p) for p in (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
+                                                             os.path.dirname(os.__file__))}))
+_READ_ONLY = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
 def _refuse(event: str, args) -> None:  # pragma: no cover - runs in the sandboxed child
     """The audit hook: stateless (nothing a program could switch off), it writes the refusal to the
     stream before anything else happens and raises into the act."""
@@ -81,6 +103,13 @@ def _refuse(event: str, args) -> None:  # pragma: no cover - runs in the sandbox
         if len(args) < 2 or args[1] not in _FRAME_ATTRIBUTES:
             return
         detail = f"read .{args[1]}"
+    elif event == "import" and args and _stdlib_module(args[0]):
+        return
+    elif event == "open" and len(args) >= 3 and _python_file(args[0]) and (args[1] in (None, "r", "rb")) \
+            and not (isinstance(args[2], int) and args[2] & _READ_ONLY):
+        return
+    elif event in ("os.listdir", "os.scandir") and args and _python_file(args[0]):
+        return
     elif event.startswith(REFUSED):
         detail = event if event != "import" or not args else f"import {args[0]}"
     else:

@@ -142,8 +142,10 @@ def records(data, *, max_bytes: int, max_fields: int = 1 << 16):
         if end - pos < HEADER.size + 1:
             raise FrameError("the stream ends inside a frame header")
         (size,) = HEADER.unpack_from(view, pos)
-        if size > max_bytes or size > end - pos - HEADER.size:
-            raise FrameError(f"a frame of {size} bytes does not fit the stream or its {max_bytes}-byte cap")
+        if size > max_bytes:
+            raise FrameError(f"a frame of {size} bytes exceeds the {max_bytes}-byte cap")
+        if size > end - pos - HEADER.size:
+            raise FrameError(f"the stream ends inside a frame of {size} bytes")
         yield _decode_body(view[pos + HEADER.size:pos + HEADER.size + size], (RECORD,), max_fields)
         pos += HEADER.size + size
 
