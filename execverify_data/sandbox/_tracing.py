@@ -41,7 +41,15 @@ import sysconfig
 
 from execverify_data.errors import ProgramError
 from execverify_data.sandbox import _wire
-from execverify_data.trace import _CO_GENERATOR_LIKE, ExceptionInfo, Status, Trace, _new_event, _Recorder, trace_call
+from execverify_data.trace import (
+    _CO_GENERATOR_LIKE,
+    ExceptionInfo,
+    Status,
+    Trace,
+    _new_event,
+    _Recorder,
+    trace_call,
+)
 from execverify_data.values import CanonicalValue
 
 __all__ = ["REFUSED", "SandboxStreamError", "StreamingRecorder", "assemble", "run_trace"]
@@ -75,7 +83,7 @@ class SandboxStreamError(ValueError):
 
 def _no_tracer():  # pragma: no cover - runs in the sandboxed child
     """``sys.gettrace`` in a traced child: the real one would hand the program its recorder."""
-    return None
+    return
 
 
 def _python_file(path) -> bool:
@@ -103,12 +111,8 @@ def _refuse(event: str, args) -> None:  # pragma: no cover - runs in the sandbox
         if len(args) < 2 or args[1] not in _FRAME_ATTRIBUTES:
             return
         detail = f"read .{args[1]}"
-    elif event == "import" and args and _stdlib_module(args[0]):
-        return
-    elif event == "open" and len(args) >= 3 and _python_file(args[0]) and (args[1] in (None, "r", "rb")) \
-            and not (isinstance(args[2], int) and args[2] & _READ_ONLY):
-        return
-    elif event in ("os.listdir", "os.scandir") and args and _python_file(args[0]):
+    elif event == "import" and args and _stdlib_module(args[0]) or event == "open" and len(args) >= 3 and _python_file(args[0]) and (args[1] in (None, "r", "rb")) \
+            and not (isinstance(args[2], int) and args[2] & _READ_ONLY) or event in ("os.listdir", "os.scandir") and args and _python_file(args[0]):
         return
     elif event.startswith(REFUSED):
         detail = event if event != "import" or not args else f"import {args[0]}"
