@@ -301,3 +301,39 @@ def test_a_release_too_small_for_a_test_split_says_so_and_the_share_is_set(folde
     bad = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(folder_run),
                                     "--test-share", "1.5", "--out", str(tmp_path / "bad")])
     assert bad.exit_code == 2 and "--test-share" in bad.output
+
+
+MODULE = '''import re
+
+EMAIL_RE = re.compile(r"[\\w.]+@[\\w.]+")
+DOMAINS = tuple(sorted({"org", "com"}))
+
+
+def find_emails(text: str) -> list[str]:
+    return EMAIL_RE.findall(text)
+
+
+def domain_count(text: str) -> int:
+    count = 0
+    for word in text.split():
+        if word.endswith(DOMAINS):
+            count += 1
+    return count
+
+
+print(find_emails("x@y.org"))
+'''
+
+
+def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
+    """Module-level calls (``re.compile``) run before the coverage probe's recorders exist; only the functions
+    are instrumented (this stopped the whole run with a NameError of ``_probe_value_`` before)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "contacts.py").write_text(MODULE)
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet",
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "out")}
+    assert sorted(records) == ["domain_count", "find_emails"]
+    assert records["domain_count"]["branch_coverage"] == 1.0
+    assert "EMAIL_RE = re.compile" in records["find_emails"]["code"] and "print(" not in records["find_emails"]["code"]

@@ -38,9 +38,17 @@ RECORD = "_probe_record_"
 VALUE = "_probe_value_"
 
 
+def _definitions(tree: ast.AST) -> list[ast.AST]:
+    """What of ``tree`` is instrumented: a module's functions and classes (its other statements run before
+    the recorders, defined after the program, exist: ``EMAIL_RE = re.compile(...)``), or ``tree`` itself."""
+    if isinstance(tree, ast.Module):
+        return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return [tree]
+
+
 def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
-    """Wrap the test of every decision under ``tree`` (not ``and``/``or`` operands) in a call of the recorder;
-    ``{id: (line, kind)}``, ids in the post-order of :func:`~execverify_data.instrument.wrap_tests`."""
+    """Wrap the test of every decision in ``tree``'s functions (not ``and``/``or`` operands) in a call of the
+    recorder; ``{id: (line, kind)}``, ids in the post-order of :func:`~execverify_data.instrument.wrap_tests`."""
     tests: dict[int, tuple[int, str]] = {}
 
     def record(test: ast.expr, node: ast.AST, kind: str) -> ast.expr:
@@ -49,7 +57,8 @@ def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
         tests[len(tests)] = (test.lineno if kind == "comprehension" else node.lineno, kind)
         return probe_call(RECORD, len(tests) - 1, test)
 
-    wrap_tests(tree, record)
+    for node in _definitions(tree):
+        wrap_tests(node, record)
     return tests
 
 
@@ -58,7 +67,7 @@ def _reads_a_variable(call: ast.Call) -> bool:
 
 
 def _wrap_values(tree: ast.AST) -> None:
-    """Wrap every call under ``tree`` whose value is used (not a statement of its own) and that reads a
+    """Wrap every call in ``tree``'s functions whose value is used (not a statement of its own) and that reads a
     variable in a call of the value recorder (ids ``0, 1, ...`` in post-order). Done before
     :func:`_wrap_decisions`, whose recorder calls are not values."""
     count = 0
@@ -84,7 +93,8 @@ def _wrap_values(tree: ast.AST) -> None:
                 if wanted(value, node):
                     setattr(node, name, wrap(value))
 
-    visit(tree)
+    for node in _definitions(tree):
+        visit(node)
 
 
 def instrument(code: str) -> tuple[object, dict[int, tuple[int, str]], frozenset[int]]:
