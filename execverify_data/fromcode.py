@@ -81,10 +81,11 @@ __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Fu
            "world_uses"]
 
 #: The ``generator_version`` of from-code records.
-FROMCODE_VERSION = "fromcode-1"
+FROMCODE_VERSION = "fromcode-2"
 #: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
 REASONS = ("bad_source", "unsupported_signature", "no_params", "bad_seed_input", "untyped_param", "decontam",
-           "too_few_inputs", "step_budget", "refused", "nondeterministic", "sandbox_failed", "io", "duplicate")
+           "too_few_inputs", "step_budget", "refused", "nondeterministic", "sandbox_failed", "constant_output",
+           "returns_input", "io", "duplicate")
 #: Functions per work unit (one function costs dozens of forked calls).
 CHUNK_FUNCTIONS = 8
 
@@ -252,70 +253,6 @@ def load(path: str | os.PathLike) -> list[Function]:
 # ---------------------------------------------------------------------------- types
 
 
-_GENERIC = {"List": "list", "list": "list", "Set": "set", "set": "set", "FrozenSet": "frozenset", "frozenset": "frozenset",
-            "Dict": "dict", "dict": "dict", "Tuple": "tuple", "tuple": "tuple", "Sequence": "list", "Iterable": "list"}
-_SCALARS = {"int", "str", "float", "bool", "bytes"}
-
-
-def _annotation(node: ast.expr | None) -> str | None:
-    """The type-language text of an annotation the sampler can draw, or None."""
-    if node is None:
-        return None
-    if isinstance(node, ast.Constant) and node.value is None:
-        return "None"
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "List[int]" written as a string
-        try:
-            return _annotation(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return None
-    if isinstance(node, ast.Attribute):  # typing.List
-        node = ast.Name(node.attr)
-    if isinstance(node, ast.Name):
-        return node.id if node.id in _SCALARS else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        a, b = _annotation(node.left), _annotation(node.right)
-        return f"{a} | {b}" if a and b else None
-    if isinstance(node, ast.Subscript):
-        base = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
-        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if base == "Optional" and len(args) == 1:
-            inner = _annotation(args[0])
-            return f"{inner} | None" if inner else None
-        if base == "Union":
-            parts = [_annotation(a) for a in args]
-            return " | ".join(parts) if all(parts) else None
-        name = _GENERIC.get(base or "")
-        if name is None:
-            return None
-        if name == "tuple" and len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
-            inner = _annotation(args[0])
-            return f"tuple[{inner}, ...]" if inner else None
-        parts = [_annotation(a) for a in args]
-        if not all(parts) or (name in ("list", "set", "frozenset") and len(parts) != 1) or (name == "dict" and len(parts) != 2):
-            return None
-        return f"{name}[{', '.join(parts)}]"
-    return None
-
-
-def _from_use(tree: ast.Module, fn: ast.FunctionDef, name: str) -> str | None:
-    """What the catalog says a parameter is from the methods the body calls on it: ``str`` or ``bytes``
-    when every such call has candidates on that type (``str`` where both fit: bytes mirror most string
-    methods, and a text is the common reading); containers stay unknown (their elements are)."""
-    from execverify_data.catalog.usage import analyze
-
-    owners: set[str] | None = None
-    inside = {id(n) for n in ast.walk(fn)}
-    for use in analyze(tree).calls:
-        func = use.node.func
-        if id(use.node) in inside and use.how == "method" and isinstance(func, ast.Attribute) \
-                and isinstance(func.value, ast.Name) and func.value.id == name:
-            these = {i.split(".")[0] for i in use.ids}
-            owners = these if owners is None else owners & these
-    if owners and owners <= {"str", "bytes"}:
-        return "str" if "str" in owners else "bytes"
-    return None
-
-
 def _entry(code: str | ast.Module, entry: str) -> ast.FunctionDef | None:
     for node in (ast.parse(code) if isinstance(code, str) else code).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry:
@@ -324,30 +261,70 @@ def _entry(code: str | ast.Module, entry: str) -> ast.FunctionDef | None:
 
 
 def settle_types(code: str, entry: str, seed_args: list[tuple]) -> tuple[tuple[str, ...] | None, str | None]:
-    """``(param types, None)`` or ``(None, "untyped_param: why")`` for ``entry``'s parameters: the
-    annotation (if the sampler draws it and every seed conforms), else the seed values' types, else the
-    body's method calls on the parameter (:func:`_from_use`)."""
-    from execverify_data.catalog.typelang import conforms
-    from execverify_data.inputs import common_type, drawable
+    """``(param types, None)`` or ``(None, "untyped_param: why")`` for ``entry``'s parameters: each one's
+    first candidate (:func:`execverify_data.param_types.candidates`: the annotation if the sampler draws it and
+    every seed conforms, else the seed values' types, else what the body does with it). :func:`convert` runs
+    the function on draws of the other candidates where a parameter has several (:func:`probe_types`)."""
+    from execverify_data.param_types import candidates
 
     tree = ast.parse(code)
-    fn = _entry(tree, entry)
-    out = []
-    for i, a in enumerate(fn.args.args):
-        values = [args[i] for args in seed_args if i < len(args)]
-        seeded = common_type(values, widen=True)
-        declared = _annotation(a.annotation)
-        if drawable(declared) and all(conforms(v, declared) for v in values):
-            out.append(declared)
-        elif drawable(seeded):
-            out.append(seeded)
-        elif (used := _from_use(tree, fn, a.arg)) is not None:
-            out.append(used)
-        else:
+    options = candidates(tree, entry, seed_args)
+    why = _untyped(_entry(tree, entry), options, seed_args)
+    return (None, why) if why else (tuple(o[0][0] for o in options), None)
+
+
+def _untyped(fn: ast.FunctionDef, options: list, seed_args: list[tuple]) -> str | None:
+    for i, (a, found) in enumerate(zip(fn.args.args, options)):
+        if not found:
             how = "no annotation" if a.annotation is None else "an annotation the sampler cannot draw"
-            seeds = "seed inputs of no drawable type" if values else "no seed input"
-            return None, f"untyped_param: cannot settle the type of {a.arg!r} ({how}, {seeds}, no telling use)"
-    return tuple(out), None
+            seeds = "seed inputs of no drawable type" if any(i < len(s) for s in seed_args) else "no seed input"
+            return f"untyped_param: cannot settle the type of {a.arg!r} ({how}, {seeds}, no telling use)"
+    return None
+
+
+#: Draws of each combination of candidate types a type probe runs, the fewest that must return, and the
+#: seconds the sandbox gives one combination's draws (a type that makes the function loop costs no more).
+PROBE_DRAWS, PROBE_MIN_RETURNS, PROBE_SECONDS = 6, 2, 2.0
+
+
+def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, config: FromCodeConfig, pool, *,
+                domains: bool) -> tuple[tuple[str, ...] | None, tuple[str, ...], list[str], str]:
+    """Settle the parameters' types (each one's candidates, ``options``) and, with ``domains``, the input
+    domains drawn from (:data:`~execverify_data.param_types.DOMAIN_VARIANTS`: sentences, digit strings,
+    large numbers...): the combination under which the most of :data:`PROBE_DRAWS` draws return, with the
+    most distinct outputs among those (the first such in :func:`~execverify_data.param_types.combinations`
+    order), run untraced in the untrusted sandbox, one child per combination.
+
+    Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination returns for
+    :data:`PROBE_MIN_RETURNS` draws."""
+    from execverify_data.inputs import Hints, draw_inputs
+    from execverify_data.param_types import combinations, variants
+    from execverify_data.sandbox.untrusted import Status as SandboxStatus
+    from execverify_data.values import format_arguments
+
+    hints = Hints.of_source(fn.code)
+    best, best_score, tried = None, (False, -1, -1), []
+    per_param = [variants([t for t, _ in o], domains=domains) for o in options]
+    for combo in combinations(per_param):
+        types, chosen = tuple(t for t, _ in combo), tuple(d for _, d in combo)
+        try:
+            draws = draw_inputs(types, seed, PROBE_DRAWS, min_size=config.min_size, max_size=config.max_size,
+                                hints=hints, domains=chosen)
+        except Exception:  # noqa: BLE001 - a type the sampler cannot draw at these sizes
+            continue
+        calls = [f"{fn.entry_point}({format_arguments(args)})" for args in draws]
+        result = pool.run(fn.code, calls, timeout=min(PROBE_SECONDS, config.timeout * len(calls)))
+        values = [c.value.text for c in result.calls if c.ok] if result.status is SandboxStatus.OK else []
+        tried.append(f"{', '.join(t + (f' ({d})' if d else '') for t, d in combo)}: {len(values)}/{len(calls)}")
+        score = (len(values) >= PROBE_MIN_RETURNS, len(set(values)), len(values))
+        if score > best_score:
+            best, best_score = combo, score
+        if len(values) == len(calls) and len(set(values)) >= min(3, len(calls)):
+            break
+    if best is None or not best_score[0]:
+        return None, (), [], f"no candidate types make it return (returns of {PROBE_DRAWS} draws: {'; '.join(tried)})"[:400]
+    return (tuple(t for t, _ in best), tuple(d for _, d in best),
+            ["probe" if len(o) > 1 else o[0][1] for o in options], "")
 
 
 # ---------------------------------------------------------------------------- one function
@@ -455,6 +432,7 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     (``{"attempts": 1, reason: 1, "why": detail}`` when skipped)."""
     from execverify_data.catalog.usage import entries_used
     from execverify_data.inputs import Hints, draw_inputs
+    from execverify_data.param_types import candidates
     from execverify_data.sandbox.untrusted import Status as SandboxStatus
     from execverify_data.synth.filters import FilterConfig, prescreen, normalized_hash
     from execverify_data.synth.generator import Program
@@ -486,18 +464,27 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         if kwargs or len(args) != len(names):
             return _skip("bad_seed_input", f"seed input {text!r} does not give the {len(names)} parameters")
         seeds.append(tuple(args))
-    types, why = settle_types(fn.code, fn.entry_point, seeds)
-    if types is None:
+    options = candidates(fn.code, fn.entry_point, seeds)
+    why = _untyped(node, options, seeds)
+    if why:
         return _skip("untyped_param", why.split(": ", 1)[1])
     if decon is not None:
         match = decon.check(fn.code)
         if match is not None:
             return _skip(f"decontam_{match.benchmark}_{match.kind}", f"found in {match.benchmark} ({match.kind})")
     s = row_seed(config.seed, i)
+    domains: tuple[str, ...] = ("",) * len(names)
+    if seeds and all(len(o) == 1 for o in options):  # the seed inputs say what the function is given
+        types, origins = tuple(o[0][0] for o in options), [o[0][1] for o in options]
+    else:
+        types, domains, origins, why = probe_types(fn, options, s, config, pool or _pool(), domains=not seeds)
+        if types is None:
+            return _skip("untyped_param", why)
     program = Program(fn.code, fn.entry_point, types, names, level=0, target="from_code", seed=s)
     try:
         candidates = draw_inputs(types, s, config.candidates, min_size=config.min_size, max_size=config.max_size,
-                                 mutation_rate=0.7 if seeds else 0.4, hints=Hints.of_source(fn.code), seeds=seeds)
+                                 mutation_rate=0.7 if seeds else 0.4, hints=Hints.of_source(fn.code), seeds=seeds,
+                                 domains=domains)
     except Exception as exc:  # noqa: BLE001 - a seed the mutator cannot edit under the settled type
         return _skip("untyped_param", f"cannot draw inputs of {types}: {type(exc).__name__}")
     counts: dict = {"attempts": 1}
@@ -530,6 +517,14 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         return None, {**counts, "sandbox_failed": 1, "why": f"the untrusted sandbox ended {result.status.value}: {result.detail}"[:300]}
     if [c.value.text if c.ok else None for c in result.calls] != [t.output.text for t in traces]:
         return None, {**counts, "nondeterministic": 1, "why": "the untrusted sandbox gave another output"}
+    outputs = [t.output.text for t in traces]
+    if len(set(outputs)) == 1:
+        return None, {**counts, "constant_output": 1,
+                      "why": f"every kept input gives {outputs[0][:60]} (the rows would teach a constant)"}
+    for j, name in enumerate(names):
+        if all(out == format_arguments((args[j],)) for (args, _), out in zip(picked, outputs)):
+            return None, {**counts, "returns_input": 1,
+                          "why": f"every kept input returns its {name!r} unchanged (the rows would teach the identity)"}
     touches = world_uses(fn.code)
     if touches:  # it ran the same three times, but on this machine's files, environment or clock
         return None, {**counts, "io": 1, "why": f"reaches outside its arguments: {', '.join(touches)}"}
@@ -539,13 +534,13 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         spec={"target": "from_code", "nested_depth": 0, "other_methods": False, "control_flow": [], "helper_depth": 0,
               "n_params": len(names), "min_size": config.min_size, "max_size": config.max_size},
         target="from_code", code=fn.code, entry_point=fn.entry_point, param_types=list(types),
-        param_domains=[""] * len(types), inputs=inputs, outputs=[t.output.text for t in traces],
+        param_domains=list(domains), inputs=inputs, outputs=[t.output.text for t in traces],
         output_types=[t.output.type for t in traces], trace_lengths=[len(t.events) for t in traces],
         ast_hash=normalized_hash(fn.code), catalog_ids=sorted(entries_used(fn.code)), python=traces[0].python,
         generator_version=FROMCODE_VERSION, generator="from_code", description=fn.description, source=fn.source,
         source_id=fn.source_id,
         input_origins=["seed" if text in seed_texts else "generated" for text in inputs],
-        branch_coverage=report.get("branch_coverage"))
+        branch_coverage=report.get("branch_coverage"), type_origins=origins)
     counts["generated"] = 1
     return record, counts
 

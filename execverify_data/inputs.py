@@ -474,6 +474,7 @@ _LONG_WORDS = ("banana", "orange", "purple", "window", "silver", "garden", "pepp
                "summer", "yellow", "kitten", "letter", "coffee", "apple", "lemon", "mango", "cherry", "pencil",
                "forest", "bottle", "castle", "dragon", "island")
 _SEPS = (",", ";", "-", "|", ":")
+_TOKEN_SEPS = (" ", ",", ";", "-", "|", ":", "/")
 #: the domains drawn as one element of a pool, and as an int in a range
 _PICKS = {"char": _CHARS, "sepchar": _SEPS[:3] + (" ",), "amount": _FLOATS, "key": _WORDS}
 _RANGES = {"count": (0, 8), "limit": (1, 6)}
@@ -515,6 +516,12 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         while len(sep.join(fields)) < hi:
             fields.append(rng.choice(_WORDS) if rng.random() < 0.6 else str(rng.randint(0, 99)))
         return _fit(sep.join(fields), lo, hi, rng, pool="abc")
+    if domain == "tokens":  # the program's own words joined by the separator it splits on ("three one five", "3/4")
+        strs = hints.strs if hints else ()
+        sep = rng.choice([p for p in strs if p in _TOKEN_SEPS] or [" "])
+        words = [x for x in strs if x and x not in _TOKEN_SEPS and len(x) <= 12 and not x.isspace()]
+        n = rng.choice((1, 2, 2, 3, rng.randint(1, max(2, hi // 2))))
+        return sep.join(rng.choice(words) if words and rng.random() < 0.8 else str(rng.randint(0, 20)) for _ in range(n))
     if domain == "digits" or (domain == "numstr" and rng.random() < 0.5):
         return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
     if domain == "numstr":
@@ -549,7 +556,8 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
 #: the type each domain draws (a domain given for another type is ignored)
 _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
-                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str"}
+                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
+                 "tokens": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(_DOMAIN_TYPES)
 

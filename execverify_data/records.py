@@ -75,6 +75,7 @@ class ProgramRecord:
     source_id: str | None = None
     input_origins: list[str] | None = None
     branch_coverage: float | None = None
+    type_origins: list[str] | None = None
 
     @property
     def calls(self) -> list[str]:
@@ -97,7 +98,7 @@ class ProgramRecord:
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ProgramRecord))
 #: The provenance columns, written only in shards whose records have them.
-PROVENANCE_FIELDS = _FIELDS[-4:]
+PROVENANCE_FIELDS = _FIELDS[-5:]
 
 
 def arrow_type(hint) -> Any:

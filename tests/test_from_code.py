@@ -160,7 +160,7 @@ def test_folder_reasons(folder_run):
     rejected = summary["rejected"]
     assert rejected["nondeterministic"] == 2  # noisy.py: random.choice/randint, time.perf_counter_ns (caught by re-execution)
     assert rejected["io"] == 1  # noisy.py: os.environ (the same in every run on this machine)
-    assert rejected["untyped_param"] == 1  # untyped.py: combine(a, b)
+    assert rejected["untyped_param"] == 1  # untyped.py: swap(a, b)
     assert summary["from_code"]["examples"]["io"] == "noisy.py:home: reaches outside its arguments: import os"
     assert "noisy.py:" in summary["from_code"]["examples"]["nondeterministic"]
     assert "'a'" in summary["from_code"]["examples"]["untyped_param"]
@@ -182,7 +182,7 @@ def test_humaneval_rows(humaneval_run):
     assert len(records) == N_HUMANEVAL, summary["rejected"]  # the first 12 problems all qualify
     seeds = {f.source_id: [parse_call(f"f({t})")[1] for t in f.inputs] for f in humaneval_functions()[:N_HUMANEVAL]}
     for rec in records:
-        assert rec["source"] == "humaneval12.jsonl" and rec["generator_version"] == "fromcode-1"
+        assert rec["source"] == "humaneval12.jsonl" and rec["generator_version"] == "fromcode-2"
         assert 3 <= len(rec["inputs"]) <= 8 and len(rec["inputs"]) == len(rec["outputs"]) == len(rec["input_origins"])
         for text, origin in zip(rec["inputs"], rec["input_origins"]):  # a "seed" input is one of the tests' calls
             assert (origin == "seed") == (parse_call(f"f({text})")[1] in seeds[rec["source_id"]]), (rec["source_id"], text)
@@ -305,12 +305,12 @@ def test_a_release_too_small_for_a_test_split_says_so_and_the_share_is_set(folde
 
 MODULE = '''import re
 
-EMAIL_RE = re.compile(r"[\\w.]+@[\\w.]+")
+WORD_RE = re.compile(r"[a-z]+")
 DOMAINS = tuple(sorted({"org", "com"}))
 
 
-def find_emails(text: str) -> list[str]:
-    return EMAIL_RE.findall(text)
+def find_words(text: str) -> list[str]:
+    return WORD_RE.findall(text)
 
 
 def domain_count(text: str) -> int:
@@ -321,7 +321,7 @@ def domain_count(text: str) -> int:
     return count
 
 
-print(find_emails("x@y.org"))
+print(find_words("x@y.org"))
 '''
 
 
@@ -334,6 +334,6 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
                                        "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     records = {r["entry_point"]: r for r in _records(tmp_path / "out")}
-    assert sorted(records) == ["domain_count", "find_emails"]
+    assert sorted(records) == ["domain_count", "find_words"]
     assert records["domain_count"]["branch_coverage"] == 1.0
-    assert "EMAIL_RE = re.compile" in records["find_emails"]["code"] and "print(" not in records["find_emails"]["code"]
+    assert "WORD_RE = re.compile" in records["find_words"]["code"] and "print(" not in records["find_words"]["code"]
