@@ -84,8 +84,8 @@ __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Fu
 FROMCODE_VERSION = "fromcode-2"
 #: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
 REASONS = ("bad_source", "unsupported_signature", "no_params", "bad_seed_input", "untyped_param", "decontam",
-           "too_few_inputs", "step_budget", "refused", "nondeterministic", "sandbox_failed", "constant_output",
-           "returns_input", "io", "duplicate")
+           "too_few_inputs", "step_budget", "refused", "time_cap", "nondeterministic", "sandbox_failed",
+           "constant_output", "returns_input", "io", "duplicate")
 #: Functions per work unit (one function costs dozens of forked calls).
 CHUNK_FUNCTIONS = 8
 
@@ -288,7 +288,7 @@ PROBE_DRAWS, PROBE_MIN_RETURNS, PROBE_SECONDS = 6, 2, 2.0
 
 
 def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, config: FromCodeConfig, pool, *,
-                domains: bool) -> tuple[tuple[str, ...] | None, tuple[str, ...], list[str], str]:
+                domains: bool, deadline: float | None = None) -> tuple[tuple[str, ...] | None, tuple[str, ...], list[str], str]:
     """Settle the parameters' types (each one's candidates, ``options``) and, with ``domains``, the input
     domains drawn from (:data:`~execverify_data.param_types.DOMAIN_VARIANTS`: sentences, digit strings,
     large numbers...): the combination under which the most of :data:`PROBE_DRAWS` draws return, with the
@@ -306,6 +306,8 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
     best, best_score, tried = None, (False, -1, -1), []
     per_param = [variants([t for t, _ in o], domains=domains) for o in options]
     for combo in combinations(per_param):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         types, chosen = tuple(t for t, _ in combo), tuple(d for _, d in combo)
         try:
             draws = draw_inputs(types, seed, PROBE_DRAWS, min_size=config.min_size, max_size=config.max_size,
@@ -313,16 +315,18 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
         except Exception:  # noqa: BLE001 - a type the sampler cannot draw at these sizes
             continue
         calls = [f"{fn.entry_point}({format_arguments(args)})" for args in draws]
-        result = pool.run(fn.code, calls, timeout=min(PROBE_SECONDS, config.timeout * len(calls)))
+        most = min(PROBE_SECONDS, config.timeout * len(calls))
+        result = pool.run(fn.code, calls, timeout=most if deadline is None else _left(deadline, most))
         values = [c.value.text for c in result.calls if c.ok] if result.status is SandboxStatus.OK else []
-        tried.append(f"{', '.join(t + (f' ({d})' if d else '') for t, d in combo)}: {len(values)}/{len(calls)}")
+        ended = "" if result.status is SandboxStatus.OK else f" ({result.status.value})"
+        tried.append(f"{', '.join(t + (f' ({d})' if d else '') for t, d in combo)}: {len(values)}/{len(calls)}{ended}")
         score = (len(values) >= PROBE_MIN_RETURNS, len(set(values)), len(values))
         if score > best_score:
             best, best_score = combo, score
         if len(values) == len(calls) and len(set(values)) >= min(3, len(calls)):
             break
     if best is None or not best_score[0]:
-        return None, (), [], f"no candidate types make it return (returns of {PROBE_DRAWS} draws: {'; '.join(tried)})"[:400]
+        return None, (), [], f"no draws of the candidate types return (returns of {PROBE_DRAWS} draws: {'; '.join(tried)})"[:400]
     return (tuple(t for t, _ in best), tuple(d for _, d in best),
             ["probe" if len(o) > 1 else o[0][1] for o in options], "")
 
@@ -342,6 +346,8 @@ class FromCodeConfig:
         candidates (`int`, defaults to 48): candidate inputs run per function (seeds included).
         shard_size (`int`, defaults to 200): functions per shard (the unit of resume).
         max_steps (`int`, defaults to 5000), timeout (`float`, defaults to 5.0): per-call budgets.
+        function_seconds (`float`, defaults to 10.0): the wall-clock cap on the whole conversion of one
+            function (type probe, candidate runs, traces); past it the function is given up (``time_cap``).
         min_size, max_size (`int`, defaults to 0 and 8): sizes of freshly drawn strings and containers.
         allow_benchmarks (`tuple[str, ...]`): benchmarks not decontaminated against (the input's own).
 
@@ -357,6 +363,7 @@ class FromCodeConfig:
     shard_size: int = 200
     max_steps: int = 5000
     timeout: float = 5.0
+    function_seconds: float = 10.0
     min_size: int = 0
     max_size: int = 8
     allow_benchmarks: tuple[str, ...] = ()
@@ -369,6 +376,9 @@ class FromCodeConfig:
             value = getattr(self, name)
             check_int(name, value)
         check_int("seed", self.seed, minimum=0)
+        if isinstance(self.function_seconds, bool) or not isinstance(self.function_seconds, (int, float)) \
+                or self.function_seconds <= 0:
+            raise InvalidArgument(f"function_seconds must be a positive number of seconds, got {self.function_seconds!r}")
         if not self.min_inputs <= self.k <= self.k_max:
             raise InvalidArgument(f"need min_inputs <= k <= k_max, got {self.min_inputs}, {self.k}, {self.k_max}")
         if not 0 <= self.min_size <= self.max_size:
@@ -429,7 +439,30 @@ def _skip(reason: str, detail: str = "") -> tuple[None, dict]:
 def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
             pool=None) -> tuple[ProgramRecord | None, dict]:
     """Function ``fn`` (row ``i`` of the run) as a record, or None; and the counts of what happened
-    (``{"attempts": 1, reason: 1, "why": detail}`` when skipped)."""
+    (``{"attempts": 1, reason: 1, "why": detail}`` when skipped). The whole conversion ends within
+    ``config.function_seconds`` (and a second or two of the sandbox's grace): the tracer's calls and the
+    sandbox's runs get no more than the time left, and a function that ran out of it is ``time_cap``."""
+    deadline = time.monotonic() + config.function_seconds
+    before = getattr(tracer, "deadline", None)
+    if tracer is not None:
+        tracer.deadline = deadline
+    try:
+        record, counts = _convert(fn, i, config, tracer=tracer, decon=decon, pool=pool, deadline=deadline)
+    finally:
+        if tracer is not None:
+            tracer.deadline = before
+    if record is None and time.monotonic() >= deadline and "time_cap" not in counts:
+        counts = {k: v for k, v in counts.items() if k in ("attempts",) or k.startswith("input_")}
+        counts.update(time_cap=1, why=f"its conversion ran past the {config.function_seconds:g} s cap per function")
+    return record, counts
+
+
+def _left(deadline: float, most: float) -> float:
+    return max(0.05, min(most, deadline - time.monotonic()))
+
+
+def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, pool,
+             deadline: float) -> tuple[ProgramRecord | None, dict]:
     from execverify_data.catalog.usage import entries_used
     from execverify_data.inputs import Hints, draw_inputs
     from execverify_data.param_types import candidates
@@ -477,9 +510,10 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
     if seeds and all(len(o) == 1 for o in options):  # the seed inputs say what the function is given
         types, origins = tuple(o[0][0] for o in options), [o[0][1] for o in options]
     else:
-        types, domains, origins, why = probe_types(fn, options, s, config, pool or _pool(), domains=not seeds)
-        if types is None:
-            return _skip("untyped_param", why)
+        types, domains, origins, why = probe_types(fn, options, s, config, pool or _pool(), domains=not seeds,
+                                                   deadline=deadline)
+        if types is None:  # the types were known (an annotation): it is the inputs that never returned
+            return _skip("too_few_inputs" if all(len(o) == 1 for o in options) else "untyped_param", why)
     program = Program(fn.code, fn.entry_point, types, names, level=0, target="from_code", seed=s)
     try:
         candidates = draw_inputs(types, s, config.candidates, min_size=config.min_size, max_size=config.max_size,
@@ -509,10 +543,10 @@ def convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon=None,
         if trace.status in OVER_BUDGET:
             return None, {**counts, "step_budget": 1, "why": f"traced call ended {trace.status.value}"}
         if trace.status is not Status.OK or trace.output.text != text:
-            return None, {**counts, "nondeterministic": 1, "why": "a second run in the trusted runner gave another result"}
+            return None, {**counts, "nondeterministic": 1, "why": "a second traced run gave another result"}
     if not tracer.reproduces(fn.code, calls, traces):
-        return None, {**counts, "nondeterministic": 1, "why": "another interpreter (other hash seed) traced it differently"}
-    result = (pool or _pool()).run(fn.code, calls, timeout=config.timeout * len(calls) + 1)
+        return None, {**counts, "nondeterministic": 1, "why": "a trace under another hash seed differs"}
+    result = (pool or _pool()).run(fn.code, calls, timeout=_left(deadline, config.timeout * len(calls) + 1))
     if result.status is not SandboxStatus.OK:
         return None, {**counts, "sandbox_failed": 1, "why": f"the untrusted sandbox ended {result.status.value}: {result.detail}"[:300]}
     if [c.value.text if c.ok else None for c in result.calls] != [t.output.text for t in traces]:
@@ -562,8 +596,8 @@ def _pool():
 
 
 def fromcode_chunk(config: FromCodeConfig, start: int, functions: list[Function]) -> dict:
-    """The work unit: functions ``start, start + 1, ...`` as ``{"rows": [RowOutcome...], "why", "seconds"}``
-    (``why``: each row's reason with its detail, for the summary's examples)."""
+    """The work unit: functions ``start, start + 1, ...`` as ``{"rows": [RowOutcome...], "details", "seconds"}``
+    (``details``: why each row's function was given up, or None; for ``rejected.jsonl``)."""
     from execverify_data.records import RowOutcome
     from execverify_data.release.engine import decontaminator
     from execverify_data.synth.filters import worker_tracer
@@ -571,13 +605,12 @@ def fromcode_chunk(config: FromCodeConfig, start: int, functions: list[Function]
     t0 = time.perf_counter()
     tracer = worker_tracer(config.tracer, config.max_steps, config.timeout)
     decon = decontaminator((), 10, 0.5, config.allow_benchmarks)
-    rows, why = [], []
+    rows, details = [], []
     for j, fn in enumerate(functions):
         record, counts = convert(fn, start + j, config, tracer=tracer, decon=decon)
-        detail = counts.pop("why", None)
+        details.append(counts.pop("why", None))
         rows.append(RowOutcome(start + j, 0, "from_code", counts, record))
-        why.append(None if detail is None else f"{fn.source_id}: {detail}")
-    return {"rows": rows, "why": why, "seconds": time.perf_counter() - t0}
+    return {"rows": rows, "details": details, "seconds": time.perf_counter() - t0}
 
 
 def digest(functions: list[Function]) -> str:
@@ -609,7 +642,10 @@ def from_code(functions: list[Function], out: str | os.PathLike, *, config: From
     run.run(workers)
     wall = time.perf_counter() - t0
     summary = summarize(out, config)
-    summary["from_code"] = _extra_summary(out, len(functions), run.why)
+    given_up = [entry for stats in shards.read_stats(out, finished_shards_of(out))
+                for entry in stats.get("rejected_functions", [])]
+    shards.write_atomic(out / "rejected.jsonl", lambda p: p.write_text("".join(json.dumps(e) + "\n" for e in given_up)))
+    summary["from_code"] = _extra_summary(out, len(functions), given_up)
     summary["throughput"] = {"this_invocation_seconds": round(wall, 3), "workers": workers,
                              "shards_run": run.start - run.resumed, "shards_resumed": run.resumed}
     shards.write_json(out / "summary.json", summary)
@@ -623,9 +659,11 @@ class FromCodeRun(RecordRun):
     provenance = True
 
     def __init__(self, config: FromCodeConfig, out: Path, functions: list[Function], progress=None):
-        self.functions, self.why = functions, {}
+        self.functions = functions
         self.done = min(config.n_functions, finished_shards_of(out) * config.shard_size)
         super().__init__(config, out, progress)
+        # the function each kept program came from (a duplicate later in the input names it)
+        self.first_of = {r.ast_hash: r.source_id for r in shards.read_records(out)} if self.start else {}
 
     def jobs(self, shard: int) -> list:
         first = shard * self.config.shard_size
@@ -633,12 +671,28 @@ class FromCodeRun(RecordRun):
         return [(fromcode_chunk, [self.config, a, self.functions[a:min(a + CHUNK_FUNCTIONS, last)]])
                 for a in range(first, last, CHUNK_FUNCTIONS)]
 
+    def shard_extra(self, results: list[dict]) -> dict:
+        """Each function of the shard given up, with its reason and detail (``rejected.jsonl`` is made from
+        them): a duplicate names the function it repeats."""
+        given_up, seen = [], dict(self.first_of)
+        for chunk in results:
+            for row, detail in zip(chunk["rows"], chunk.get("details", [None] * len(chunk["rows"]))):
+                fn = self.functions[row.row]
+                entry = {"row": row.row, "source_id": fn.source_id, "entry_point": fn.entry_point}
+                if row.record is None:
+                    reason = next((k for k in row.counts if k not in ("attempts", "generated") and not k.startswith("input_")),
+                                  "unknown")
+                    given_up.append({**entry, "reason": reason, "detail": detail or ""})
+                elif row.record.ast_hash in seen:
+                    given_up.append({**entry, "reason": "duplicate",
+                                     "detail": f"the same code, names aside, as {seen[row.record.ast_hash]} (kept)"})
+                else:
+                    seen[row.record.ast_hash] = fn.source_id
+        self.first_of = seen
+        return {"rejected_functions": given_up}
+
     def on_result(self, chunk: dict | None) -> None:
-        for row, why in zip(chunk["rows"], chunk["why"]) if chunk else ():
-            self.done += 1
-            for reason in row.counts:
-                if why and reason not in ("attempts", "generated") and not reason.startswith("input_"):
-                    self.why.setdefault(reason, why)
+        self.done += len(chunk["rows"]) if chunk else 0
         self.show(self.done, self.config.n_functions)
 
     @property
@@ -650,7 +704,7 @@ def finished_shards_of(out: Path) -> int:
     return shards.finished_shards(out, *shards.RECORD_MARKERS)
 
 
-def _extra_summary(out: Path, n: int, why: dict[str, str]) -> dict:
+def _extra_summary(out: Path, n: int, given_up: list[dict]) -> dict:
     import pyarrow.parquet as pq
 
     per_row, coverage, seeds, generated = [], [], 0, 0
@@ -673,5 +727,9 @@ def _extra_summary(out: Path, n: int, why: dict[str, str]) -> dict:
             "median": statistics.median(coverage) if coverage else None,
             "full": sum(c == 1.0 for c in coverage),
         },
-        "examples": dict(sorted(why.items())),  # one skipped function per reason, in this invocation
+        "given_up": dict(sorted(Counter(e["reason"] for e in given_up).items())),
+        # one function given up per reason, with its detail (all of them: rejected.jsonl)
+        "examples": {reason: next(f"{e['source_id']}: {e['detail']}" for e in given_up if e["reason"] == reason)
+                     for reason in sorted({e["reason"] for e in given_up})},
+        "rejected_file": "rejected.jsonl",
     }

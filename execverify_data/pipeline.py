@@ -475,6 +475,10 @@ class RecordRun(shards.ShardRun):
     def complete(self) -> bool:
         return self.kept >= self.config.n_programs or self.start * self.config.shard_size >= self.config.max_rows
 
+    def shard_extra(self, results: list[dict]) -> dict:
+        """More statistics a shard's ``.stats.json`` keeps (from its chunks, before :meth:`finish` counts them)."""
+        return {}
+
     def on_result(self, chunk: dict | None) -> None:
         self.pending += sum(r.record is not None for r in chunk["rows"]) if chunk else 0
         self.show(self.kept + self.pending, self.config.n_programs)
@@ -490,6 +494,7 @@ class RecordRun(shards.ShardRun):
                 records.append(row.record)
         stats = tally.stats()
         stats["seconds"] = sum(chunk["seconds"] for chunk in results)
+        stats.update(self.shard_extra(results))
         shards.write_records(self.folder, shard, records, stats, provenance=self.provenance)
         self.kept += len(records)
         self.accepted_now += len(records)

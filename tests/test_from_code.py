@@ -337,3 +337,75 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
     assert sorted(records) == ["domain_count", "find_words"]
     assert records["domain_count"]["branch_coverage"] == 1.0
     assert "WORD_RE = re.compile" in records["find_words"]["code"] and "print(" not in records["find_words"]["code"]
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("def f(n):\n    return [i * i for i in range(n)]\n", [["int"]]),
+    ("def f(a, h):\n    return a * h / 2.0\n", [["int", "float"], ["int", "float"]]),
+    ("def f(l: list):\n    return sorted(set(l))[:3] if l else []\n", [["list[int]", "list[str]"]]),
+    ("def f(text):\n    return sum(1 for ch in text if ch in 'aeiou')\n", [["str", "list[str]"]]),
+    ("def f(arr):\n    return [x for x in arr if x % 2 == 0]\n", [["list[int]", "list[float]"]]),
+    ("def f(d):\n    return sorted(d.items())\n", [["dict[str, int]", "dict[str, str]", "dict[int, int]"]]),
+    ("def f(xs, k):\n    return xs.index(k)\n", [["list[int]", "str", "list[str]"], []]),
+    ("def f(x, y):\n    return max(x, y) - min(x, y)\n", [["int", "float", "str"], ["int", "float", "str"]]),
+    ("import re\ndef f(s):\n    return re.split('[,;]', s)\n", [["str"]]),
+])
+def test_types_from_use(code, expected):
+    from execverify_data.param_types import candidates
+
+    assert [[t for t, _ in c] for c in candidates(code, "f", [])] == expected
+
+
+def test_untyped_parameters_are_settled_by_a_probe_in_the_sandbox(tmp_path):
+    """Parameters without annotation or seed: the body's use gives candidates, a probe in the sandbox picks the
+    types (and the input domains) under which the function returns; the record says how each was settled."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "funcs.py").write_text(
+        "def midpoint(lo, hi):\n    return lo + (hi - lo) / 2\n\n\n"
+        "def vowels(text):\n    return sum(1 for ch in text.lower() if ch in 'aeiou')\n\n\n"
+        "def to_number(s: str) -> int:\n    return int(s) * 2\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert records["midpoint"]["type_origins"] == ["probe", "probe"]
+    assert set(records["midpoint"]["param_types"]) <= {"int", "float"}
+    assert records["vowels"]["param_types"] == ["str"] and records["vowels"]["type_origins"] == ["use"]  # text.lower()
+    assert records["to_number"]["type_origins"] == ["annotation"]
+    assert records["to_number"]["param_domains"][0] in ("digits", "numstr", "tokens")  # int(s) needs digits
+
+
+def test_every_function_given_up_is_in_rejected_jsonl(tmp_path):
+    """Each with its reason and detail; a duplicate names the function it repeats; the summary counts them."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text(
+        "def evens(xs: list[int]) -> int:\n    return sum(1 for x in xs if x % 2 == 0)\n\n\n"
+        "def swap(a, b):\n    return (b, a)\n\n\n"
+        "def same(values: list[int]) -> list[int]:\n    return values\n")
+    (tmp_path / "src" / "b.py").write_text("def odds(ys: list[int]) -> int:\n    return sum(1 for y in ys if y % 2 == 0)\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    given_up = [json.loads(line) for line in (tmp_path / "o" / "rejected.jsonl").read_text().splitlines()]
+    assert {(e["source_id"], e["reason"]) for e in given_up} == {
+        ("a.py:swap", "untyped_param"), ("a.py:same", "returns_input"), ("b.py:odds", "duplicate")}
+    assert all(e["detail"] for e in given_up)
+    assert next(e for e in given_up if e["reason"] == "duplicate")["detail"].endswith("as a.py:evens (kept)")
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["from_code"]["given_up"] == {"duplicate": 1, "returns_input": 1, "untyped_param": 1}
+
+
+def test_a_looping_function_costs_at_most_its_cap(tmp_path):
+    """A function that returns on small inputs and loops on the others: the probe settles its domain, the
+    candidate runs time out, and the whole conversion ends within the cap (plus the sandbox's grace)."""
+    import time
+
+    from execverify_data.fromcode import FromCodeConfig, convert
+    from execverify_data.synth.filters import TraceBackend
+
+    code = "def collatz_steps(n: int) -> int:\n    steps = 0\n    while n > 3:\n        n = n - 1 if n % 7 else n + 7\n        steps += 1\n    return steps\n"
+    config = FromCodeConfig(function_seconds=4.0, timeout=3.0)
+    with TraceBackend("sandbox", max_steps=10 ** 9, timeout=3.0) as tracer:
+        t0 = time.monotonic()
+        record, counts = convert(Function(code, "collatz_steps"), 0, config, tracer=tracer)
+        took = time.monotonic() - t0
+    assert took < 4.0 + 3.0, took
+    assert record is None and ("time_cap" in counts or "too_few_inputs" in counts), counts

@@ -23,6 +23,8 @@ from execverify_data.cli.common import IntRange, default_workers, one_line, work
 @click.option("--max-inputs", "k_max", type=IntRange(min=1), default=8, show_default=True, help="Most inputs a kept function has.")
 @click.option("--max-steps", type=IntRange(min=1), default=5000, show_default=True, help="Line events allowed per call.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=5.0, show_default=True, help="Seconds allowed per call.")
+@click.option("--time-per-function", "function_seconds", type=click.FloatRange(min=0, min_open=True), default=10.0,
+              show_default=True, help="Seconds the whole conversion of one function may take; past it, it is given up (time_cap).")
 @click.option("--allow-benchmark", "allow", multiple=True, metavar="NAME",
               help="Do not decontaminate against benchmark NAME (cruxeval, humaneval): for when NAME is the input. Repeatable.")
 @workers_option()
@@ -30,7 +32,7 @@ from execverify_data.cli.common import IntRange, default_workers, one_line, work
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as one JSON object (progress goes to stderr).")
 def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int, min_inputs: int, k_max: int, max_steps: int,
-              timeout: float, allow: tuple[str, ...], workers: int | None, shard_size: int, quiet: bool, as_json: bool) -> None:
+              timeout: float, function_seconds: float, allow: tuple[str, ...], workers: int | None, shard_size: int, quiet: bool, as_json: bool) -> None:
     """Turn the functions of SOURCE into records under OUT, as `synthesize` writes them.
 
     SOURCE is a JSONL file of {"code", "entry_point", "inputs"?} objects ("inputs": argument
@@ -64,7 +66,7 @@ def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int
         raise click.UsageError(f"need --min-inputs <= --inputs-per-function <= --max-inputs, got {min_inputs}, {k}, {k_max}")
     writable_folder(out, flag="--out")
     config = FromCodeConfig(seed=seed, k=k, min_inputs=min_inputs, k_max=k_max, max_steps=max_steps, timeout=timeout,
-                            shard_size=shard_size, allow_benchmarks=allow)
+                            function_seconds=function_seconds, shard_size=shard_size, allow_benchmarks=allow)
     try:
         functions = humaneval_functions() if humaneval else load(source)
     except FromCodeError as exc:
@@ -102,4 +104,4 @@ def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int
     click.echo(f"{fc['rows']} of {fc['functions']} functions became rows under {out} "
                f"({fc['inputs_per_row_mean']} inputs each on average; {fc['inputs']['seed']} seed, {fc['inputs']['generated']} generated; "
                f"branch coverage mean {cov['mean']}, full on {cov['full']}/{cov['rows_with_branches']}); "
-               f"skipped: {skipped or 'none'} (summary.json)")
+               f"skipped: {skipped or 'none'} (summary.json; each one in rejected.jsonl)")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import pickle
+import time
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Self
@@ -145,6 +146,8 @@ class TraceBackend:
             raise InvalidArgument(f"tracer kind must be one of {', '.join(map(repr, TRACERS))}, got {kind!r}")
         self.kind, self.max_steps, self.timeout = kind, max_steps, timeout
         self.guarded = kind != "inprocess"
+        #: a ``time.monotonic()`` past which a ``"sandbox"`` tracer's calls get no time (its callers' cap); None: none
+        self.deadline: float | None = None
         self._runner = self._pool = self._again_pool = self._again = None
         if kind == "trusted":
             from execverify_data.sandbox.trusted import TrustedRunner
@@ -164,16 +167,25 @@ class TraceBackend:
         if self._runner is not None:
             return self._runner.map([(source, c) for c in calls])
         if self._pool is not None:
-            return self._pool.trace_many(source, calls, max_steps=self.max_steps, timeout=self.timeout)
+            return self._sandboxed(self._pool, source, calls)
         return [trace_call(source, c, max_steps=self.max_steps, timeout=self.timeout) for c in calls]
 
     def reproduces(self, source: str, calls: list[str], traces: list[Trace]) -> bool:
         """Whether a run under another hash seed traces ``calls`` exactly as ``traces``."""
         if self._again_pool is not None:
-            again = self._again_pool.trace_many(source, calls, max_steps=self.max_steps, timeout=self.timeout)
+            again = self._sandboxed(self._again_pool, source, calls)
             return [trace_digest(t) for t in again] == [trace_digest(t) for t in traces]
         digests = self._again.digests(source, calls)
         return digests is not None and digests == [trace_digest(t) for t in traces]
+
+    def _sandboxed(self, pool, source: str, calls: list[str]) -> list[Trace]:
+        timeout = self.timeout
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                return [Trace(Status.TIMEOUT) for _ in calls]
+            timeout = min(timeout, max(0.05, left))
+        return pool.trace_many(source, calls, max_steps=self.max_steps, timeout=timeout)
 
     def close(self) -> None:
         """Stop the trusted runner or the sandbox pools, and the second interpreter (if any). Idempotent."""
