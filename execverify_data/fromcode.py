@@ -298,13 +298,14 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
     Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination returns for
     :data:`PROBE_MIN_RETURNS` draws."""
     from execverify_data.inputs import Hints, draw_inputs
-    from execverify_data.param_types import combinations, variants
+    from execverify_data.param_types import combinations, preferred_domains, variants
     from execverify_data.sandbox.untrusted import Status as SandboxStatus
     from execverify_data.values import format_arguments
 
     hints = Hints.of_source(fn.code)
     best, best_score, tried = None, (False, -1, -1), []
-    per_param = [variants([t for t, _ in o], domains=domains) for o in options]
+    firsts = preferred_domains(fn.code, fn.entry_point)
+    per_param = [variants([t for t, _ in o], domains=domains, first=first) for o, first in zip(options, firsts)]
     for combo in combinations(per_param):
         if deadline is not None and time.monotonic() >= deadline:
             break

@@ -474,7 +474,7 @@ _LONG_WORDS = ("banana", "orange", "purple", "window", "silver", "garden", "pepp
                "summer", "yellow", "kitten", "letter", "coffee", "apple", "lemon", "mango", "cherry", "pencil",
                "forest", "bottle", "castle", "dragon", "island")
 _SEPS = (",", ";", "-", "|", ":")
-_TOKEN_SEPS = (" ", ",", ";", "-", "|", ":", "/")
+_TOKEN_SEPS = (" ", ",", ";", "-", "|", ":", "/", ".", "=", "&")
 #: the domains drawn as one element of a pool, and as an int in a range
 _PICKS = {"char": _CHARS, "sepchar": _SEPS[:3] + (" ",), "amount": _FLOATS, "key": _WORDS}
 _RANGES = {"count": (0, 8), "limit": (1, 6)}

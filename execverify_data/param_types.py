@@ -3,7 +3,7 @@ annotations, its seed inputs, and what its body does with each parameter.
 
 :func:`candidates` gives, for each parameter, the types to try, in order, each with how it was
 found (:data:`ORIGINS`): a drawable annotation (``annotation``), the seed inputs' values (``seed``),
-or the body's use of the parameter (``use``): arithmetic and ``range`` say a number, string methods
+the default value's type (``default``), or the body's use of the parameter (``use``): arithmetic and ``range`` say a number, string methods
 and string literals say a text, ``len``, indexing, iteration and ``sorted`` say a sequence, whose
 items are read the same way from what the loop variable meets; a bare or ``Any`` annotation
 (``l: list``, ``List[Any]``, ``dict``) names the container and leaves its items to the body. Where a
@@ -26,10 +26,10 @@ from __future__ import annotations
 import ast
 import itertools
 
-__all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "variants"]
+__all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "preferred_domains", "variants"]
 
 #: How a parameter's type was settled, as recorded in a from-code record's ``type_origins``.
-ORIGINS = ("annotation", "seed", "use", "probe")
+ORIGINS = ("annotation", "seed", "default", "use", "probe")
 #: Most combinations of candidate types a probe tries.
 MAX_COMBINATIONS = 16
 
@@ -44,8 +44,14 @@ _NUMBER_FUNCTIONS = {"abs", "round", "divmod", "pow", "sqrt", "floor", "ceil", "
                      "exp", "sin", "cos", "isclose", "isfinite"}
 _INT_FUNCTIONS = {"range", "chr", "bin", "hex", "oct", "factorial", "isqrt", "gcd"}
 _SEQUENCE_FUNCTIONS = {"len", "sorted", "reversed", "enumerate", "zip", "set", "list", "tuple", "any", "all", "map",
-                       "filter", "max", "min", "sum", "frozenset", "Counter", "iter", "dict"}
+                       "filter", "max", "min", "sum", "frozenset", "Counter", "iter", "groupby", "accumulate", "chain",
+                       "combinations", "permutations", "pairwise", "islice", "deque", "heapify", "fsum", "mean", "median"}
+#: String methods that return a string (a chain of them ends in the method that tells: ``.split()``).
+_STR_TO_STR = {"replace", "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize"}
+#: Methods of a compiled pattern whose first argument is the text.
+_PATTERN_METHODS = {"match", "search", "fullmatch", "findall", "finditer", "split", "sub", "subn"}
 _NUMBER_ITEMS = {"sum"}
+_ORDER_KEEPING = {"sorted", "reversed", "list", "tuple", "set"}
 _ISINSTANCE = {"int": "int", "float": "float", "str": "str", "list": "list", "dict": "dict", "bool": "int"}
 
 
@@ -109,6 +115,7 @@ class _Evidence:
     def __init__(self) -> None:
         self.kinds: set[str] = set()
         self.items: _Evidence | None = None
+        self.elements: list[str] | None = None  # the types of an unpacked tuple's names, when they are scalars
 
     def item(self) -> _Evidence:
         if self.items is None:
@@ -135,14 +142,57 @@ def _targets(node: ast.AST) -> list[str]:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)] if isinstance(node, (ast.Name, ast.Tuple)) else []
 
 
-def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0) -> None:
-    """Add to ``evidence`` what ``fn`` does with ``name`` (loop variables over it, to ``depth`` 2, as its items)."""
+class _Module:
+    """What of the module a function's parameters may meet: its functions (a parameter passed to one is
+    read there too) and its compiled patterns (``EMAIL_RE.match(address)``: a text)."""
+
+    def __init__(self, tree: ast.AST | None):
+        body = tree.body if isinstance(tree, ast.Module) else []
+        self.functions = {n.name: n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.patterns = {t.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                         and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "compile"
+                         for t in n.targets if isinstance(t, ast.Name)}
+
+
+def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module: _Module | None = None) -> None:
+    """Add to ``evidence`` what ``fn`` does with ``name``: loop variables over it (as its items), names it is
+    copied or sorted into, the parameter of a module function it is passed to (each to ``depth`` 2)."""
+    module = module or _Module(None)
     parents = _parents(fn)
     for node in ast.walk(fn):
         if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
             continue
         parent = parents.get(id(node))
         kinds = evidence.kinds
+        if isinstance(parent, ast.Call) and node in parent.args and depth < 2:
+            func = parent.func
+            if isinstance(func, ast.Name) and func.id in module.functions and func.id != getattr(fn, "name", None):
+                callee = module.functions[func.id]
+                position = parent.args.index(node)
+                if position < len(callee.args.args) and not any(isinstance(a, ast.Starred) for a in parent.args):
+                    _collect(callee, callee.args.args[position].arg, evidence, depth + 1, module)
+                    kinds.add("passed")
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.patterns \
+                    and func.attr in _PATTERN_METHODS and parent.args[-1 if func.attr in ("sub", "subn") else 0] is node:
+                kinds.add("str")
+            elif isinstance(func, ast.Attribute):
+                kinds.add("passed")  # an argument of a method: something, at least
+        if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], ast.Tuple):  # x, y = point: a pair
+            kinds.add(f"unpacked{len(parent.targets[0].elts)}")
+        if isinstance(parent, ast.Subscript) and parent.value is node and not isinstance(parent.slice, ast.Slice):
+            holder = parents.get(id(parent))
+            if isinstance(holder, ast.Assign) and holder.value is parent and len(holder.targets) == 1 \
+                    and isinstance(holder.targets[0], ast.Tuple):  # x1, y1 = points[i]: its items are pairs
+                evidence.item().kinds.add(f"tuple{len(holder.targets[0].elts)}")
+        alias = parent
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _ORDER_KEEPING \
+                and parent.args and parent.args[0] is node or isinstance(parent, ast.Subscript) and parent.value is node \
+                and isinstance(parent.slice, ast.Slice):
+            alias = parents.get(id(parent))  # ordered = sorted(intervals), rest = items[1:]: the same items
+        if isinstance(alias, ast.Assign) and len(alias.targets) == 1 and isinstance(alias.targets[0], ast.Name) \
+                and depth < 2 and alias.targets[0].id != name:
+            _collect(fn, alias.targets[0].id, evidence, depth + 1, module)
         if isinstance(parent, ast.BinOp):
             other = parent.right if parent.left is node else parent.left
             constant = _constant_kind(other)
@@ -190,6 +240,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0) -> Non
                     kinds.add("number" if constant == "int" else "float")
                 elif constant == "str":
                     kinds.add("str")
+                elif isinstance(op, (ast.Is, ast.IsNot)) and isinstance(other, ast.Constant) and other.value is None:
+                    kinds.add("optional")
                 elif isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)):
                     kinds.add("ordered")
                 elif isinstance(op, (ast.Eq, ast.NotEq)):
@@ -218,14 +270,25 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0) -> Non
                 kinds.add("sequence")
                 if fname in _NUMBER_ITEMS:
                     evidence.item().kinds.add("number")
+            elif fname == "dict":
+                kinds.add("dict")
             elif fname == "join" and isinstance(func, ast.Attribute):
                 kinds.add("sequence")
                 evidence.item().kinds.add("str")
+        elif isinstance(parent, ast.Starred) and isinstance(parents.get(id(parent)), ast.Call):
+            kinds.add("sequence")  # zip(*matrix): rows
+            evidence.item().kinds.add("sequence")
         elif isinstance(parent, ast.Subscript):
             if parent.value is node:
                 kinds.add("indexed")
+                holder = parents.get(id(parent))
+                if isinstance(holder, ast.Subscript) and holder.value is parent or (
+                        isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "len"):
+                    evidence.item().kinds.add("indexed")  # grid[r][c], len(grid[0]): rows
                 if _constant_kind(parent.slice) == "str":
                     kinds.add("dict")
+                elif _constant_kind(parent.slice) == "int" and 0 <= parent.slice.value < 4:
+                    kinds.add(f"at{parent.slice.value}")
             elif parent.slice is node:
                 kinds.add("int")
         elif isinstance(parent, ast.Attribute) and parent.value is node:
@@ -242,26 +305,58 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0) -> Non
                 kinds.add("indexed")
             elif hasattr(str, method):
                 kinds.add("str")
-        elif isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+                attribute, call = parent, parents.get(id(parent))
+                while attribute.attr in _STR_TO_STR and isinstance(call, ast.Call):  # name.replace('-', ' ').split()
+                    outer = parents.get(id(call))
+                    if not isinstance(outer, ast.Attribute):
+                        break
+                    attribute, call = outer, parents.get(id(outer))
+                if attribute.attr == "split" and isinstance(call, ast.Call):
+                    separator = call.args[0] if call.args else None
+                    if separator is None or (_constant_kind(separator) == "str" and separator.value.isspace()):
+                        kinds.add("words")  # text.split(): a sentence
+                    elif _constant_kind(separator) == "str":
+                        kinds.add("fields")  # addr.split('.'): the program's fields joined by its separator
+        loop, over = parent, node
+        if (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _ORDER_KEEPING
+                and parent.args and parent.args[0] is node) or (isinstance(parent, ast.Subscript) and parent.value is node
+                                                                 and isinstance(parent.slice, ast.Slice)):
+            loop, over = parents.get(id(parent)), parent  # for a, b in sorted(pairs), in pairs[1:]: the name's items
+        if isinstance(loop, (ast.For, ast.comprehension)) and loop.iter is over:
             kinds.add("sequence")
+            if isinstance(loop.target, ast.Tuple):  # for start, end in intervals: pairs (of what each name meets)
+                evidence.item().kinds.add(f"tuple{len(loop.target.elts)}")
+                scope = loop if isinstance(loop, ast.For) else parents.get(id(loop), fn)
+                element_types = []
+                for element in loop.target.elts:
+                    found = _Evidence()
+                    if isinstance(element, ast.Name) and depth < 2:
+                        _collect(scope, element.id, found, depth + 1, module)
+                    element_types.append(next(iter(_from_use(found)), "int"))
+                if all(t in ("int", "float", "str") for t in element_types):
+                    evidence.item().elements = element_types
             if depth < 2:
-                scope = parent if isinstance(parent, ast.For) else parents.get(id(parent), fn)
-                for target in _targets(parent.target)[:1]:
-                    _collect(scope, target, evidence.item(), depth + 1)
+                scope = loop if isinstance(loop, ast.For) else parents.get(id(loop), fn)
+                for target in _targets(loop.target)[:1]:
+                    _collect(scope, target, evidence.item(), depth + 1, module)
 
 
 def _from_use(evidence: _Evidence) -> list[str]:
     """Candidate types, most likely first, for a name the body uses as ``evidence`` says."""
     kinds = evidence.kinds
     items = evidence.items.kinds if evidence.items is not None else set()
+    elements = evidence.items.elements if evidence.items is not None else None
+    unpacked = next((int(k[8:]) for k in kinds if k.startswith("unpacked")), None)
+    if unpacked and 2 <= unpacked <= 4:
+        return [f"tuple[{', '.join(['int'] * unpacked)}]", f"tuple[{', '.join(['float'] * unpacked)}]"]
     if "dict" in kinds:
         return ["dict[str, int]", "dict[str, str]", "dict[int, int]"]
     if "list" in kinds:
-        return _sequences(items, text=False)
+        return _sequences(items, text=False, elements=elements)
     if "str" in kinds or "text" in kinds:
         return ["str"] if not kinds & {"int", "number", "float"} else ["str", "int"]
     if kinds & {"sequence", "indexed"}:
-        return _sequences(items, text=True)
+        return _sequences(items, text=True, elements=elements)
     if "float" in kinds:
         return ["float", "int"]
     if "int" in kinds:
@@ -274,19 +369,28 @@ def _from_use(evidence: _Evidence) -> list[str]:
         return ["int", "str", "float", "list[int]"]
     if "comparable" in kinds:
         return ["int", "str"]
+    if "passed" in kinds:  # only handed to something that tells nothing: the probe decides
+        return ["int", "str", "list[int]"]
     return []
 
 
-def _sequences(items: set[str], *, text: bool) -> list[str]:
+def _sequences(items: set[str], *, text: bool, elements: list[str] | None = None) -> list[str]:
+    size = next((int(k[5:]) for k in items if k.startswith("tuple")), None)
+    if size is None and "at1" in items and not items & {"at2", "at3"}:
+        size = 2  # item[0], item[1]: pairs
+    if size in (2, 3):
+        shaped = f"list[tuple[{', '.join(elements)}]]" if elements and len(elements) == size else None
+        plain = f"list[tuple[{', '.join(['int'] * size)}]]"
+        return [t for t in dict.fromkeys((shaped, plain, "list[list[int]]")) if t]
     if items & {"char"} or (items & {"str"} and text):
         return ["str", "list[str]"] if text else ["list[str]"]
     if items & {"str"}:
         return ["list[str]"]
     if items & {"float"}:
         return ["list[float]", "list[int]"]
-    if items & {"int", "number", "sequence", "indexed"} - {"sequence", "indexed"}:
+    if items & {"int", "number"}:
         return ["list[int]", "list[float]"]
-    if items & {"sequence", "indexed"}:
+    if items & {"sequence", "indexed", "list"}:
         return ["list[list[int]]", "list[str]"]
     return ["list[int]", "str", "list[str]"] if text else ["list[int]", "list[str]"]
 
@@ -310,19 +414,27 @@ def candidates(code: str | ast.Module, entry: str, seed_args: list[tuple]) -> li
 
     tree = ast.parse(code) if isinstance(code, str) else code
     fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
+    module = _Module(tree)
+    defaults = [None] * (len(fn.args.args) - len(fn.args.defaults)) + list(fn.args.defaults)
     out = []
     for i, a in enumerate(fn.args.args):
         values = [args[i] for args in seed_args if i < len(args)]
+        default = _constant_kind(defaults[i]) if defaults[i] is not None else None
+        if isinstance(defaults[i], ast.Constant) and isinstance(defaults[i].value, bool):
+            default = "bool"
         seeded = common_type(values, widen=True)
         declared = annotation(a.annotation)
         if drawable(declared) and all(conforms(v, declared) for v in values):
-            out.append([(declared, "annotation")])
+            out.append([(declared, "annotation")] + _shaped(fn, a.arg, declared, module, bool(values)))
             continue
         if drawable(seeded):
             out.append([(seeded, "seed")])
             continue
+        if default is not None and declared is None:  # round_up=False, n=10, suffix='...'
+            out.append([(default, "default")])
+            continue
         evidence = _Evidence()
-        _collect(fn, a.arg, evidence)
+        _collect(fn, a.arg, evidence, module=module)
         used = [t for t in _from_use(evidence) if drawable(t)]
         method = _method_owner(tree, fn, a.arg)
         if method is not None and not (evidence.kinds & {"list", "dict"}):
@@ -330,11 +442,25 @@ def candidates(code: str | ast.Module, entry: str, seed_args: list[tuple]) -> li
         bare = _bare(a.annotation)
         if bare is not None:
             used = _container(bare, used)
+        if "optional" in evidence.kinds and used:  # if rate is None: ... (the None case is drawn too)
+            used = [f"{used[0]} | None", *used]
         if len(used) == 1 and method is not None and used[0] == method:
             out.append([(method, "use")])
         else:
             out.append([(t, "use") for t in used])
     return out
+
+
+def _shaped(fn: ast.AST, name: str, declared: str, module: _Module, seeded: bool) -> list[tuple[str, str]]:
+    """A second candidate for an annotated parameter whose items the body unpacks into a fixed number of
+    names (``intervals: List[List[int]]`` read as ``for start, end in intervals``): tuples of that size."""
+    if seeded or not declared.startswith("list[list["):
+        return []
+    evidence = _Evidence()
+    _collect(fn, name, evidence, module=module)
+    size = next((int(k[5:]) for k in (evidence.items.kinds if evidence.items else ()) if k.startswith("tuple")), None)
+    item = declared[len("list[list["):-2]
+    return [(f"list[tuple[{', '.join([item] * size)}]]", "use")] if size in (2, 3) else []
 
 
 def _method_owner(tree: ast.Module, fn: ast.AST, name: str) -> str | None:
@@ -360,12 +486,28 @@ DOMAIN_VARIANTS = {"str": ("text", "tokens", "digits", "numstr", "word", "line",
                    "float": ("amount",), "list[str]": ("words", "numstrs"), "list[float]": ("amounts",)}
 
 
-def variants(types: list[str], *, domains: bool) -> list[tuple[str, str]]:
+def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[str, str]]:
     """A parameter's ``(type, domain)`` options in the order a probe tries them: each type drawn plainly,
-    then (with ``domains``) each type in each of its :data:`DOMAIN_VARIANTS`."""
+    then (with ``domains``) each type in each of its :data:`DOMAIN_VARIANTS`; a ``first`` domain (what the
+    body says: sentences for a text it splits into words) before all of them."""
     out = [(t, "") for t in types]
     if domains:
         out += [(t, d) for t in types for d in DOMAIN_VARIANTS.get(t, ())]
+        if first:
+            out = [o for o in out if o[1] == first] + [o for o in out if o[1] != first]
+    return out
+
+
+def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
+    """Per parameter, the input domain its use asks for first (``text``: sentences, for a text the body
+    splits into words; ``tokens``: for a text it splits at a separator of its own), or ``""``."""
+    tree = ast.parse(code) if isinstance(code, str) else code
+    fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
+    out = []
+    for a in fn.args.args:
+        evidence = _Evidence()
+        _collect(fn, a.arg, evidence, module=_Module(tree))
+        out.append("text" if "words" in evidence.kinds else "tokens" if "fields" in evidence.kinds else "")
     return out
 
 

@@ -102,7 +102,8 @@ def test_best_effort_choice_covers_what_the_inputs_reach():
     ("def f(t: tuple[int, ...], u: 'list[str]'):\n    return t\n", [], ("tuple[int, ...]", "list[str]")),
     ("def f(xs, n):\n    return xs[n]\n", [([1, 2.5], 1), ([], 0)], ("list[float]", "int")),
     ("def f(xs: list, n: int):\n    return xs[n]\n", [(["a"], 0)], ("list[str]", "int")),  # a bare list: elements from the seeds
-    ("def f(s, sep):\n    return s.split(sep)\n", [], None),  # sep is not the receiver of anything
+    ("def f(s, sep):\n    return s.split(sep)\n", [], ("str", "int")),  # sep is only handed on: the first of the probe's candidates
+    ("def f(a, b):\n    return (b, a)\n", [], None),  # nothing tells
     ("def f(s):\n    return s.strip().lower()\n", [], ("str",)),  # what the methods on s say
     ("def f(n: int):\n    return n\n", [("x",)], ("str",)),  # a seed that contradicts the annotation wins
 ])
@@ -346,7 +347,7 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
     ("def f(text):\n    return sum(1 for ch in text if ch in 'aeiou')\n", [["str", "list[str]"]]),
     ("def f(arr):\n    return [x for x in arr if x % 2 == 0]\n", [["list[int]", "list[float]"]]),
     ("def f(d):\n    return sorted(d.items())\n", [["dict[str, int]", "dict[str, str]", "dict[int, int]"]]),
-    ("def f(xs, k):\n    return xs.index(k)\n", [["list[int]", "str", "list[str]"], []]),
+    ("def f(xs, k):\n    return xs.index(k)\n", [["list[int]", "str", "list[str]"], ["int", "str", "list[int]"]]),
     ("def f(x, y):\n    return max(x, y) - min(x, y)\n", [["int", "float", "str"], ["int", "float", "str"]]),
     ("import re\ndef f(s):\n    return re.split('[,;]', s)\n", [["str"]]),
 ])
