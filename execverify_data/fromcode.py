@@ -96,8 +96,8 @@ class FromCodeError(InvalidArgument):
 
 @dataclass(frozen=True)
 class Function:
-    """One candidate: the module ``code`` that defines ``entry_point``, seed argument texts, provenance, and
-    what it returns in words (``description``, ``""`` when not given)."""
+    """One candidate: the module ``code`` that defines ``entry_point``, seed argument texts, provenance, what
+    it returns in words (``description``, ``""`` when not given) and the user's parameter ``types``."""
 
     code: str
     entry_point: str
@@ -105,6 +105,7 @@ class Function:
     source: str = ""
     source_id: str = ""
     description: str = ""
+    types: tuple[str, ...] = ()  # the user's types, one per parameter (type-language texts), or none
 
 
 # ---------------------------------------------------------------------------- reading the input
@@ -143,13 +144,16 @@ def load_jsonl(path: str | os.PathLike) -> list[Function]:
             inputs = [inputs]
         if not isinstance(inputs, list) or not all(isinstance(x, str) for x in inputs):
             raise FromCodeError(f"{where}: 'inputs' must be a list of argument texts such as \"[1, 2], 3\"")
+        types = row.get("types", [])
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise FromCodeError(f"{where}: 'types' must be a list of type texts such as [\"list[int]\", \"str\"]")
         description = row.get("description", "")
         if not isinstance(description, str):
             raise FromCodeError(f"{where}: 'description' must be a string saying what the function returns, "
                                 f"got {type(description).__name__}")
         ident = row.get("id", row.get("task_id", f"{path.name}:{number}"))
         out.append(Function(row["code"], row["entry_point"], tuple(inputs), source=path.name, source_id=str(ident),
-                            description=description.strip()))
+                            description=description.strip(), types=tuple(types)))
     if not out:
         raise FromCodeError(f"{path}: no functions found (the file has no JSON lines); give one object per line")
     return out
@@ -216,12 +220,41 @@ def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
     return text + "\n"
 
 
+#: The file in a folder of ``.py`` files that gives functions seed inputs, types and descriptions.
+SIDECAR = "from-code.json"
+
+
+def _sidecar(path: Path) -> dict[str, dict]:
+    """``{"file.py:function": {"inputs"?, "types"?, "description"?}}`` from the folder's :data:`SIDECAR`."""
+    file = path / SIDECAR
+    if not file.exists():
+        return {}
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise FromCodeError(f"{file}: not a JSON file ({exc}); fix it or remove it") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise FromCodeError(f"{file}: expected an object of \"file.py:function\": {{\"inputs\", \"types\", \"description\"}}")
+    for key, entry in data.items():
+        for field_name, kind in (("inputs", list), ("types", list), ("description", str)):
+            value = entry.get(field_name, kind())
+            if not isinstance(value, kind) or (kind is list and not all(isinstance(x, str) for x in value)):
+                raise FromCodeError(f"{file}: {key!r} has a {field_name!r} that is not a "
+                                    f"{'list of strings' if kind is list else 'string'}")
+        unknown = set(entry) - {"inputs", "types", "description"}
+        if unknown:
+            raise FromCodeError(f"{file}: {key!r} has unknown fields {sorted(unknown)}; use inputs, types, description")
+    return data
+
+
 def load_folder(path: str | os.PathLike) -> list[Function]:
     """Every top-level function of the ``.py`` files under ``path`` (sorted by path, then by position),
-    each with the part of its file it needs (:func:`program_of`) as its code.
+    each with the part of its file it needs (:func:`program_of`) as its code, and what the folder's
+    :data:`SIDECAR` (``from-code.json``) says of it: seed ``inputs``, ``types``, a ``description``.
 
     A file that does not parse gives one candidate that is skipped as ``bad_source``."""
     path = Path(path)
+    given = _sidecar(path) if path.is_dir() else {}
     out = []
     for file in sorted(path.rglob("*.py")):
         rel = file.relative_to(path).as_posix()
@@ -234,7 +267,13 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append(Function(program_of(code, node.name, tree), node.name, source=rel, source_id=f"{rel}:{node.name}"))
+                say = given.pop(f"{rel}:{node.name}", {})
+                out.append(Function(program_of(code, node.name, tree), node.name, tuple(say.get("inputs", ())), source=rel,
+                                    source_id=f"{rel}:{node.name}", description=say.get("description", "").strip(),
+                                    types=tuple(say.get("types", ()))))
+    if given:
+        raise FromCodeError(f"{path / SIDECAR}: no function {', '.join(sorted(given))} in the folder; "
+                            "keys are \"file.py:function\" with the file's path under the folder")
     if not out:
         raise FromCodeError(f"{path}: no functions found (no .py file with a top-level def); point at a folder of .py files")
     return out
@@ -498,7 +537,16 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
         if kwargs or len(args) != len(names):
             return _skip("bad_seed_input", f"seed input {text!r} does not give the {len(names)} parameters")
         seeds.append(tuple(args))
-    options = candidates(fn.code, fn.entry_point, seeds)
+    if fn.types:
+        from execverify_data.inputs import drawable
+
+        bad = [t for t in fn.types if not drawable(t)]
+        if len(fn.types) != len(names) or bad:
+            return _skip("untyped_param", f"the given types {list(fn.types)} are not one drawable type per parameter "
+                                          f"({len(names)}){': cannot draw ' + ', '.join(bad) if bad else ''}")
+        options = [[(t, "given")] for t in fn.types]
+    else:
+        options = candidates(fn.code, fn.entry_point, seeds)
     why = _untyped(node, options, seeds)
     if why:
         return _skip("untyped_param", why.split(": ", 1)[1])
@@ -508,7 +556,7 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
             return _skip(f"decontam_{match.benchmark}_{match.kind}", f"found in {match.benchmark} ({match.kind})")
     s = row_seed(config.seed, i)
     domains: tuple[str, ...] = ("",) * len(names)
-    if seeds and all(len(o) == 1 for o in options):  # the seed inputs say what the function is given
+    if (seeds or fn.types) and all(len(o) == 1 for o in options):  # the user says what the function is given
         types, origins = tuple(o[0][0] for o in options), [o[0][1] for o in options]
     else:
         types, domains, origins, why = probe_types(fn, options, s, config, pool or _pool(), domains=not seeds,
@@ -618,8 +666,8 @@ def digest(functions: list[Function]) -> str:
     """SHA-256 of the input functions (code, entry point, seed inputs, description), for resume checks."""
     h = hashlib.sha256()
     for fn in functions:
-        # a description only when given: the folders of inputs without one resume as before
-        given = [fn.description] if fn.description else []
+        # a description and types only when given: the folders of inputs without them resume as before
+        given = ([fn.description] if fn.description else []) + ([list(fn.types)] if fn.types else [])
         h.update(json.dumps([fn.code, fn.entry_point, list(fn.inputs), fn.source_id, *given]).encode())
     return h.hexdigest()
 

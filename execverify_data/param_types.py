@@ -2,7 +2,7 @@
 annotations, its seed inputs, and what its body does with each parameter.
 
 :func:`candidates` gives, for each parameter, the types to try, in order, each with how it was
-found (:data:`ORIGINS`): a drawable annotation (``annotation``), the seed inputs' values (``seed``),
+found (:data:`ORIGINS`; ``given``: the user's, from-code's input file or sidecar): a drawable annotation (``annotation``), the seed inputs' values (``seed``),
 the default value's type (``default``), or the body's use of the parameter (``use``): arithmetic and ``range`` say a number, string methods
 and string literals say a text, ``len``, indexing, iteration and ``sorted`` say a sequence, whose
 items are read the same way from what the loop variable meets; a bare or ``Any`` annotation
@@ -29,7 +29,7 @@ import itertools
 __all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "preferred_domains", "variants"]
 
 #: How a parameter's type was settled, as recorded in a from-code record's ``type_origins``.
-ORIGINS = ("annotation", "seed", "default", "use", "probe")
+ORIGINS = ("given", "annotation", "seed", "default", "use", "probe")
 #: Most combinations of candidate types a probe tries.
 MAX_COMBINATIONS = 16
 

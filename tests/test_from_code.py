@@ -410,3 +410,20 @@ def test_a_looping_function_costs_at_most_its_cap(tmp_path):
         took = time.monotonic() - t0
     assert took < 4.0 + 3.0, took
     assert record is None and ("time_cap" in counts or "too_few_inputs" in counts), counts
+
+
+def test_a_folder_sidecar_gives_seed_inputs_types_and_descriptions(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "rle.py").write_text(
+        "def rle_encode(s):\n    out = []\n    for ch in s:\n        if out and out[-1][0] == ch:\n            out[-1][1] += 1\n"
+        "        else:\n            out.append([ch, 1])\n    return ''.join(f'{c}{n}' for c, n in out)\n")
+    (tmp_path / "src" / "from-code.json").write_text(json.dumps({"rle.py:rle_encode": {
+        "inputs": ["'aaabcc'", "'abc'"], "types": ["str"], "description": "Return `s` run-length encoded."}}))
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    (record,) = _records(tmp_path / "o")
+    assert record["type_origins"] == ["given"] and record["description"] == "Return `s` run-length encoded."
+    assert record["inputs"][:2] == ["'aaabcc'", "'abc'"] and record["input_origins"][:2] == ["seed", "seed"]
+    (tmp_path / "src" / "from-code.json").write_text(json.dumps({"rle.py:rle_decode": {"inputs": ["'a1'"]}}))
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--quiet", "--out", str(tmp_path / "o2")])
+    assert result.exit_code == 2 and "no function rle.py:rle_decode" in result.output and "Traceback" not in result.output
