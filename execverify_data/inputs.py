@@ -118,7 +118,7 @@ class Hints:
     (('an',), (0, 3), ('upper',))
     """
 
-    __slots__ = ("strs", "ints", "bytes_", "styles")
+    __slots__ = ("strs", "ints", "bytes_", "styles", "seps")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -126,8 +126,9 @@ class Hints:
     ELEMENT_RATE = 0.12
     STYLE_RATE = 0.2
 
-    def __init__(self, strs=(), ints=(), bytes_=(), styles=()):
+    def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=()):
         self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
+        self.seps = tuple(seps)  # the separators the program splits texts at (the ``tokens`` domain joins at them)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -141,7 +142,12 @@ class Hints:
         ints: dict = {}
         bytes_: dict = {}
         styles: dict = {}
+        seps: dict = {}
         for node in walk(ast.parse(source) if isinstance(source, str) else source):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("split", "rsplit", "partition", "rpartition") and node.args \
+                    and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is str and node.args[0].value:
+                seps.setdefault(node.args[0].value)
             if isinstance(node, ast.Attribute) and node.attr in PREDICATE_STYLES:
                 styles.update(dict.fromkeys(PREDICATE_STYLES[node.attr]))
             elif isinstance(node, ast.Constant):
@@ -152,7 +158,7 @@ class Hints:
                     ints.setdefault(v)
                 elif type(v) is bytes and 0 < len(v) <= 8 and all(32 <= c < 127 for c in v):
                     bytes_.setdefault(v)
-        return cls(strs, ints, bytes_, styles)
+        return cls(strs, ints, bytes_, styles, seps)
 
     def draw(self, name: str, rng: random.Random, lo: int, hi: int, top: bool) -> object:
         if name == "int":
@@ -518,10 +524,13 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         return _fit(sep.join(fields), lo, hi, rng, pool="abc")
     if domain == "tokens":  # the program's own words joined by the separator it splits on ("three one five", "3/4")
         strs = hints.strs if hints else ()
-        sep = rng.choice([p for p in strs if p in _TOKEN_SEPS] or [" "])
+        sep = rng.choice(list(hints.seps if hints and hints.seps else ()) or [p for p in strs if p in _TOKEN_SEPS] or [" "])
         words = [x for x in strs if x and x not in _TOKEN_SEPS and len(x) <= 12 and not x.isspace()]
         n = rng.choice((1, 2, 2, 3, rng.randint(1, max(2, hi // 2))))
         return sep.join(rng.choice(words) if words and rng.random() < 0.8 else str(rng.randint(0, 20)) for _ in range(n))
+    if domain == "literal":  # one of the program's own strings (a key of its lookup table), now and then a word
+        words = [x for x in (hints.strs if hints else ()) if x.strip()]
+        return rng.choice(words) if words and rng.random() < 0.85 else rng.choice(_WORDS)
     if domain == "digits" or (domain == "numstr" and rng.random() < 0.5):
         return "".join(rng.choice("0123456789") for _ in range(rng.randint(lo, hi)))
     if domain == "numstr":
@@ -557,7 +566,7 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
 _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
-                 "tokens": "str"}
+                 "tokens": "str", "literal": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(_DOMAIN_TYPES)
 
@@ -607,7 +616,8 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     inputs cover the program)."""
     types = [_parse(t) for t in param_types]
     domains = tuple(domains or ()) + ("",) * (len(types) - len(domains or ()))
-    unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key")}
+    unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
+                                                          "literal")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:

@@ -142,6 +142,19 @@ def _targets(node: ast.AST) -> list[str]:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)] if isinstance(node, (ast.Name, ast.Tuple)) else []
 
 
+def _string_table(node: ast.AST) -> bool:
+    if isinstance(node, ast.Dict):
+        keys = node.keys
+    elif isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+        keys = node.elts
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset") \
+            and node.args and isinstance(node.args[0], (ast.Set, ast.List, ast.Tuple)):
+        keys = node.args[0].elts
+    else:
+        return False
+    return bool(keys) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys)
+
+
 class _Module:
     """What of the module a function's parameters may meet: its functions (a parameter passed to one is
     read there too) and its compiled patterns (``EMAIL_RE.match(address)``: a text)."""
@@ -152,6 +165,9 @@ class _Module:
         self.patterns = {t.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                          and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "compile"
                          for t in n.targets if isinstance(t, ast.Name)}
+        # lookup tables: module names bound to a dict display with string keys, or a set, list or tuple of strings
+        self.tables = {t.id for n in body if isinstance(n, ast.Assign) and _string_table(n.value)
+                       for t in n.targets if isinstance(t, ast.Name)}
 
 
 def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module: _Module | None = None) -> None:
@@ -232,6 +248,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 elif isinstance(op, (ast.In, ast.NotIn)):  # name in other
                     if constant == "str":
                         kinds.add("str")
+                    elif isinstance(other, ast.Name) and other.id in module.tables:
+                        kinds.update(("str", "lookup"))  # key in TRUE_STRINGS
                     elif isinstance(other, (ast.Tuple, ast.List, ast.Set)):
                         found = {_constant_kind(v) for v in other.elts} - {None}
                         if len(found) == 1:
@@ -290,7 +308,10 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 elif _constant_kind(parent.slice) == "int" and 0 <= parent.slice.value < 4:
                     kinds.add(f"at{parent.slice.value}")
             elif parent.slice is node:
-                kinds.add("int")
+                if isinstance(parent.value, ast.Name) and parent.value.id in module.tables:
+                    kinds.update(("str", "lookup"))  # DIRECTIONS[direction]: one of the table's keys
+                else:
+                    kinds.add("int")
         elif isinstance(parent, ast.Attribute) and parent.value is node:
             method = parent.attr
             if method in ("append", "extend", "insert", "pop", "sort", "reverse", "remove", "copy", "clear"):
@@ -378,7 +399,7 @@ def _sequences(items: set[str], *, text: bool, elements: list[str] | None = None
     size = next((int(k[5:]) for k in items if k.startswith("tuple")), None)
     if size is None and "at1" in items and not items & {"at2", "at3"}:
         size = 2  # item[0], item[1]: pairs
-    if size in (2, 3):
+    if size in (2, 3, 4, 5):
         shaped = f"list[tuple[{', '.join(elements)}]]" if elements and len(elements) == size else None
         plain = f"list[tuple[{', '.join(['int'] * size)}]]"
         return [t for t in dict.fromkeys((shaped, plain, "list[list[int]]")) if t]
@@ -482,7 +503,7 @@ def _method_owner(tree: ast.Module, fn: ast.AST, name: str) -> str | None:
 
 #: The input domains (:data:`execverify_data.inputs.DOMAINS`) a probe tries for a parameter of a type, after
 #: plain draws: a text parameter may need sentences, digits or a number written out; a count, large numbers.
-DOMAIN_VARIANTS = {"str": ("text", "tokens", "digits", "numstr", "word", "line", "char"), "int": ("number", "count"),
+DOMAIN_VARIANTS = {"str": ("text", "tokens", "literal", "digits", "numstr", "word", "line", "char"), "int": ("number", "count"),
                    "float": ("amount",), "list[str]": ("words", "numstrs"), "list[float]": ("amounts",)}
 
 
@@ -507,7 +528,8 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
     for a in fn.args.args:
         evidence = _Evidence()
         _collect(fn, a.arg, evidence, module=_Module(tree))
-        out.append("text" if "words" in evidence.kinds else "tokens" if "fields" in evidence.kinds else "")
+        kinds = evidence.kinds
+        out.append("text" if "words" in kinds else "tokens" if "fields" in kinds else "literal" if "lookup" in kinds else "")
     return out
 
 
