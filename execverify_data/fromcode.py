@@ -77,13 +77,14 @@ from execverify_data.pipeline import RecordRun
 from execverify_data.records import ProgramRecord
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
-           "humaneval_functions", "load", "load_folder", "load_jsonl", "program_of", "settle_types",
-           "world_uses"]
+           "humaneval_functions", "load", "load_folder", "load_jsonl", "load_package", "package_source", "program_of",
+           "settle_types", "world_uses"]
 
 #: The ``generator_version`` of from-code records.
 FROMCODE_VERSION = "fromcode-2"
 #: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
-REASONS = ("bad_source", "unsupported_signature", "no_params", "bad_seed_input", "untyped_param", "decontam",
+REASONS = ("bad_source", "unsupported_signature", "no_params", "state", "relative_import", "bad_seed_input",
+           "untyped_param", "decontam",
            "too_few_inputs", "step_budget", "refused", "time_cap", "nondeterministic", "sandbox_failed",
            "constant_output", "returns_input", "io", "duplicate")
 #: Functions per work unit (one function costs dozens of forked calls).
@@ -106,6 +107,7 @@ class Function:
     source_id: str = ""
     description: str = ""
     types: tuple[str, ...] = ()  # the user's types, one per parameter (type-language texts), or none
+    license: str = ""  # the code's license where known (a package's), else ""
 
 
 # ---------------------------------------------------------------------------- reading the input
@@ -117,7 +119,8 @@ def humaneval_functions() -> list[Function]:
     from execverify_data.values import literal_calls
 
     return [Function(code=p["prompt"] + p["canonical_solution"], entry_point=p["entry_point"],
-                     inputs=tuple(literal_calls(p["test"], keywords=False)), source="humaneval", source_id=p["task_id"])
+                     inputs=tuple(literal_calls(p["test"], keywords=False)), source="humaneval", source_id=p["task_id"],
+                     license="MIT")
             for p in humaneval_records()]
 
 
@@ -276,6 +279,66 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
                             "keys are \"file.py:function\" with the file's path under the folder")
     if not out:
         raise FromCodeError(f"{path}: no functions found (no .py file with a top-level def); point at a folder of .py files")
+    return out
+
+
+#: Folders of a package that hold its tests, not its functions.
+_TEST_DIRS = {"test", "tests", "testing", "_tests"}
+
+
+def package_source(name: str) -> tuple[list[tuple[str, Path]], str, str]:
+    """``([(module name, file)...], version, license)`` of an installed package or standard-library module
+    ``name``, found without importing it (its code is not run here): a top-level name only."""
+    import importlib.metadata
+    import importlib.util
+    import sys
+
+    if not name.isidentifier():
+        raise FromCodeError(f"--package {name!r}: give the top-level name of an installed package or module "
+                            "(textwrap, colorsys, more_itertools)")
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin in (None, "built-in", "frozen") or not str(spec.origin).endswith(".py"):
+        raise FromCodeError(f"--package {name}: no pure-Python package or module of that name is installed here "
+                            "(a C extension or a frozen module has no source to read)")
+    if spec.submodule_search_locations:
+        root = Path(next(iter(spec.submodule_search_locations)))
+        files = [f for f in sorted(root.rglob("*.py")) if not (_TEST_DIRS & set(f.relative_to(root).parts[:-1]))]
+        modules = [(".".join([name, *f.relative_to(root).with_suffix("").parts]).removesuffix(".__init__"), f) for f in files]
+    else:
+        modules = [(name, Path(spec.origin))]
+    if name in sys.stdlib_module_names:
+        return modules, platform.python_version(), "PSF-2.0"
+    dists = importlib.metadata.packages_distributions().get(name, [])
+    if not dists:
+        return modules, "unknown", "unknown"
+    meta = importlib.metadata.metadata(dists[0])
+    license_ = meta.get("License-Expression") or next(
+        (c.rsplit("::", 1)[1].strip() for c in meta.get_all("Classifier") or [] if c.startswith("License ::")), None) \
+        or (meta.get("License") or "").strip().splitlines()[0:1] or ["unknown"]
+    license_ = license_[0] if isinstance(license_, list) else license_
+    return modules, importlib.metadata.version(dists[0]), license_[:80]
+
+
+def load_package(name: str) -> list[Function]:
+    """Every public top-level function of package or module ``name`` (:func:`package_source`), each with the
+    part of its module it needs (:func:`program_of`); ``source`` is ``name==version``, ``license`` the package's."""
+    modules, version, license_ = package_source(name)
+    out = []
+    for module, file in modules:
+        try:
+            code = file.read_text(encoding="utf-8")
+            tree = ast.parse(code)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+                out.append(Function(program_of(code, node.name, tree), node.name, source=f"{name}=={version}",
+                                    source_id=f"{module}:{node.name}", license=license_))
+    if not out:
+        raise FromCodeError(f"--package {name}: no public top-level function in its modules")
     return out
 
 
@@ -528,6 +591,13 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
     names = tuple(x.arg for x in a.args)
     if not names:
         return _skip("no_params", "a function without parameters has one output")
+    tree = ast.parse(fn.code)
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node)):
+        return _skip("state", "it rebinds a global or nonlocal name: its result depends on state, not only its arguments")
+    relative = sorted({f"from {'.' * n.level}{n.module or ''} import" for n in ast.walk(tree)
+                       if isinstance(n, ast.ImportFrom) and n.level})
+    if relative:
+        return _skip("relative_import", f"it needs its package's other modules ({', '.join(relative)})")
     seeds = []
     for text in fn.inputs:
         try:
@@ -623,7 +693,7 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
         generator_version=FROMCODE_VERSION, generator="from_code", description=fn.description, source=fn.source,
         source_id=fn.source_id,
         input_origins=["seed" if text in seed_texts else "generated" for text in inputs],
-        branch_coverage=report.get("branch_coverage"), type_origins=origins)
+        branch_coverage=report.get("branch_coverage"), type_origins=origins, license=fn.license or None)
     counts["generated"] = 1
     return record, counts
 
@@ -666,8 +736,9 @@ def digest(functions: list[Function]) -> str:
     """SHA-256 of the input functions (code, entry point, seed inputs, description), for resume checks."""
     h = hashlib.sha256()
     for fn in functions:
-        # a description and types only when given: the folders of inputs without them resume as before
-        given = ([fn.description] if fn.description else []) + ([list(fn.types)] if fn.types else [])
+        # a description, types and a license only when given: the folders of inputs without them resume as before
+        given = ([fn.description] if fn.description else []) + ([list(fn.types)] if fn.types else []) + \
+            ([fn.license] if fn.license else [])
         h.update(json.dumps([fn.code, fn.entry_point, list(fn.inputs), fn.source_id, *given]).encode())
     return h.hexdigest()
 

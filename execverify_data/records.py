@@ -76,6 +76,7 @@ class ProgramRecord:
     input_origins: list[str] | None = None
     branch_coverage: float | None = None
     type_origins: list[str] | None = None
+    license: str | None = None
 
     @property
     def calls(self) -> list[str]:
@@ -98,7 +99,7 @@ class ProgramRecord:
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ProgramRecord))
 #: The provenance columns, written only in shards whose records have them.
-PROVENANCE_FIELDS = _FIELDS[-5:]
+PROVENANCE_FIELDS = _FIELDS[-6:]
 
 
 def arrow_type(hint) -> Any:

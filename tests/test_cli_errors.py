@@ -132,7 +132,7 @@ BAD_VALUES = [
     (["from-code", "not_json.jsonl", "--out", "o"], 2, "not_json.jsonl line 1: not JSON"),
     (["from-code", "two.jsonl", "--out", "o"], 2, "two.jsonl line 1: expected an object with string fields 'code' and 'entry_point'"),
     (["from-code", "subdir", "--out", "o"], 2, "no functions found"),
-    (["from-code", "--out", "o"], 2, "give SOURCE (a JSONL file or a folder of .py files) or --humaneval"),
+    (["from-code", "--out", "o"], 2, "give one of SOURCE (a JSONL file or a folder of .py files), --package NAME or --humaneval"),
     (["from-code", "subdir", "--allow-benchmark", "mbpp", "--out", "o"], 2, "unknown benchmark mbpp"),
     (["from-code", "subdir", "--min-inputs", "6", "--out", "o"], 2, "need --min-inputs <= --inputs-per-function"),
     (["from-code", "subdir"], 2, "Missing option '--out'"),

@@ -135,7 +135,7 @@ def test_bad_inputs_are_named(tmp_path):
     (lambda p: [str(p / "bad.jsonl")], "bad.jsonl line 1: not JSON"),
     (lambda p: [str(p / "empty")], "no functions found"),
     (lambda p: [str(FOLDER), "--allow-benchmark", "mbpp"], "unknown benchmark mbpp"),
-    (lambda p: ["--humaneval", str(FOLDER)], "give SOURCE"),
+    (lambda p: ["--humaneval", str(FOLDER)], "give one of SOURCE"),
     (lambda p: [str(FOLDER), "--min-inputs", "6"], "--min-inputs"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, make_args, message):
@@ -248,6 +248,9 @@ def test_build_release_from_programs_self_verifies(humaneval_run, tmp_path):
     card = (out / "README.md").read_text()
     assert "a function to complete: its signature and a docstring with its `description`" in card
     assert "| `description` | `string` |" in card and "a function to complete, HumanEval style" in card
+    # the card says where the programs come from, not that they were synthesized
+    assert "Programs are synthesized" not in card and "| humaneval12.jsonl | not recorded | 12 |" in card
+    assert manifest["sources"] == [{"source": "humaneval12.jsonl", "license": "not recorded", "programs": 12}]
 
 
 def test_build_release_programs_needs_records(tmp_path):
@@ -427,3 +430,28 @@ def test_a_folder_sidecar_gives_seed_inputs_types_and_descriptions(tmp_path):
     (tmp_path / "src" / "from-code.json").write_text(json.dumps({"rle.py:rle_decode": {"inputs": ["'a1'"]}}))
     result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--quiet", "--out", str(tmp_path / "o2")])
     assert result.exit_code == 2 and "no function rle.py:rle_decode" in result.output and "Traceback" not in result.output
+
+
+def test_a_package_becomes_rows_with_its_version_and_license(tmp_path):
+    """--package reads an installed module's source without importing it; rows record name==version and license."""
+    import platform
+
+    result = CliRunner().invoke(main, ["from-code", "--package", "colorsys", "--workers", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = _records(tmp_path / "o")
+    assert len(records) >= 4 and {r["entry_point"] for r in records} <= {"rgb_to_yiq", "yiq_to_rgb", "rgb_to_hls", "hls_to_rgb",
+                                                                         "rgb_to_hsv", "hsv_to_rgb"}
+    assert {(r["source"], r["license"]) for r in records} == {(f"colorsys=={platform.python_version()}", "PSF-2.0")}
+    assert all(r["source_id"].startswith("colorsys:") for r in records)
+    result = CliRunner().invoke(main, ["from-code", "--package", "no_such_package_here", "--quiet", "--out", str(tmp_path / "p")])
+    assert result.exit_code == 2 and "no pure-Python package or module" in result.output and "Traceback" not in result.output
+
+
+def test_functions_that_depend_on_state_or_their_package_are_given_up_with_the_reason(tmp_path):
+    from execverify_data.fromcode import FromCodeConfig, convert
+
+    config = FromCodeConfig()
+    stateful = Function("TOTAL = 0\n\n\ndef add(x: int) -> int:\n    global TOTAL\n    TOTAL += x\n    return TOTAL\n", "add")
+    relative = Function("from .util import helper\n\n\ndef f(x: int) -> int:\n    return helper(x)\n", "f")
+    assert "state" in convert(stateful, 0, config, tracer=None)[1]
+    assert "relative_import" in convert(relative, 1, config, tracer=None)[1]

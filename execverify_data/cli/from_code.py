@@ -12,6 +12,9 @@ from execverify_data.cli.common import IntRange, default_workers, one_line, work
 
 @click.command(name="from-code")
 @click.argument("source", required=False, type=click.Path(path_type=Path))
+@click.option("--package", "package", metavar="NAME", default=None,
+              help="Use the public functions of an installed pure-Python package or standard-library module NAME "
+                   "(textwrap, colorsys, more_itertools) as SOURCE; rows record its version and license.")
 @click.option("--humaneval", is_flag=True,
               help="Use the shipped HumanEval (164 problems) as SOURCE, seed inputs from its tests' assertions.")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
@@ -31,7 +34,7 @@ from execverify_data.cli.common import IntRange, default_workers, one_line, work
 @click.option("--shard-size", type=IntRange(min=1), default=200, show_default=True, help="Functions per parquet shard (the unit of resume).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as one JSON object (progress goes to stderr).")
-def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int, min_inputs: int, k_max: int, max_steps: int,
+def from_code(source: Path | None, package: str | None, humaneval: bool, out: Path, seed: int, k: int, min_inputs: int, k_max: int, max_steps: int,
               timeout: float, function_seconds: float, allow: tuple[str, ...], workers: int | None, shard_size: int, quiet: bool, as_json: bool) -> None:
     """Turn the functions of SOURCE into records under OUT, as `synthesize` writes them.
 
@@ -49,14 +52,15 @@ def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int
     Examples:
         execverify from-code functions.jsonl --out data/fromcode
         execverify from-code --humaneval --allow-benchmark humaneval --out data/humaneval
+        execverify from-code --package textwrap --out data/textwrap
     """
     from execverify_data.decontam import default_sources
     from execverify_data.errors import InvalidArgument
-    from execverify_data.fromcode import FromCodeConfig, FromCodeError, humaneval_functions, load
+    from execverify_data.fromcode import FromCodeConfig, FromCodeError, humaneval_functions, load, load_package
     from execverify_data.fromcode import from_code as run
 
-    if (source is None) == (not humaneval):
-        raise click.UsageError("give SOURCE (a JSONL file or a folder of .py files) or --humaneval, not both and not neither")
+    if sum((source is not None, humaneval, package is not None)) != 1:
+        raise click.UsageError("give one of SOURCE (a JSONL file or a folder of .py files), --package NAME or --humaneval")
     known = set(default_sources())
     unknown = sorted(set(allow) - known)
     if unknown:
@@ -68,7 +72,7 @@ def from_code(source: Path | None, humaneval: bool, out: Path, seed: int, k: int
     config = FromCodeConfig(seed=seed, k=k, min_inputs=min_inputs, k_max=k_max, max_steps=max_steps, timeout=timeout,
                             function_seconds=function_seconds, shard_size=shard_size, allow_benchmarks=allow)
     try:
-        functions = humaneval_functions() if humaneval else load(source)
+        functions = humaneval_functions() if humaneval else load_package(package) if package else load(source)
     except FromCodeError as exc:
         raise click.BadParameter(one_line(exc), param_hint=["SOURCE"]) from None
 

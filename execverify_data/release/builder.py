@@ -288,6 +288,7 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
                       "other_drops": {k: v for k, v in sorted(counts.items()) if k in ("retrace_failed", "no_question", "codegen_too_few_tests")}},
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
         "naturalness": nat,
+        "sources": _sources(cfg, trace_table),
         "example_pages": examples,
         "settings": cfg.identity(),
     }
@@ -297,6 +298,32 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
     manifest = {**meta, "files": files}
     write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n"))
     return manifest
+
+
+def _sources(cfg: ReleaseConfig, trace_table) -> list[dict] | None:
+    """Where a build from given records (``--programs``) got its programs: ``[{"source", "license", "programs"}]``
+    over the programs in the release (None for a synthesized build: every program is the generator's)."""
+    if cfg.programs is None:
+        return None
+    from collections import Counter
+
+    from execverify_data.release.programs import program_records
+
+    kept = set(trace_table.column("program_id").to_pylist()) if trace_table is not None else set()
+    counts = Counter((r.source or "given records", r.license or "not recorded")
+                     for r in program_records(cfg.programs) if r.id in kept)
+    return [{"source": s, "license": lic, "programs": n} for (s, lic), n in sorted(counts.items())]
+
+
+def _provenance_text(sources: list[dict] | None) -> str:
+    """The card's words on where the programs come from (the License section)."""
+    if sources is None:
+        return ("Programs are synthesized; no benchmark or third-party code is included (benchmark copies were used "
+                "only to remove overlaps).")
+    table = "\n".join(f"| {s['source']} | {s['license']} | {s['programs']:,} |" for s in sources) or "| - | - | 0 |"
+    return ("The programs are not synthesized: they were given (`execverify from-code`, then `build-release --programs`), "
+            "and each keeps its source's license, which applies to its code in every row:\n\n"
+            "| source | license | programs |\n| --- | --- | --- |\n" + table)
 
 
 def _example_pages(cfg: ReleaseConfig, out: Path) -> list[str]:
@@ -549,6 +576,7 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "build_flags": _build_flags(cfg), "examples": f"{meta['examples']:,}",
         "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
         "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],
+        "program_provenance": _provenance_text(meta.get("sources")),
     }
     body = Template(template_path("dataset_card.md").read_text(encoding="utf-8")).substitute(values)
     return _yaml_header(cfg, meta, infos, split_files) + "\n" + body
