@@ -455,3 +455,43 @@ def test_functions_that_depend_on_state_or_their_package_are_given_up_with_the_r
     relative = Function("from .util import helper\n\n\ndef f(x: int) -> int:\n    return helper(x)\n", "f")
     assert "state" in convert(stateful, 0, config, tracer=None)[1]
     assert "relative_import" in convert(relative, 1, config, tracer=None)[1]
+
+
+def test_the_card_of_a_release_from_a_users_folder_says_what_it_holds(folder_run, tmp_path):
+    """Every claim computed from the rows and records: not 'synthetic', the inputs per program and the branch
+    coverage measured, level 0, the sources and their licenses, the user's license, description and limitations."""
+    pytest.importorskip("datasets")
+    out = tmp_path / "rel"
+    result = CliRunner().invoke(main, ["build-release", "--release-version", "0.1.0", "--programs", str(folder_run),
+                                       "--workers", "1", "--quiet", "--out", str(out), "--test-share", "0",
+                                       "--license", "Apache-2.0", "--description", "Two text helpers of ours.",
+                                       "--limitations", "Only two functions."])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    card = (out / "README.md").read_text()
+    records = _records(folder_run)
+    counts = [len(r["inputs"]) for r in records]
+    assert manifest["inputs_per_program"] == {"min": min(counts), "median": sorted(counts)[len(counts) // 2] if len(counts) % 2
+                                              else (sorted(counts)[len(counts) // 2 - 1] + sorted(counts)[len(counts) // 2]) / 2,
+                                              "max": max(counts)}
+    assert "Synthetic Python programs" not in card and "Programs are synthesized" not in card
+    assert "Two text helpers of ours." in card and "Python functions given to `execverify from-code`" in card
+    low, high = min(counts), max(counts)
+    assert (f"per program, {low} traced inputs" if low == high else f"per program, {low} to {high} traced inputs") in card
+    assert "every `if` and `while` goes both ways" not in card
+    assert "| 0 | 2 |" in card  # the level table: level 0, two programs
+    assert "license: apache-2.0" in card and "released under the APACHE-2.0 license" in card
+    assert "## Limitations" in card and "* Only two functions." in card
+    assert "| clip.py | not recorded | 2 |" in card and "replay with `generate(" not in card
+    assert not list(out.glob("LICENSE-*"))
+
+
+def test_a_humaneval_release_carries_its_notice(tmp_path):
+    from execverify_data.release.builder import _provenance_text, write_notices
+    from execverify_data.shards import write_atomic
+
+    sources = [{"source": "humaneval", "license": "MIT", "programs": 161}]
+    assert write_notices(tmp_path, sources, write_atomic) == ["LICENSE-HumanEval"]
+    assert "Copyright (c) OpenAI" in (tmp_path / "LICENSE-HumanEval").read_text()
+    text = _provenance_text(sources)
+    assert "| humaneval | MIT | 161 |" in text and "`LICENSE-HumanEval`" in text

@@ -40,7 +40,6 @@ __all__ = ["build_release", "split_of", "DEFAULT_CONFIG"]
 
 #: The config ``load_dataset(repo)`` gives without a name.
 DEFAULT_CONFIG = "trace"
-LICENSE = "mit"
 CONFIG_DESCRIPTIONS = {
     "io": "output prediction, CRUXEval format",
     "oi": "input prediction, CRUXEval format",
@@ -289,9 +288,12 @@ def assemble(cfg: ReleaseConfig, work: Path, out: Path, *, repo_id: str, bars=No
         "statistics": {k: v for k, v in stats.items() if not k.endswith("_values")},
         "naturalness": nat,
         "sources": _sources(cfg, trace_table),
+        "inputs_per_program": _inputs_per_program(trace_table),
+        "branch_coverage": _given_coverage(cfg, trace_table),
         "example_pages": examples,
         "settings": cfg.identity(),
     }
+    meta["notices"] = write_notices(out, meta["sources"], write_atomic)
     card = render_card(cfg, meta, stats, infos, split_files, plots, repo_id)
     write_atomic(out / "README.md", lambda p: p.write_text(card, encoding="utf-8"))
     files = {rel: {"sha256": sha256_file(out / rel), "bytes": os.path.getsize(out / rel)} for rel in release_files(out)}
@@ -315,15 +317,111 @@ def _sources(cfg: ReleaseConfig, trace_table) -> list[dict] | None:
     return [{"source": s, "license": lic, "programs": n} for (s, lic), n in sorted(counts.items())]
 
 
+def _inputs_per_program(trace_table) -> dict:
+    """``{"min", "median", "max"}`` of the examples (distinct calls) per program in the ``trace`` config."""
+    import statistics as stats_module
+    from collections import Counter
+
+    if trace_table is None or trace_table.num_rows == 0:
+        return {"min": 0, "median": 0, "max": 0}
+    calls = Counter(pid for pid, _ in set(zip(trace_table.column("program_id").to_pylist(),
+                                                trace_table.column("call").to_pylist())))
+    values = list(calls.values())
+    return {"min": min(values), "median": stats_module.median(values), "max": max(values)}
+
+
+def _given_coverage(cfg: ReleaseConfig, trace_table) -> dict | None:
+    """For a build from given records: ``{"programs_with_branches", "mean", "full"}`` of their inputs' branch
+    coverage (None for a synthesized build, whose filters make every ``if`` and ``while`` go both ways)."""
+    if cfg.programs is None:
+        return None
+    from execverify_data.release.programs import program_records
+
+    kept = set(trace_table.column("program_id").to_pylist()) if trace_table is not None else set()
+    values = [r.branch_coverage for r in program_records(cfg.programs) if r.id in kept and r.branch_coverage is not None]
+    return {"programs_with_branches": len(values), "mean": round(sum(values) / len(values), 4) if values else None,
+            "full": sum(v == 1.0 for v in values)}
+
+
+#: Files of a source's license notice copied into a release made from its code (by record ``source``).
+LICENSE_NOTICES = {"humaneval": ("HumanEval", "data/humaneval/LICENSE")}
+
+
+def write_notices(out: Path, sources: list[dict] | None, write_atomic) -> list[str]:
+    """Copy the license notice of each source that has one here (HumanEval's) into ``out`` as
+    ``LICENSE-<NAME>``; the paths written."""
+    from execverify_data.data import __file__ as data_init
+
+    written = []
+    for source in sources or ():
+        notice = LICENSE_NOTICES.get(source["source"].split("==")[0])
+        if notice is not None:
+            name, rel = notice
+            text = (Path(data_init).parent.parent / rel).read_text(encoding="utf-8")
+            write_atomic(out / f"LICENSE-{name}", lambda p, t=text: p.write_text(t, encoding="utf-8"))
+            written.append(f"LICENSE-{name}")
+    return written
+
+
+#: What the card always says a user should know before using a release.
+LIMITATIONS = (
+    "* Every label is what CPython {python} gives for the row's text; a few outputs differ on other versions "
+    "(`docs/tracing.md` lists how), and each row records its interpreter version.",
+    "* A row teaches execution of the program it shows, not the quality of that program: {what}.",
+    "* Questions are generated from traces by templates; the wording is uniform, and the `sft` chains narrate "
+    "results rather than the reasoning a person would write.",
+    "* Decontamination drops programs that match the benchmarks named above by normalized AST or token "
+    "n-grams; a paraphrase of a benchmark program can remain.",
+)
+
+
+def _card_words(cfg: ReleaseConfig, meta: dict) -> dict:
+    """The card's sentences that depend on what the release holds: synthesized programs or given ones, the
+    inputs per program and branch coverage measured on its rows, the replay recipe, the limitations."""
+    per = meta["inputs_per_program"]
+    given = meta.get("sources") is not None
+    spread = f"{per['min']}" if per["min"] == per["max"] else f"{per['min']} to {per['max']} (median {per['median']:g})"
+    if given:
+        cov = meta.get("branch_coverage") or {}
+        covered = ("" if not cov.get("programs_with_branches") else
+                   f"; on the {cov['programs_with_branches']:,} programs with decisions, the inputs take "
+                   f"{cov['mean']:.1%} of the decision outcomes on average, all of them on {cov['full']:,}")
+        intro = ("Python functions given to `execverify from-code` (their sources and licenses are under *License*), "
+                 "with interpreter traces and machine-checkable questions about them, built by `execverify-data` with "
+                 "no model in the loop. Ground truth comes from the interpreter, never from a model.")
+        inputs_claim = f"per program, {spread} traced inputs, chosen to take each decision both ways where they could{covered}"
+        replay = ("the function's origin (`source`, `source_id`: a given program has no generator seed to replay; "
+                  "`seed` is the row seed its inputs were drawn from)")
+        what = "the functions are their authors', kept as written"
+    else:
+        intro = ("Synthetic Python programs, interpreter traces and machine-checkable questions about them, for teaching "
+                 "small code LLMs to simulate program execution: the data side of the ExecVerify recipe "
+                 "([arXiv 2603.11226](https://arxiv.org/abs/2603.11226)), built end to end by `execverify-data` with no "
+                 "model in the loop. Ground truth comes from the interpreter, never from a model.")
+        inputs_claim = (f"per program, {spread} traced inputs, chosen so that every `if` and `while` goes both ways "
+                        "(the generator's filters reject a program whose branches its inputs cannot all take)")
+        replay = "the program's seed (`seed`: replay with `generate(spec_for(level, seed), seed)`)"
+        what = ("the programs are synthesized under structural constraints, and read less like code people write than "
+                "benchmark code does (the naturalness table above)")
+    limitations = [line.format(python=meta["python"], what=what) for line in LIMITATIONS]
+    if cfg.limitations:
+        limitations.append(f"* {cfg.limitations}")
+    return {"description": f"{cfg.description}\n\n" if cfg.description else "", "intro": intro,
+            "inputs_claim": inputs_claim, "replay": replay, "limitations": "\n".join(limitations)}
+
+
 def _provenance_text(sources: list[dict] | None) -> str:
     """The card's words on where the programs come from (the License section)."""
     if sources is None:
         return ("Programs are synthesized; no benchmark or third-party code is included (benchmark copies were used "
                 "only to remove overlaps).")
     table = "\n".join(f"| {s['source']} | {s['license']} | {s['programs']:,} |" for s in sources) or "| - | - | 0 |"
+    notices = [f"`LICENSE-{LICENSE_NOTICES[s['source'].split('==')[0]][0]}`" for s in sources
+               if s["source"].split("==")[0] in LICENSE_NOTICES]
     return ("The programs are not synthesized: they were given (`execverify from-code`, then `build-release --programs`), "
             "and each keeps its source's license, which applies to its code in every row:\n\n"
-            "| source | license | programs |\n| --- | --- | --- |\n" + table)
+            "| source | license | programs |\n| --- | --- | --- |\n" + table +
+            (f"\n\nThe license notices of those sources are in this folder: {', '.join(notices)}." if notices else ""))
 
 
 def _example_pages(cfg: ReleaseConfig, out: Path) -> list[str]:
@@ -444,10 +542,11 @@ def _yaml_header(cfg: ReleaseConfig, meta: dict, infos: dict, split_files: dict)
     from huggingface_hub import DatasetCardData
 
     card_data = DatasetCardData(
-        license=LICENSE,
+        license=cfg.license,
         language=["en", "code"],
         task_categories=["text-generation"],
-        tags=["code", "code-execution", "execution-reasoning", "python", "synthetic", "reinforcement-learning", "execverify"],
+        tags=["code", "code-execution", "execution-reasoning", "python", *(["synthetic"] if cfg.programs is None else []),
+              "reinforcement-learning", "execverify"],
         size_categories=[_size_category(meta["total_rows"])],
         pretty_name="ExecVerify",
     )
@@ -571,12 +670,13 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "decontam_threshold": cfg.decontam_threshold, "decontam_table": decontam_table,
         "synth_slots": f"{meta['synthesis']['slots']:,}", "synth_accepted": f"{meta['synthesis']['accepted']:,}",
         "synth_rejected": rejected, "n": cfg.n_examples, "seed": cfg.seed, "python": meta["python"],
-        "generator_version": meta["generator_version"], "changelog": changelog, "license_name": LICENSE.upper(),
+        "generator_version": meta["generator_version"], "changelog": changelog, "license_name": cfg.license.upper(),
         "example_links": ", ".join(f"[`{Path(p).stem}`]({p})" for p in meta.get("example_pages", [])) or "none rendered",
         "build_flags": _build_flags(cfg), "examples": f"{meta['examples']:,}",
         "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
         "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],
         "program_provenance": _provenance_text(meta.get("sources")),
+        **_card_words(cfg, meta),
     }
     body = Template(template_path("dataset_card.md").read_text(encoding="utf-8")).substitute(values)
     return _yaml_header(cfg, meta, infos, split_files) + "\n" + body

@@ -50,6 +50,10 @@ class ReleaseConfig:
             card links them; 0: none).
         naturalness_every (`int`, defaults to 4): the card's naturalness table measures the kept programs
             whose synthesis row is a multiple of this (1: every program).
+        license (`str`, defaults to ``"mit"``): the license of the release's data (an SPDX-like id, lower case on
+            the Hub); code given to ``from-code`` keeps its own, which the card lists.
+        description (`str`), limitations (`str`): the card's opening words on what the release is for, and the
+            limitations a user adds to those the card always states.
     """
 
     version: str
@@ -73,6 +77,9 @@ class ReleaseConfig:
     decontam_allow: tuple[str, ...] = ()
     naturalness_every: int = 4
     view_examples: int = 5
+    license: str = "mit"
+    description: str = ""
+    limitations: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):
@@ -117,6 +124,8 @@ class ReleaseConfig:
         data = {"n" if k == "n_examples" else k: v for k, v in asdict(self).items()}
         data.pop("version")
         data.pop("view_examples")  # pages rendered at assembly: no shard depends on them
+        for name in ("license", "description", "limitations"):  # the card's words: no shard depends on them
+            data.pop(name)
         data["local_benchmarks"] = [list(x) for x in self.local_benchmarks]
         for name in ("programs", "decontam_allow"):  # only when set: older builds resume as before
             if not data[name]:
