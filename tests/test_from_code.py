@@ -251,6 +251,10 @@ def test_build_release_from_programs_self_verifies(humaneval_run, tmp_path):
     # the card says where the programs come from, not that they were synthesized
     assert "Programs are synthesized" not in card and "| humaneval12.jsonl | not recorded | 12 |" in card
     assert manifest["sources"] == [{"source": "humaneval12.jsonl", "license": "not recorded", "programs": 12}]
+    from execverify_data.release.inspect import inspect_release
+
+    report = inspect_release(out)
+    assert report.problems == [] and report.figures["programs_by_level"] == {"0": N_HUMANEVAL}
 
 
 def test_build_release_programs_needs_records(tmp_path):
@@ -484,6 +488,9 @@ def test_the_card_of_a_release_from_a_users_folder_says_what_it_holds(folder_run
     assert "## Limitations" in card and "* Only two functions." in card
     assert "| clip.py | not recorded | 2 |" in card and "replay with `generate(" not in card
     assert not list(out.glob("LICENSE-*"))
+    from execverify_data.release.inspect import inspect_release
+
+    assert inspect_release(out).problems == []
 
 
 def test_a_humaneval_release_carries_its_notice(tmp_path):

@@ -489,3 +489,30 @@ def test_row_shards_of_an_older_build_read_with_an_empty_description(tmp_path):
     table = _read_rows(tmp_path, 2, "codegen", True)
     assert table.schema.names == schema_for("codegen").names and table.column("description").to_pylist() == ["", "Return 1."]
     assert _read_rows(tmp_path, 2, "codegen", False).schema.names == old.names
+
+
+def test_inspect_checks_every_claim_of_a_synthetic_release(release, tmp_path):
+    """`execverify release inspect`: every count and claim of the card and manifest holds on the rows; a card
+    edited afterwards, or a file changed, is named."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from execverify_data.cli import main
+    from execverify_data.release.inspect import inspect_release
+
+    out, manifest = release
+    report = inspect_release(out)
+    assert report.problems == [] and report.checked > 40
+    assert report.figures["inputs_per_program"] == manifest["inputs_per_program"]
+    assert report.figures["inputs_per_program"]["min"] >= SMALL["k"]
+    card = (out / "README.md").read_text()
+    assert "every `if` and `while` goes both ways" in card and "replay with `generate(" in card and "## Limitations" in card
+    result = CliRunner().invoke(main, ["release", "inspect", str(out)])
+    assert result.exit_code == 0 and "claims checked" in result.output and "all hold" in result.output
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    edited = card.replace(f"**{manifest['total_rows']:,} rows**", f"**{manifest['total_rows'] + 1:,} rows**")
+    (copy / "README.md").write_text(edited)
+    result = CliRunner().invoke(main, ["release", "inspect", str(copy)])  # the manifest's sha256 of the card differs
+    assert result.exit_code == 1 and "does not match its manifest" in result.output and "Traceback" not in result.output

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "build-release": "execverify_data.cli.build_release:build_release",
     "from-code": "execverify_data.cli.from_code:from_code",
     "push": "execverify_data.cli.push:push",
+    "release": "execverify_data.cli.release:release",
     "view": "execverify_data.cli.view:view",
 }
 
