@@ -360,3 +360,24 @@ def test_the_testers_shortcuts_read_canonical_text_as_the_restricted_parser_does
     canonical = encode(value)
     fast, slow = read_canonical(canonical.text, canonical.type), parse(canonical.text)
     assert type(fast) is type(slow) and repr(fast) == repr(slow)
+
+
+FLOOD = "import os\ndef flood(x):\n    n = 0\n    while True:\n        open(f'f{n}', 'w').close()\n        n += 1\n"
+
+
+@pytest.mark.parametrize("mode", ["calls", "test"])
+def test_a_flood_of_empty_files_is_stopped_at_the_inode_cap(mode):
+    """bwrap's tmpfs caps bytes, not inodes: the zygote counts the files a call adds to its private /tmp and
+    stops it past INODE_CAP (each empty file holds kernel memory the call's memory limit does not see)."""
+    if not LAYERS["bwrap"].available:
+        pytest.skip("the inode cap is the bwrap tmpfs's (without bwrap, Landlock confines writes to the call's folder)")
+    with UntrustedPool(1) as pool:
+        t0 = time.monotonic()
+        if mode == "calls":
+            result = pool.run(FLOOD, ["flood(1)"], timeout=10.0)
+        else:
+            result = pool.run(FLOOD, test="assert flood(1) == 2", timeout=10.0)
+        took = time.monotonic() - t0
+        assert result.status is Status.OUTPUT_LIMIT and "inode cap" in result.detail, result
+        assert took < 5.0, took
+        assert pool.run("def f(a):\n    return a + 1\n", ["f(1)"]).calls[0].value.text == "2"  # the worker goes on

@@ -56,6 +56,10 @@ JANITOR_NAME = b"ev-janitor"  # the child emptying the trash (``/proc/<pid>/comm
 _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE,
             resource.RLIMIT_CORE, resource.RLIMIT_NPROC)
 _TESTER_JOBS = 1000  # the persistent test child is replaced after this many tests
+#: Files and folders one call may add to the sandbox's private /tmp (inside bwrap), and how often the
+#: zygote counts them.
+INODE_CAP = 20_000
+INODE_POLL = 0.02
 _TESTER_GRACE = 0.25  # seconds a tester has to answer once its candidate is gone
 
 
@@ -285,8 +289,11 @@ class Zygote:
         for fd in (result_w, secret_r):  # the host sees end of file on them once the child is gone
             os.close(fd)
         fds[1] = fds[2] = -1
-        timed_out = not self._wait_exit(pid, start + float(job["timeout"]))
-        return self._outcome(pid, start, timed_out)
+        ended = self._wait_exit(pid, start + float(job["timeout"]))
+        outcome = self._outcome(pid, start, not ended)
+        if ended is None:  # stopped for the files it made, not for its time
+            outcome.update(timed_out=False, inodes=True)
+        return outcome
 
     # -- test mode: the candidate child runs the code; the persistent test child runs the test
     def _tester(self, limits: dict):
@@ -331,37 +338,47 @@ class Zygote:
         finally:
             for fd in (replies_r, calls_w):
                 os.close(fd)
-        tester_state, timed_out = "died", False
+        tester_state, timed_out, flooded = "died", False, False
         if sent:
-            tester_state, timed_out = self._await_tester(tester, self.jobs, candidate, deadline)
+            tester_state, timed_out, flooded = self._await_tester(tester, self.jobs, candidate, deadline)
         outcome = self._outcome(candidate, start, timed_out)
         outcome["tester"] = tester_state
+        if flooded:
+            outcome["inodes"] = True
         if self.tester is not None and self.tester["jobs"] >= _TESTER_JOBS:
             self._drop_tester()
         return outcome
 
-    def _await_tester(self, tester: dict, job_id: int, candidate: int, deadline: float) -> tuple[str, bool]:
-        """Wait for the test child to finish job ``job_id``: its state and whether time ran out.
+    def _await_tester(self, tester: dict, job_id: int, candidate: int, deadline: float) -> tuple[str, bool, bool]:
+        """Wait for the test child to finish job ``job_id``: its state, whether time ran out, and whether the
+        candidate was stopped for the files it made (as :meth:`_wait_exit` counts them).
 
-        On time-out the candidate is killed first: the test child then sees end of file and
-        finishes at once; one that still has not within a grace period is replaced."""
+        On time-out (or such a flood) the candidate is killed first: the test child then sees end of
+        file and finishes at once; one that still has not within a grace period is replaced."""
         tester["jobs"] += 1
         poller = select.poll()
         poller.register(tester["socket"], select.POLLIN)
         poller.register(tester["pidfd"], select.POLLIN)
         poller.register(self.channel, select.POLLIN)
-        timed_out = False
+        timed_out = flooded = False
+        watch = bool(self.cfg.get("bwrap"))
+        base = _inodes_used(self.base) if watch else 0
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                if timed_out:  # the grace period is over too
+                if timed_out or flooded:  # the grace period is over too
                     self._drop_tester()
-                    return "stuck", True
+                    return "stuck", timed_out, flooded
                 timed_out = True
                 _kill(candidate)
                 deadline = time.monotonic() + _TESTER_GRACE
                 continue
-            for fd, _ in poller.poll(remaining * 1000):
+            if watch and not (timed_out or flooded) and _inodes_used(self.base) - base > INODE_CAP:
+                flooded = True
+                _kill(candidate)
+                deadline = time.monotonic() + _TESTER_GRACE
+                continue
+            for fd, _ in poller.poll((min(remaining, INODE_POLL) if watch else remaining) * 1000):
                 if fd == tester["socket"].fileno():
                     try:
                         done, stray = _wire.recv_message(tester["socket"], max_fds=0)
@@ -371,33 +388,41 @@ class Zygote:
                         os.close(extra)
                     if not isinstance(done, dict):
                         self._drop_tester()
-                        return "died", timed_out
+                        return "died", timed_out, flooded
                     if done.get("id") == job_id:
-                        return "ok", timed_out
+                        return "ok", timed_out, flooded
                 elif fd == tester["pidfd"]:
                     self._drop_tester()
-                    return "died", timed_out
+                    return "died", timed_out, flooded
                 elif fd == self.channel.fileno():
                     _kill(candidate)
                     self._drop_tester()
                     os._exit(0)  # the host is gone (or broke the protocol)
 
-    def _wait_exit(self, pid: int, deadline: float) -> bool:
-        """Wait until ``pid`` exits (``True``) or ``deadline`` passes (``False``)."""
+    def _wait_exit(self, pid: int, deadline: float) -> bool | None:
+        """Wait until ``pid`` exits (``True``), ``deadline`` passes (``False``) or, inside bwrap, the call has
+        added more than :data:`INODE_CAP` files and folders to the private ``/tmp`` (``None``: bwrap's tmpfs
+        caps its bytes, not its inodes, and each empty file holds kernel memory the call's limit does not see;
+        the count is read every :data:`INODE_POLL` seconds)."""
         pidfd = os.pidfd_open(pid)
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
         poller.register(self.channel, select.POLLIN)
+        watch = bool(self.cfg.get("bwrap"))
+        base = _inodes_used(self.base) if watch else 0
         try:
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return False
-                for fd, _ in poller.poll(remaining * 1000):
+                events = poller.poll((min(remaining, INODE_POLL) if watch else remaining) * 1000)
+                for fd, _ in events:
                     if fd == pidfd:
                         return True
                     _kill(pid)
                     os._exit(0)  # the host is gone (or broke the protocol)
+                if watch and _inodes_used(self.base) - base > INODE_CAP:
+                    return None
         finally:
             os.close(pidfd)
 
@@ -479,6 +504,14 @@ class Zygote:
                 os._exit(0)
         self.janitor = pid
         return True
+
+
+def _inodes_used(path: str) -> int:
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return 0
+    return st.f_files - st.f_ffree
 
 
 def _read_until_eof(fd: int, cap: int, deadline: float) -> bytes:

@@ -658,6 +658,7 @@ class UntrustedPool:
 
 
 _KILLED = SandboxResult(Status.KILLED, detail="the sandbox worker died or hung; it was replaced")
+_INODES_DETAIL = "the code made more files and folders than the sandbox's /tmp allows (its inode cap)"
 
 
 def _run_job(worker: _Worker, job: dict, fds: list[int], out: int, err: int, reader: int, cap: int, deadline: float,
@@ -702,6 +703,8 @@ def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdi
 
     def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
         status = response["exit_status"]
+        if response.get("inodes"):
+            return SandboxResult(Status.OUTPUT_LIMIT, detail=_INODES_DETAIL, **base)
         if response["timed_out"]:
             return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
         if overflow:
@@ -732,6 +735,8 @@ def _run_trace(worker: _Worker, limits: dict, request: bytes, source: str, max_s
     made: list = []
 
     def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
+        if response.get("inodes"):
+            return SandboxResult(Status.OUTPUT_LIMIT, detail=_INODES_DETAIL, **base)
         if response["timed_out"]:
             return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
         if overflow:
@@ -761,6 +766,8 @@ def _run_test(worker: _Worker, limits: dict, request: bytes, test: bytes,
         if data and not overflow:
             with contextlib.suppress(_wire.FrameError):
                 verdict = _wire.decode(data, max_bytes=_MAX_VERDICT_BYTES)
+        if response.get("inodes"):
+            return SandboxResult(Status.OUTPUT_LIMIT, test_passed=False, detail=_INODES_DETAIL, **base)
         if response["timed_out"]:
             return SandboxResult(Status.TIMEOUT, test_passed=False, detail=f"no result within {limits['timeout']} s",
                                  **base)
