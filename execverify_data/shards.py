@@ -22,6 +22,7 @@ order chunks finish in; a killed run resumes after its last finished shard (:cla
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -235,14 +236,22 @@ def spawn_pool(workers: int, *, seed: str = "0", initializer: Callable | None = 
     """``submit(fn, *args) -> Future`` backed by ``workers`` spawned processes started with
     ``PYTHONHASHSEED=seed`` (set and dict orders inside the work then do not depend on the worker).
     The workers die with this process (``PR_SET_PDEATHSIG`` of the thread that submits: call ``submit``
-    from the thread that entered the pool)."""
+    from the thread that entered the pool). Leaving the pool on an exception (Ctrl-C's ``KeyboardInterrupt``,
+    or the ``SystemExit`` a SIGTERM becomes in the CLI, :func:`execverify_data.cli.common.exit_on_sigterm`) kills the workers at once instead of
+    waiting for the chunks they run: what they had not finished is redone on resume."""
     with hash_seed(seed):
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
                                    initargs=(os.getpid(), initializer, initargs))
         try:
             yield pool.submit
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    process.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True, cancel_futures=True)
+
 
 
 def is_ray_available() -> bool:

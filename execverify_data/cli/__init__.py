@@ -75,6 +75,9 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="execverify")
 def main() -> None:
     """execverify: programs, traces and verifiable questions for code-execution reasoning."""
+    from execverify_data.cli.common import exit_on_sigterm
+
+    exit_on_sigterm()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -186,3 +186,22 @@ def check_call(call: str, *, trusted_call: bool) -> None:
             f"{call[:80]!r} is not a literal call ({why}); if its arguments are expressions from trusted data, add --trusted-call",
             param_hint=["--call"],
         ) from None
+
+
+def exit_on_sigterm() -> None:
+    """Make SIGTERM to this process a ``SystemExit(143)``, as Ctrl-C is a ``KeyboardInterrupt``: a long job
+    killed politely stops its workers at once (:func:`execverify_data.shards.spawn_pool`) and leaves its
+    finished shards as they are, to resume from."""
+    import signal
+
+    def on_term(signum, frame):
+        raise SystemExit(128 + signum)
+
+    if threading_main():
+        signal.signal(signal.SIGTERM, on_term)
+
+
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

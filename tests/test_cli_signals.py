@@ -1,0 +1,64 @@
+"""SIGINT and SIGTERM sent to a long job's main process alone (as `timeout -s INT` and `kill` send them,
+not to its process group): the workers end and the command exits within 2 s, every time."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+TRIALS = 30
+
+
+def _stopped_in_time(sig: int, delay: float, out: str) -> tuple[float, bool]:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "execverify_data", "synthesize", "--n", "5000", "--workers", "2",
+                             "--quiet", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                            start_new_session=True)
+    time.sleep(delay)
+    sent = time.monotonic()
+    proc.send_signal(sig)  # the main process alone
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return float("inf"), True
+    took = time.monotonic() - sent
+    time.sleep(0.3)  # a worker killed by the parent's death signal is gone by now
+    left = _live_members(proc.pid)
+    if left:
+        os.killpg(proc.pid, signal.SIGKILL)
+    return took, bool(left)
+
+
+def _live_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that still run (a zombie waiting for its reaper is not running)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                out.append(int(entry))
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_the_main_process_ends_the_job_and_its_workers(sig, tmp_path):
+    rng = random.Random(sig)
+    results = []
+    for i in range(TRIALS):
+        took, left = _stopped_in_time(sig, rng.uniform(0.05, 2.0), str(tmp_path / f"run{i}"))
+        results.append((round(took, 2), left))
+    slow = [r for r in results if r[0] > 2.0]
+    stray = [r for r in results if r[1]]
+    assert not slow and not stray, results
