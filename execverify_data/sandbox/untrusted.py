@@ -696,22 +696,31 @@ def _channels(request: bytes, stdin: bytes | None) -> tuple[list[int], int, str,
     return fds, result_r, secret, out, err
 
 
+def _ended_early(response: dict, overflow: bool, base: dict, limits: dict, too_much: str) -> SandboxResult | None:
+    """The result of a call- or trace-mode child that did not end as it should (files past the inode cap,
+    its time, ``too_much`` on its channel, a death), or None when it exited cleanly."""
+    if response.get("inodes"):
+        return SandboxResult(Status.OUTPUT_LIMIT, detail=_INODES_DETAIL, **base)
+    if response["timed_out"]:
+        return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
+    if overflow:
+        return SandboxResult(Status.OUTPUT_LIMIT, detail=too_much, **base)
+    status = response["exit_status"]
+    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]):
+        state, detail = _death(status)
+        return SandboxResult(state, detail=detail, **base)
+    return None
+
+
 def _run_calls(worker: _Worker, limits: dict, request: bytes, n_calls: int, stdin: bytes | None,
                deadline: float) -> tuple[SandboxResult, bool]:
     """One call-mode job on ``worker``: ``(result, whether the worker is still usable)``."""
     fds, result_r, secret, out, err = _channels(request, stdin)
 
     def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
-        status = response["exit_status"]
-        if response.get("inodes"):
-            return SandboxResult(Status.OUTPUT_LIMIT, detail=_INODES_DETAIL, **base)
-        if response["timed_out"]:
-            return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
-        if overflow:
-            return SandboxResult(Status.OUTPUT_LIMIT, detail="result channel exceeded its cap", **base)
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]):
-            state, detail = _death(status)
-            return SandboxResult(state, detail=detail, **base)
+        ended = _ended_early(response, overflow, base, limits, "result channel exceeded its cap")
+        if ended is not None:
+            return ended
         try:
             fields = _wire.decode(data, kinds=(_wire.RECORD,), max_bytes=MAX_RESULT_BYTES, max_fields=4 + 5 * n_calls)
             error, memory, calls = _calls_from_record(fields, secret, n_calls)
@@ -735,16 +744,9 @@ def _run_trace(worker: _Worker, limits: dict, request: bytes, source: str, max_s
     made: list = []
 
     def judge(response: dict, data: bytes, overflow: bool, base: dict) -> SandboxResult:
-        if response.get("inodes"):
-            return SandboxResult(Status.OUTPUT_LIMIT, detail=_INODES_DETAIL, **base)
-        if response["timed_out"]:
-            return SandboxResult(Status.TIMEOUT, detail=f"no result within {limits['timeout']} s", **base)
-        if overflow:
-            return SandboxResult(Status.OUTPUT_LIMIT, detail="the trace stream exceeded its cap", **base)
-        status = response["exit_status"]
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and not response["killed"]):
-            state, detail = _death(status)
-            return SandboxResult(state, detail=detail, **base)
+        ended = _ended_early(response, overflow, base, limits, "the trace stream exceeded its cap")
+        if ended is not None:
+            return ended
         made.append(assemble(data, secret, source, max_steps=max_steps))  # the secret is the MAC key
         return SandboxResult(Status.OK, **base)
 
