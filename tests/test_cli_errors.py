@@ -169,12 +169,14 @@ BAD_VALUES = [
     # score
     # a command name
     (["synthesise"], 2, "No such command 'synthesise'. Did you mean 'synthesize'?"),
-    (["build_release"], 2, "Did you mean 'build-release'?"),
+    (["build_release"], 2, "Did you mean 'build-release'"),
     (["score", "missing.jsonl", "two.jsonl"], 2, "does not exist"),
     (["score", "not_json.jsonl", "two.jsonl"], 2, "line 1: not JSON"),
     (["score", "rows.jsonl", "rows.jsonl"], 2, "no 'verification' field"),
     (["score", "rows.jsonl", "two.jsonl"], 2, "they are matched by row"),
     # push
+    (["release", "inspect", "missing"], 2, "no such folder"),
+    (["release", "inspect", "unbuilt"], 1, "has no MANIFEST.json"),
     (["push", "missing", "--repo-id", "a/b"], 2, "does not exist"),
     (["push", "unbuilt", "--repo-id", "a/b"], 2, "has no MANIFEST.json"),
     (["push", "release", "--repo-id", "nobody"], 2, "--repo-id must look like ORG/NAME"),

@@ -19,7 +19,7 @@ def _stopped_in_time(sig: int, delay: float, out: str) -> tuple[float, bool]:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "execverify_data", "synthesize", "--n", "5000", "--workers", "2",
                              "--quiet", "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_sigint)
     time.sleep(delay)
     sent = time.monotonic()
     proc.send_signal(sig)  # the main process alone
@@ -35,6 +35,12 @@ def _stopped_in_time(sig: int, delay: float, out: str) -> tuple[float, bool]:
     if left:
         os.killpg(proc.pid, signal.SIGKILL)
     return took, bool(left)
+
+
+def _default_sigint() -> None:
+    """A shell's background job starts with SIGINT ignored (and Python then makes no KeyboardInterrupt of it):
+    the command under test gets it as a terminal would give it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _live_members(pgid: int) -> list[int]:
