@@ -309,12 +309,16 @@ def _sources(cfg: ReleaseConfig, trace_table) -> list[dict] | None:
         return None
     from collections import Counter
 
+    counts = Counter((r.source or "given records", r.license or "not recorded") for r in _given_records(cfg, trace_table))
+    return [{"source": s, "license": lic, "programs": n} for (s, lic), n in sorted(counts.items())]
+
+
+def _given_records(cfg: ReleaseConfig, trace_table) -> list:
+    """The records of ``cfg.programs`` whose programs are in the release (its ``trace`` rows)."""
     from execverify_data.release.programs import program_records
 
     kept = set(trace_table.column("program_id").to_pylist()) if trace_table is not None else set()
-    counts = Counter((r.source or "given records", r.license or "not recorded")
-                     for r in program_records(cfg.programs) if r.id in kept)
-    return [{"source": s, "license": lic, "programs": n} for (s, lic), n in sorted(counts.items())]
+    return [r for r in program_records(cfg.programs) if r.id in kept]
 
 
 def _inputs_per_program(trace_table) -> dict:
@@ -335,10 +339,7 @@ def _given_coverage(cfg: ReleaseConfig, trace_table) -> dict | None:
     coverage (None for a synthesized build, whose filters make every ``if`` and ``while`` go both ways)."""
     if cfg.programs is None:
         return None
-    from execverify_data.release.programs import program_records
-
-    kept = set(trace_table.column("program_id").to_pylist()) if trace_table is not None else set()
-    values = [r.branch_coverage for r in program_records(cfg.programs) if r.id in kept and r.branch_coverage is not None]
+    values = [r.branch_coverage for r in _given_records(cfg, trace_table) if r.branch_coverage is not None]
     return {"programs_with_branches": len(values), "mean": round(sum(values) / len(values), 4) if values else None,
             "full": sum(v == 1.0 for v in values)}
 

@@ -32,13 +32,16 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execverify_data.errors import ExecVerifyError, InvalidArgument, check_int
 from execverify_data.sandbox import _fs, _wire
 from execverify_data.sandbox import layers as _layers
 from execverify_data.sandbox.warm import PACKAGE_ROOT, Boot, WarmProcess
-from execverify_data.trace import Trace
 from execverify_data.values import CanonicalValue
+
+if TYPE_CHECKING:
+    from execverify_data.trace import Trace
 
 __all__ = ["CallResult", "SandboxResult", "Status", "UntrustedPool", "default_pool", "default_workers",
            "run_untrusted"]
@@ -560,7 +563,7 @@ class UntrustedPool:
         >>> t.status.value, t.output.text, [(e.line, e.locals['y'].text) for e in t.events]
         ('ok', '8', [(2, '4'), (3, '4')])
         """
-        from execverify_data.trace import ExceptionInfo
+        from execverify_data.trace import ExceptionInfo, Trace  # the tracer, on first use: not the reward path's import
         from execverify_data.trace import Status as TraceStatus
 
         check_int("max_steps", max_steps)
