@@ -7,7 +7,7 @@ catch either. Messages say what was wrong and what to do next.
 
 from __future__ import annotations
 
-__all__ = ["ExecVerifyError", "AnswerError", "InvalidArgument", "ProgramError", "check_int", "check_seconds"]
+__all__ = ["AnswerError", "DataError", "ExecVerifyError", "InvalidArgument", "ProgramError", "check_int", "check_seconds"]
 
 
 class ExecVerifyError(Exception):
@@ -20,6 +20,10 @@ class AnswerError(ExecVerifyError, ValueError):
 
 class InvalidArgument(ExecVerifyError, TypeError):
     """A function was called with an argument it cannot use; the message says which and why."""
+
+
+class DataError(ExecVerifyError, ValueError):
+    """A dataset cannot be used as asked (not found, a column or rows missing); the message says what to change."""
 
 
 class ProgramError(ExecVerifyError, ValueError):

@@ -42,6 +42,9 @@ def dataset_version(dataset: str, revision: str | None = None) -> str:
     (``1.0.0`` or ``v1.0.0``), else a ``ValueError`` says what to do.
     """
     if not os.path.isdir(dataset):
+        if dataset.startswith(("/", ".", "~")):  # a path, not a Hub id
+            raise ValueError(f"no release folder at {dataset}: build one there with `execverify build-release --out "
+                             f"{dataset}` (or name a Hub dataset id)")
         return revision or "main (no revision pinned)"
     manifest = Path(dataset) / "MANIFEST.json"
     version = json.loads(manifest.read_text(encoding="utf-8")).get("version") if manifest.is_file() else None

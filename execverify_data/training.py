@@ -19,6 +19,7 @@ ValueError: --vllm_mode must be 'colocate' or 'server', got 'bogus'
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import importlib.util
 import json
@@ -30,9 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RECIPE_ARGS_FILE", "RESTYLE_COLUMNS", "RecipeInputs", "check_environment", "check_grpo_args",
+from execverify_data.errors import DataError, ExecVerifyError
+
+__all__ = ["RECIPE_ARGS_FILE", "RESTYLE_COLUMNS", "EvalArguments", "RecipeInputs", "check_environment", "check_grpo_args",
            "check_sft_args", "curriculum_order", "finish_training", "load_prompt_rows", "model_init_kwargs",
-           "question_counts", "recipe_parser", "restyle_codegen", "restyle_questions", "sandbox_workers"]
+           "question_counts", "recipe_parser", "restyle_codegen", "restyle_questions", "run_recipe", "sandbox_workers"]
 
 #: The columns :func:`restyle_questions` rebuilds a question row from (the release's layout).
 RESTYLE_COLUMNS = ("id", "code", "call", "task")
@@ -93,7 +96,96 @@ def recipe_parser(dataclass_types: Sequence[type], check: Callable[..., None] | 
                 check(*output[: len(self.dataclass_types)])
             return output
 
-    return RecipeParser(tuple(dataclass_types))
+        def error(self, message: str):
+            """One line instead of argparse's usage of several hundred options; a close option is named."""
+            self.exit(2, f"{self.prog}: error: {message}{_close_option(self, message)} (--help lists the arguments)\n")
+
+    return RecipeParser(tuple(dataclass_types), allow_abbrev=False)
+
+
+def _close_option(parser: argparse.ArgumentParser, message: str) -> str:
+    import difflib
+
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    options = [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+    for word in message.split(":", 1)[1].split():
+        close = difflib.get_close_matches(word.split("=")[0], options, n=1, cutoff=0.75)
+        if word.startswith("--") and close:
+            return f" (did you mean {close[0]}?)"
+    return ""
+
+
+@dataclass
+class EvalArguments:
+    """The optional evaluation after a stage (:func:`execverify_data.model_eval.evaluate_saved_model`); a recipe's
+    script arguments inherit these fields."""
+
+    eval_tasks: str | None = field(
+        default=None, metadata={"help": "lm-eval tasks (comma-separated) to run on the saved model after training; their "
+                                        "scores go into the model card and eval_results.json. Unset: no evaluation."})
+    eval_limit: float | None = field(
+        default=None, metadata={"help": "lm-eval --limit for the evaluation (docs per task): dry runs only."})
+    eval_batch_size: str = field(default="1", metadata={"help": "lm-eval --batch_size for the evaluation (or auto)."})
+
+
+_UNUSED = "Some specified arguments are not used by the HfArgumentParser:"
+
+
+def run_recipe(make_parser: Callable[[], Any], main: Callable[..., Any], argv: Sequence[str] | None = None) -> Any:
+    """A recipe's command line: parse and check (a bad argument, a missing package or dataset is one line and exit
+    status 2), train with ``main``, then, on the main process, evaluate the saved model when ``--eval_tasks`` is set."""
+    prog = Path(sys.argv[0]).name
+    parser = make_parser()
+    try:
+        parsed = parser.parse_args_and_config(argv)
+        check_environment(parsed[1])
+    except (ValueError, ImportError) as exc:
+        message = str(exc)
+        if message.startswith(_UNUSED):  # HfArgumentParser's words for arguments no dataclass takes
+            unused = ast.literal_eval(message[len(_UNUSED):].strip())
+            parser.error(f"unrecognized arguments: {' '.join(unused)}")
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2) from None
+    script_args, training_args = parsed[0], parsed[1]
+    try:
+        trainer = main(*parsed)
+    except ExecVerifyError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if not getattr(script_args, "eval_tasks", None) or not trainer.accelerator.is_main_process:
+        return trainer
+    push = (trainer.hub_model_id or training_args.hub_model_id) if training_args.push_to_hub else None
+    del trainer  # the evaluation process loads the saved model: free this one's memory first
+    _free_memory()
+    from execverify_data.model_eval import EVAL_RESULTS_FILE, evaluate_saved_model
+
+    output_dir = Path(training_args.output_dir)
+    print(f"{prog}: evaluating {output_dir} on {script_args.eval_tasks}", file=sys.stderr)
+    try:
+        results = evaluate_saved_model(output_dir, script_args.eval_tasks, limit=script_args.eval_limit,
+                                       batch_size=script_args.eval_batch_size)
+    except ExecVerifyError as exc:
+        raise SystemExit(f"{prog}: error: the model is saved in {output_dir}, but its evaluation failed: {exc}") from None
+    if push:
+        import huggingface_hub
+
+        huggingface_hub.upload_folder(repo_id=push, folder_path=str(output_dir), revision=training_args.hub_revision,
+                                      token=training_args.hub_token, allow_patterns=["README.md", EVAL_RESULTS_FILE],
+                                      commit_message="execverify-data: evaluation scores")
+    return results
+
+
+def _free_memory() -> None:
+    import gc
+
+    gc.collect()
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - a recipe always has torch
+        return
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def check_grpo_args(training_args: Any, *, reward_count: int, max_prompt_length: int | None = None,
@@ -168,23 +260,23 @@ def load_prompt_rows(dataset_name: str, configs: Sequence[str | None], *, column
         ValueError: a config lacks a required column (``bucket`` too with ``curriculum``), has
             fewer rows than asked, or no row is left.
     """
-    from datasets import concatenate_datasets, load_dataset
+    from datasets import concatenate_datasets
 
     if samples_per_config is not None and len(samples_per_config) != len(configs):
-        raise ValueError(f"{len(samples_per_config)} row counts for {len(configs)} configs; give one per config")
+        raise DataError(f"{len(samples_per_config)} row counts for {len(configs)} configs; give one per config")
     required = [*columns, *(["bucket"] if curriculum else [])]
     parts = []
     for i, config in enumerate(configs):
-        part = load_dataset(dataset_name, config, revision=revision, split=split)
         where = f"the {config!r} config of {dataset_name}" if config else dataset_name
+        part = _load_split(dataset_name, config, revision, split, where)
         missing = set(required) - set(part.column_names)
         if missing:
-            raise ValueError(f"{where} lacks column(s) {sorted(missing)}; it has {part.column_names}")
+            raise DataError(f"{where} lacks column(s) {sorted(missing)}; it has {part.column_names}")
         part = part.select_columns([*dict.fromkeys([*required, *(c for c in optional_columns if c in part.column_names)])])
         if samples_per_config is not None:
             wanted = samples_per_config[i]
             if wanted > len(part):
-                raise ValueError(f"{where} has {len(part)} rows, fewer than the {wanted} asked; lower its count")
+                raise DataError(f"{where} has {len(part)} rows, fewer than the {wanted} asked; lower its count")
             part = part.shuffle(seed=seed).select(range(wanted))
         parts.append(part)
     rows = concatenate_datasets(parts).shuffle(seed=seed)
@@ -207,17 +299,31 @@ def load_prompt_rows(dataset_name: str, configs: Sequence[str | None], *, column
     if max_samples is not None:
         rows = rows.select(range(min(max_samples, len(rows))))
     if len(rows) == 0:
-        raise ValueError(f"no training rows left in {dataset_name} (check the split and the length filters)")
+        raise DataError(f"no training rows left in {dataset_name} (check the split and the length filters)")
     if curriculum:
         rows = curriculum_order(rows, seed)
     return rows
+
+
+def _load_split(dataset_name: str, config: str | None, revision: str | None, split: str, where: str):
+    """One split of a dataset, or a :class:`DataError` in one line saying how to get it."""
+    from datasets import load_dataset
+
+    try:
+        return load_dataset(dataset_name, config, revision=revision, split=split)
+    except (FileNotFoundError, ConnectionError) as exc:  # datasets' DatasetNotFoundError is a FileNotFoundError
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataError(f"cannot load {where} ({first}); build a release there with `execverify build-release --out "
+                        f"{dataset_name}` or pass --dataset_name a release folder or Hub dataset id") from None
+    except ValueError as exc:  # an unknown config or split: datasets lists the ones there are
+        raise DataError(f"cannot load {where} (split {split!r}): {str(exc).splitlines()[0]}") from None
 
 
 def curriculum_order(rows, seed: int):
     """``rows`` ordered by their ``bucket`` column (0, the easiest, first), shuffled with ``seed`` within a bucket
     (the trainer must then read them in order, ``docs/training.md``)."""
     if "bucket" not in rows.column_names:
-        raise ValueError(f"a curriculum needs the release's `bucket` column; these rows have {rows.column_names}")
+        raise DataError(f"a curriculum needs the release's `bucket` column; these rows have {rows.column_names}")
     buckets = rows["bucket"]
     rank = list(range(len(buckets)))
     random.Random(seed).shuffle(rank)
@@ -277,13 +383,13 @@ def restyle_questions(rows, *, style: str, n_path: int, n_state: int, rationale:
         ValueError: a column of :data:`RESTYLE_COLUMNS` is missing, or a question count is negative.
     """
     from execverify_data.errors import InvalidArgument, ProgramError
-    from execverify_data.seeds import derive_seed
     from execverify_data.questions import build
     from execverify_data.questions.templates import STYLES
+    from execverify_data.seeds import derive_seed
 
     missing = set(RESTYLE_COLUMNS) - set(rows.column_names)
     if missing:
-        raise ValueError(f"--prompt_style rebuilds rows from the release's {list(RESTYLE_COLUMNS)} columns; "
+        raise DataError(f"--prompt_style rebuilds rows from the release's {list(RESTYLE_COLUMNS)} columns; "
                          f"these rows lack {sorted(missing)}")
     if style not in STYLES or style == "cruxeval":
         raise ValueError(f"--prompt_style must be one of {[s for s in STYLES if s != 'cruxeval']}, got {style!r}")
@@ -341,7 +447,7 @@ def restyle_codegen(rows, *, style: str):
     if style != "reasoning":
         raise ValueError(f"code-generation prompts have one other style, 'reasoning'; got {style!r}")
     if getattr(rows.features["prompt"], "dtype", None) != "string":
-        raise ValueError("--prompt_style wraps text prompts; these rows already hold chat messages")
+        raise DataError("--prompt_style wraps text prompts; these rows already hold chat messages")
     return rows.map(lambda row: {"prompt": codegen_messages(row["prompt"])},
                     new_fingerprint=_fingerprint(rows, "codegen", style), desc=f"wrapping in the {style} style")
 

@@ -8,14 +8,15 @@
 #   - Stage I and Stage II generate with vLLM colocated, in sleep mode; without vLLM installed the
 #     script fails loudly (exit 3) unless --no-vllm says to skip that part;
 #   - every stage logs finite losses, changes the weights, saves a checkpoint, and its output loads as
-#     the next stage's model (use_cache on, PEFT merged, our model card and recipe_args.yaml written).
+#     the next stage's model (use_cache on, PEFT merged, our model card and recipe_args.yaml written);
+#   - after each stage the config's evaluation (eval_tasks, 2 docs per task) runs on the saved model.
 # A random model's rewards rarely vary, so the GRPO stages add a small entropy bonus (--entropy_coef):
 # the update then moves the weights even when every completion scores the same.
 #
 # Usage (repository root, `pip install 'execverify-data[train,vllm]'`):
 #   scripts/gpu_smoke.sh [--no-vllm] [WORK_DIR]     # on a CUDA machine; WORK_DIR defaults to a new temp folder
-#   scripts/gpu_smoke.sh --cpu-dry-run [WORK_DIR]   # the same commands on a CPU: `accelerate launch --cpu`, one
-#                                                   # process, a tiny model, no DeepSpeed, no vLLM (what CI runs)
+#   scripts/gpu_smoke.sh --cpu-dry-run [WORK_DIR]   # on a CPU: the documented paper path at toy scale
+#                                                   # (python scripts/paper_path.py --cpu-dry-run; what CI runs)
 # Exits 0 after "gpu_smoke: PASSED"; 2 without a usable GPU, 3 without vLLM, 1 on any other failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +38,11 @@ export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS
 export TOKENIZERS_PARALLELISM=false
 PAPER=training_examples/Qwen2.5-Coder-7B-Instruct
 
-if [[ $MODE == gpu ]]; then
-    if ! NGPU=$("$PY" - <<'EOF'
+if [[ $MODE == cpu ]]; then  # one CPU dry run: the documented commands (docs/training.md), at toy scale
+    exec "$PY" scripts/paper_path.py --cpu-dry-run "$WORK"
+fi
+
+if ! NGPU=$("$PY" - <<'EOF'
 import sys
 import torch
 if not torch.cuda.is_available():
@@ -49,39 +53,30 @@ print("gpu_smoke: device", torch.cuda.get_device_name(0), "x", torch.cuda.device
       "cuda", torch.version.cuda, file=sys.stderr)
 print(torch.cuda.device_count())
 EOF
-    ); then
-        echo "gpu_smoke: FAILED (see above)" >&2
-        exit 2
-    fi
-    if "$PY" -c "import deepspeed" 2>/dev/null; then :; else
-        echo "gpu_smoke: FAILED: deepspeed is not installed (pip install 'execverify-data[train]')" >&2
-        exit 1
-    fi
-    if "$PY" -c "import vllm" 2>/dev/null; then
-        VLLM=checked
-        GEN=(--use_vllm true --vllm_mode colocate --vllm_enable_sleep_mode true --vllm_gpu_memory_utilization 0.3
-             --vllm_max_model_length 2304)
-    elif [[ $VLLM == required ]]; then
-        echo "gpu_smoke: FAILED: vLLM is not installed, so generation with vLLM colocate and sleep mode (the paper" >&2
-        echo "gpu_smoke: configs' setting) cannot be checked: pip install 'execverify-data[vllm]' (it pins its own" >&2
-        echo "gpu_smoke: torch: install it first, in a fresh environment), or pass --no-vllm to check the rest." >&2
-        exit 3
-    else
-        GEN=(--use_vllm false)
-    fi
-    LAUNCH=("$PY" -m accelerate.commands.launch --config_file training_examples/accelerate_configs/zero3.yaml --num_processes "$NGPU")
-    DEVICE=(--bf16 true --dtype bfloat16)
-    MODEL_SIZE="hidden_size=1280, layers=24, heads=16, vocab_size=4096"
-    RELEASE_N=160
-else
-    NGPU=1
-    VLLM="not used (CPU dry run)"
-    GEN=(--use_vllm false)
-    LAUNCH=("$PY" -m accelerate.commands.launch --cpu --num_processes 1 --num_machines 1 --mixed_precision no --dynamo_backend no)
-    DEVICE=(--use_cpu true --bf16 false --dtype float32)
-    MODEL_SIZE=""
-    RELEASE_N=40
+); then
+    echo "gpu_smoke: FAILED (see above)" >&2
+    exit 2
 fi
+if "$PY" -c "import deepspeed" 2>/dev/null; then :; else
+    echo "gpu_smoke: FAILED: deepspeed is not installed (pip install 'execverify-data[train]')" >&2
+    exit 1
+fi
+if "$PY" -c "import vllm" 2>/dev/null; then
+    VLLM=checked
+    GEN=(--use_vllm true --vllm_mode colocate --vllm_enable_sleep_mode true --vllm_gpu_memory_utilization 0.3
+         --vllm_max_model_length 2304)
+elif [[ $VLLM == required ]]; then
+    echo "gpu_smoke: FAILED: vLLM is not installed, so generation with vLLM colocate and sleep mode (the paper" >&2
+    echo "gpu_smoke: configs' setting) cannot be checked: pip install 'execverify-data[vllm]' (it pins its own" >&2
+    echo "gpu_smoke: torch: install it first, in a fresh environment), or pass --no-vllm to check the rest." >&2
+    exit 3
+else
+    GEN=(--use_vllm false)
+fi
+LAUNCH=("$PY" -m accelerate.commands.launch --config_file training_examples/accelerate_configs/zero3.yaml --num_processes "$NGPU")
+DEVICE=(--bf16 true --dtype bfloat16)
+MODEL_SIZE="hidden_size=1280, layers=24, heads=16, vocab_size=4096"
+RELEASE_N=160
 
 echo "gpu_smoke: building the random model and the release slice in $WORK"
 # a file, not stdin: the release builder's worker processes re-import __main__ (spawn)
@@ -107,7 +102,7 @@ EOF
 
 # two optimizer steps, a checkpoint at the second, the logs and the output the next stage loads
 COMMON=(--dataset_name "$WORK/release" --dataset_revision v0.0.1 --max_steps 2 --save_strategy steps --save_steps 2
-        --save_total_limit 1 --logging_steps 1 --report_to none --seed 0 --dataloader_num_workers 0 "${DEVICE[@]}")
+        --save_total_limit 1 --logging_steps 1 --report_to none --seed 0 --dataloader_num_workers 0 --eval_limit 2 "${DEVICE[@]}")
 # GRPO: 2 prompts x 4 completions per update and per rank, one rollout feeding both updates (as the paper's two mini-batches)
 GRPO=(--num_generations 4 --per_device_train_batch_size 4 --gradient_accumulation_steps 1 --steps_per_generation 2
       --max_completion_length 128 --max_prompt_length 2048 --learning_rate 1e-4 --entropy_coef 0.01 "${GEN[@]}")
@@ -130,4 +125,4 @@ stage sft "$WORK/model" sft_warmup.py "$PAPER/sft/config_paper.yaml" \
 stage stage1 "$WORK/sft" grpo_execution.py "$PAPER/grpo_execution/config_paper.yaml" \
     --samples_per_config 4 4 "${GRPO[@]}"
 stage stage2 "$WORK/stage1" grpo_codegen.py "$PAPER/grpo_codegen/config_paper.yaml" "${GRPO[@]}"
-echo "gpu_smoke: PASSED ($MODE mode, $NGPU process(es), vLLM colocate + sleep mode: $VLLM); outputs in $WORK"
+echo "gpu_smoke: PASSED ($NGPU GPU process(es), vLLM colocate + sleep mode: $VLLM); outputs in $WORK"

@@ -234,6 +234,70 @@ def test_the_parser_refuses_bad_arguments_at_once(release, args, message):
         recipe.make_parser().parse_args_and_config(["--dataset_name", release, "--output_dir", "x", "--use_cpu", *args])
 
 
+@pytest.mark.parametrize("recipe_name", ["sft_warmup", "grpo_execution", "grpo_codegen"])
+@pytest.mark.parametrize("args, message", [
+    (["--learning_rat", "1e-5"], "unrecognized arguments: --learning_rat 1e-5 (did you mean --learning_rate?)"),
+    (["--learning_rate", "abc"], "invalid float value: 'abc'"),
+    (["--dataset_revision", "v9.9.9"], "drop --dataset_revision"),
+    (["--dataset_name", "./no/such/release"], "no release folder at ./no/such/release: build one there"),
+    (["--max_samples", "0"], "--max_samples must be a positive int"),
+])
+def test_a_recipes_argument_error_is_one_line(release, recipe_name, args, message, capsys):
+    """As a user meets it on the command line (issue 31): one line on stderr, exit status 2, no traceback and no
+    usage of several hundred options; nothing loads."""
+    from execverify_data.training import run_recipe
+
+    recipe = load_recipe(recipe_name)
+    main = lambda *parsed: pytest.fail("main ran")  # noqa: E731
+    with pytest.raises(SystemExit) as exited:
+        run_recipe(recipe.make_parser, main, ["--dataset_name", release, "--output_dir", "x", "--use_cpu", "true", *args])
+    err = capsys.readouterr().err.strip()
+    assert exited.value.code == 2 and len(err.splitlines()) == 1 and message in err, err
+    assert err.startswith(Path(sys.argv[0]).name + ": error: ")
+
+
+def test_a_dataset_that_cannot_be_loaded_is_one_line(release, tmp_path, capsys):
+    """A release folder without the config asked, and a folder with no data at all: one line naming the fix."""
+    from execverify_data.training import run_recipe
+
+    recipe = load_recipe("sft_warmup")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for name, config, expected in ((release, "codegen", "cannot load the 'codegen' config of"),
+                                   (str(empty), "sft", "build a release there with `execverify build-release --out")):
+        with pytest.raises(SystemExit) as exited:
+            run_recipe(recipe.make_parser, recipe.main, ["--dataset_name", name, "--dataset_config", config,
+                                                         "--output_dir", str(tmp_path / "out"), "--use_cpu", "true"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exited.value.code == 2 and expected in err[-1], err
+        assert not any("Traceback" in line for line in err)
+
+
+def test_the_evaluation_runs_outside_the_launchers_process_group_and_fills_the_card(tmp_path, monkeypatch):
+    """The evaluation process gets no RANK/WORLD_SIZE/ACCELERATE_* (lm-eval would join a process group of ranks that
+    have exited); the card's Evaluation section becomes the scores, the rest of the card is kept."""
+    from execverify_data import model_eval
+
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "8")
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    monkeypatch.setenv("KEEP_ME", "1")
+    env = model_eval._clean_env()
+    assert "RANK" not in env and "WORLD_SIZE" not in env and "ACCELERATE_USE_DEEPSPEED" not in env and env["KEEP_ME"] == "1"
+
+    card = tmp_path / "README.md"
+    card.write_text("# m\n\n## Evaluation\n\n```bash\nexecverify-lm-eval ...\n```\n\n## Reproduce\n\nkept\n")
+    results = {"results": {"execverify_humaneval": {"alias": "execverify_humaneval", "pass@1,create_test": 0.25,
+                                                    "pass@1_stderr,create_test": 0.1, "sample_len,none": 4}},
+               "n-samples": {"execverify_humaneval": {"effective": 4, "original": 164}}}
+    model_eval.write_eval_section(card, results, "execverify-lm-eval --tasks execverify_humaneval", limit=4)
+    text = card.read_text()
+    assert "| execverify_humaneval | pass@1 | 0.2500 | 0.1000 | 4 |" in text and "sample_len" not in text
+    assert "at most 4 docs" in text and text.endswith("## Reproduce\n\nkept\n") and text.count("## Evaluation") == 1
+    model_eval.write_eval_section(card, results, "again")  # a second evaluation replaces the first
+    assert text.count("| execverify_humaneval |") == card.read_text().count("| execverify_humaneval |") == 1
+
+
 def test_the_train_extra_installs_what_the_accelerate_configs_launch():
     """accelerate_configs/zero{2,3}.yaml launch DeepSpeed: the train extra must install it (it failed at launch)."""
     import tomllib

@@ -25,6 +25,7 @@ from trl import GRPOConfig, ModelConfig, ScriptArguments
 
 from execverify_data.model_card import dataset_version
 from execverify_data.training import (
+    EvalArguments,
     check_environment,
     check_grpo_args,
     finish_training,
@@ -32,6 +33,7 @@ from execverify_data.training import (
     model_init_kwargs,
     recipe_parser,
     restyle_codegen,
+    run_recipe,
     sandbox_workers,
 )
 
@@ -43,7 +45,7 @@ TEST_COLUMNS = ("tests", "stdio_tests")
 
 
 @dataclass
-class GRPOCodegenArguments(ScriptArguments):
+class GRPOCodegenArguments(ScriptArguments, EvalArguments):
     """Data and sandbox settings; the training settings are TRL's :class:`GRPOConfig`."""
 
     dataset_name: str | None = field(
@@ -159,4 +161,4 @@ def make_parser():
 
 
 if __name__ == "__main__":
-    main(*make_parser().parse_args_and_config())
+    run_recipe(make_parser, main)

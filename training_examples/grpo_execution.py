@@ -22,9 +22,16 @@ from functools import partial
 from trl import GRPOConfig, ModelConfig, ScriptArguments
 
 from execverify_data.model_card import dataset_version
-from execverify_data.rewards import format_reward, io_reward, oi_reward, paper_reward, whitebox_reward
+from execverify_data.rewards import (
+    format_reward,
+    io_reward,
+    oi_reward,
+    paper_reward,
+    whitebox_reward,
+)
 from execverify_data.training import (
     RESTYLE_COLUMNS,
+    EvalArguments,
     check_environment,
     check_grpo_args,
     finish_training,
@@ -33,6 +40,7 @@ from execverify_data.training import (
     question_counts,
     recipe_parser,
     restyle_questions,
+    run_recipe,
 )
 
 REWARDS = {f.__name__: f for f in (whitebox_reward, io_reward, oi_reward, format_reward, paper_reward)}
@@ -45,7 +53,7 @@ HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "weight_decay", "num_ge
 
 
 @dataclass
-class GRPOExecutionArguments(ScriptArguments):
+class GRPOExecutionArguments(ScriptArguments, EvalArguments):
     """Where the data comes from, how it is prepared, which rewards; the training settings are TRL's :class:`GRPOConfig`."""
 
     dataset_name: str | None = field(
@@ -160,4 +168,4 @@ def make_parser():
 
 
 if __name__ == "__main__":
-    main(*make_parser().parse_args_and_config())
+    run_recipe(make_parser, main)

@@ -23,6 +23,7 @@ from trl import ModelConfig, ScriptArguments, SFTConfig
 from execverify_data.model_card import dataset_version
 from execverify_data.training import (
     RESTYLE_COLUMNS,
+    EvalArguments,
     check_environment,
     check_sft_args,
     finish_training,
@@ -31,6 +32,7 @@ from execverify_data.training import (
     question_counts,
     recipe_parser,
     restyle_questions,
+    run_recipe,
 )
 
 HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "warmup_steps", "num_train_epochs", "max_length",
@@ -38,7 +40,7 @@ HYPERPARAMETERS = ("learning_rate", "lr_scheduler_type", "warmup_steps", "num_tr
 
 
 @dataclass
-class SFTScriptArguments(ScriptArguments):
+class SFTScriptArguments(ScriptArguments, EvalArguments):
     """Where the data comes from and how it is prepared; the training settings are TRL's :class:`SFTConfig`."""
 
     dataset_name: str | None = field(
@@ -141,4 +143,4 @@ def make_parser():
 
 
 if __name__ == "__main__":
-    main(*make_parser().parse_args_and_config())
+    run_recipe(make_parser, main)
