@@ -218,8 +218,9 @@ OFFICIAL_FAST = [
     "execverify_reval_coverage_cot", "execverify_reval_state_cot", "execverify_reval_path_cot",
     "execverify_reval_output_cot",
 ]
+LCB_OTHER_MODE = ["execverify_lcb_exec_answer_stop", "execverify_lcb_exec_cot_answer_stop"]  # lcb_runner --stop "[/ANSWER]"
 FAST_TASKS = [
-    *OFFICIAL_FAST, *(f"{t}_strict" for t in OFFICIAL_FAST),
+    *OFFICIAL_FAST, *(f"{t}_strict" for t in OFFICIAL_FAST), *LCB_OTHER_MODE,
     "execverify_synth_io", "execverify_synth_oi", "execverify_synth_trace",
 ]
 CRUX_OFFICIAL = ["execverify_cruxeval_o", "execverify_cruxeval_o_cot", "execverify_cruxeval_i", "execverify_cruxeval_i_cot"]
@@ -672,8 +673,8 @@ def test_wildcard_and_group_select_each_task_once(task_manager):
     group = task_manager.load(["execverify"])
     group_names = {n.split("::")[-1] for n in group["tasks"]}
     assert "execverify_humaneval" not in group_names  # the sandboxed HumanEval task runs only when named
-    assert group_names == {  # the official tasks and the project's own; no strict variant, no CoT REval
-        n for n in loaded_names if not n.endswith("_strict") and not n.startswith("execverify_humaneval")
+    assert group_names == {  # the official tasks and the project's own; no strict or other-mode variant, no CoT REval
+        n for n in loaded_names if not n.endswith(("_strict", "_answer_stop")) and not n.startswith("execverify_humaneval")
         and (not n.startswith("execverify_reval_") or n == "execverify_reval_consistency")}
 
 

@@ -4,8 +4,11 @@ The corpus (``official_corpus.py``) holds thousands of answers per benchmark in 
 write; the reference model of upstream (``official_reference.py``, written from the upstream
 code, run with plain ``exec`` in worker processes) scores each the way CRUXEval, lcb_runner and
 REval do, after upstream's stop sequence; the task scores it through its lm-eval
-``process_results``, after the stop sequences of its YAML. The fast tests take every 25th
-answer; the slow ones (and ``python tests/test_official_agreement.py``, which prints the
+``process_results``, after the stop sequences of its YAML. LiveCodeBench has two benches with
+the same docs and answers, one per mode of lcb_runner: its default stop ``###`` (the closing
+``[/ANSWER]`` reaches its extractor) for ``execverify_lcb_exec``, and ``--stop "[/ANSWER]"``
+(it never does) for ``execverify_lcb_exec_answer_stop``. The fast tests take every 25th answer;
+the slow ones (and ``python tests/test_official_agreement.py [BENCH ...]``, which prints the
 figures) take them all.
 """
 
@@ -32,7 +35,9 @@ from execverify_data.cli.tasks_path import task_folder  # noqa: E402
 TASKS = Path(task_folder())
 TARGET = 0.999
 SAMPLE = 25  # the fast tests take every 25th answer
-UPSTREAM_STOPS = {"cruxeval": ["[/ANSWER]"], "lcb": ["###"], "reval": ["[/ANSWER]"]}
+# upstream's stop sequences per bench: lcb_runner's default `--stop` for "lcb", the other mode for "lcb_answer_stop"
+UPSTREAM_STOPS = {"cruxeval_o": ["[/ANSWER]"], "cruxeval_i": ["[/ANSWER]"], "lcb": ["###"],
+                  "lcb_answer_stop": ["[/ANSWER]"], "reval": ["[/ANSWER]"]}
 LM_EVAL_CRUXEVAL_STOPS = ["[/ANSWER]", "</seed:think>[ANSWER]"]  # lm-eval 0.4.13's own cruxeval_output
 PER_DOC = {"cruxeval_o": 8, "cruxeval_i": 8, "lcb": 12}
 REVAL_PER_UNIT = 2
@@ -68,6 +73,7 @@ class Bench:
         self.docs = docs
         self.answers = answers
         self.tasks = tasks  # (official task prefix, strict task prefix)
+        self.stops = UPSTREAM_STOPS["reval" if name.startswith("reval_") else name]  # upstream's, for the reference
 
     def task(self, answer, strict: bool = False) -> str:
         base = self.tasks[1] if strict else self.tasks[0]
@@ -89,6 +95,9 @@ def build(root: Path) -> dict:
     data, tasks = corpus.reval_fixture()
     checkout = corpus.write_reval_checkout(root / "REval", data, tasks)
     by_id = lambda rows: {r["id"]: r for r in rows}  # noqa: E731
+    lcb_docs = {"official": by_id(utils.load_lcb_exec(lcb_path=str(lcb_path))["test"]),
+                "strict": by_id(utils.load_lcb_exec_strict(lcb_path=str(lcb_path))["test"])}
+    lcb_answers = corpus.output_answers("lcb", lcb, lambda d: d["input"], PER_DOC["lcb"])
     benches = {
         "cruxeval_o": Bench("cruxeval_o", {"official": by_id(utils.load_cruxeval_output()["test"]),
                                            "strict": by_id(utils.load_cruxeval_output()["test"])},
@@ -98,10 +107,9 @@ def build(root: Path) -> dict:
                                            "strict": by_id(utils.load_cruxeval_input_strict()["test"])},
                             corpus.cruxeval_input_answers(crux, PER_DOC["cruxeval_i"]),
                             ("execverify_cruxeval_i{cot}", "execverify_cruxeval_i{cot}_strict")),
-        "lcb": Bench("lcb", {"official": by_id(utils.load_lcb_exec(lcb_path=str(lcb_path))["test"]),
-                             "strict": by_id(utils.load_lcb_exec_strict(lcb_path=str(lcb_path))["test"])},
-                     corpus.output_answers("lcb", lcb, lambda d: d["input"], PER_DOC["lcb"]),
-                     ("execverify_lcb_exec{cot}", "execverify_lcb_exec{cot}_strict")),
+        "lcb": Bench("lcb", lcb_docs, lcb_answers, ("execverify_lcb_exec{cot}", "execverify_lcb_exec{cot}_strict")),
+        "lcb_answer_stop": Bench("lcb_answer_stop", lcb_docs, lcb_answers,
+                                 ("execverify_lcb_exec{cot}_answer_stop", "execverify_lcb_exec{cot}_strict")),
     }
     # REval: the docs of our loader, the gold of the reference model, answers from that gold
     meta = {"reval_path": str(checkout)}
@@ -141,15 +149,14 @@ def _reference_jobs(bench: Bench, answers: list, built: dict) -> tuple[callable,
             doc = bench.docs["official"][(a.doc, a.cot)]
             unit = doc if kind != "output" else doc
             inputs = tuple(built["inputs"][int(doc["task_id"].split("/")[1])])
-            jobs.append((kind, a.cot, cut(a.generation, UPSTREAM_STOPS["reval"]), doc["code"], doc["entry_point"],
+            jobs.append((kind, a.cot, cut(a.generation, bench.stops), doc["code"], doc["entry_point"],
                          inputs, unit["pair"], doc["lineno"], doc["var"], doc["output_pred"]))
         return ref.reval_verdict, jobs
-    program = {"cruxeval_o": ref.crux_output_program, "cruxeval_i": ref.crux_input_program, "lcb": ref.lcb_program}[name]
-    stops = UPSTREAM_STOPS["lcb" if name == "lcb" else "cruxeval"]
+    program = {"cruxeval_o": ref.crux_output_program, "cruxeval_i": ref.crux_input_program}.get(name, ref.lcb_program)
     jobs = []
     for a in answers:
         doc = bench.docs["official"][a.doc]
-        jobs.append(program(doc["code"], doc["input"], doc["output"], cut(a.generation, stops), a.cot))
+        jobs.append(program(doc["code"], doc["input"], doc["output"], cut(a.generation, bench.stops), a.cot))
     return ref.program_verdict, jobs
 
 
@@ -187,13 +194,14 @@ def _task_verdicts(bench: Bench, answers: list, strict: bool) -> list[bool | Non
         return list(pool.map(one, answers))
 
 
-def score(bench: Bench, answers: list, built: dict) -> dict:
+def score(bench: Bench, answers: list, built: dict, *, strict: bool = True) -> dict:
+    """The reference's, the official task's and (unless ``strict`` is false) the strict task's verdicts."""
     fn, jobs = _reference_jobs(bench, answers, built)
     with ref.Executor() as ex:
         reference = ex.map(fn, jobs)
     official = _task_verdicts(bench, answers, strict=False)
-    strict = _task_verdicts(bench, answers, strict=True)
-    return {"reference": reference, "official": official, "strict": strict}
+    return {"reference": reference, "official": official,
+            "strict": _task_verdicts(bench, answers, strict=True) if strict else [None] * len(answers)}
 
 
 def agreement(verdicts: list, reference: list) -> tuple[int, int]:
@@ -208,7 +216,8 @@ def disagreements(bench: Bench, answers: list, scores: dict, which: str = "offic
 
 # ------------------------------------------------------------------ tests
 
-BENCHES = ["cruxeval_o", "cruxeval_i", "lcb", "reval_coverage", "reval_path", "reval_state", "reval_output"]
+BENCHES = ["cruxeval_o", "cruxeval_i", "lcb", "lcb_answer_stop", "reval_coverage", "reval_path", "reval_state",
+           "reval_output"]
 
 
 def test_corpus_sizes_and_forms(built):
@@ -233,7 +242,7 @@ def test_corpus_sizes_and_forms(built):
 def _check(built, name: str, sample: int) -> None:
     bench = built["benches"][name]
     answers = bench.answers[::sample]
-    scores = score(bench, answers, built)
+    scores = score(bench, answers, built, strict=False)
     same, total = agreement(scores["official"], scores["reference"])
     bad = disagreements(bench, answers, scores)
     assert total == len(answers)
@@ -264,6 +273,48 @@ def test_strict_and_official_differ_where_the_issue_says(built):
         typical = [i for i, r in enumerate(scores["reference"]) if r is upstream]
         assert len(typical) >= 0.8 * len(group)  # `== not x` is a SyntaxError upstream too
         assert all(scores["strict"][i] is not upstream for i in typical)
+
+
+def test_lcb_tasks_stop_where_the_mode_they_name_stops():
+    """The default tasks stop at lcb_runner's default ``--stop`` (``###``), the variants at ``[/ANSWER]``."""
+    assert task_stops("execverify_lcb_exec") == task_stops("execverify_lcb_exec_cot") == UPSTREAM_STOPS["lcb"]
+    assert (task_stops("execverify_lcb_exec_answer_stop") == task_stops("execverify_lcb_exec_cot_answer_stop")
+            == UPSTREAM_STOPS["lcb_answer_stop"])
+
+
+def test_lcb_the_cut_decides_the_extraction_path(built):
+    """lm-eval cuts at the stop sequence before ``process_results`` sees the text, so the stop
+    decides which of extract_execution_code's two paths runs: cut at ``###``, a closing tag the
+    model wrote before any ``###`` is still there (the answer is everything before it); cut at
+    ``[/ANSWER]``, it never is (the answer is the first line)."""
+    answers = built["benches"]["lcb"].answers
+    default, answer_stop = task_stops("execverify_lcb_exec"), task_stops("execverify_lcb_exec_answer_stop")
+    tagged = 0
+    for a in answers:
+        wrote_tag = "[/ANSWER]" in a.generation.split("###")[0]
+        assert ("[/ANSWER]" in cut(a.generation, default)) is wrote_tag, a
+        assert "[/ANSWER]" not in cut(a.generation, answer_stop), a
+        tagged += wrote_tag
+    assert tagged >= 0.8 * len(answers)  # most corpus answers close the block: the two modes part on them
+
+
+def test_lcb_modes_part_where_the_issue_says(built):
+    """The right value written over several lines and closed by ``[/ANSWER]`` passes lcb_runner's
+    default mode (everything before the tag) and fails the ``[/ANSWER]``-stop mode (its first
+    line, ``[``); the right value fenced or followed by prose inside the block fails the default
+    mode (the fence or the prose is part of the assertion) and passes the other. Each task follows
+    the reference of the mode it names, answer by answer."""
+    default, answer_stop = built["benches"]["lcb"], built["benches"]["lcb_answer_stop"]
+    closed = ("plain", "bare", "semicolon", "comment", "leading_newline", "reopened_tag", "continues", "cot_tags",
+              "cot_unclosed_thought", "cot_bare_value", "cot_hash")  # the value, then at once the closing tag
+    multiline = [a for a in default.answers if a.form in {f"{w}:eq:multiline" for w in closed}]
+    wrapped = [a for a in default.answers if a.form in ("fenced:eq:gold", "prose_after:eq:gold", "cot_fenced:eq:gold")]
+    for group, passes_default in ((multiline, True), (wrapped, False)):
+        assert len(group) >= 20
+        for bench, upstream in ((default, passes_default), (answer_stop, not passes_default)):
+            scores = score(bench, group, built, strict=False)
+            assert scores["official"] == scores["reference"], (bench.name, disagreements(bench, group, scores))
+            assert scores["reference"] == [upstream] * len(group), bench.name
 
 
 @pytest.mark.slow
@@ -341,10 +392,24 @@ def test_humaneval_agrees_with_check_correctness():
 # ------------------------------------------------------------------ the figures
 
 
-def report(built: dict) -> None:  # pragma: no cover - printed by `python tests/test_official_agreement.py`
-    """Agreement per benchmark: the official task and the strict task against upstream, every
-    disagreement of the official task, and lm-eval's own cruxeval_output on CRUXEval-O."""
-    for name, bench in built["benches"].items():
+LCB_OTHER_MODE = {"lcb": "lcb_answer_stop", "lcb_answer_stop": "lcb"}
+
+
+def _by_style(answers: list, verdicts: list, reference: list) -> str:
+    parts = []
+    for label, cot in (("direct", False), ("CoT", True)):
+        pairs = [(v, r) for a, v, r in zip(answers, verdicts, reference) if a.cot is cot and v is not None]
+        same = sum(v == r for v, r in pairs)
+        parts.append(f"{label} {same}/{len(pairs)} ({same / len(pairs):.2%})")
+    return ", ".join(parts)
+
+
+def report(built: dict, names: list[str] | None = None) -> None:  # pragma: no cover - printed by `python tests/test_official_agreement.py`
+    """Agreement per benchmark (``names``, default all): the official task and the strict task
+    against upstream, every disagreement of the official task, each LiveCodeBench task against
+    both modes of lcb_runner, and lm-eval's own cruxeval_output on CRUXEval-O."""
+    for name in names or built["benches"]:
+        bench = built["benches"][name]
         scores = score(bench, bench.answers, built)
         same, total = agreement(scores["official"], scores["reference"])
         s_same, s_total = agreement(scores["strict"], scores["reference"])
@@ -352,6 +417,17 @@ def report(built: dict) -> None:  # pragma: no cover - printed by `python tests/
               f" | strict task = upstream: {s_same}/{s_total} ({s_same / s_total:.2%})")
         for row in disagreements(bench, bench.answers, scores):
             print("    official differs:", row)
+        if name in LCB_OTHER_MODE:
+            other = built["benches"][LCB_OTHER_MODE[name]]
+            fn, jobs = _reference_jobs(other, bench.answers, built)
+            with ref.Executor() as ex:
+                other_reference = ex.map(fn, jobs)
+            o_same, _ = agreement(scores["official"], other_reference)
+            task = bench.tasks[0].replace("{cot}", "[_cot]")
+            print(f"    {task} = lcb_runner with stop {bench.stops}: "
+                  f"{_by_style(bench.answers, scores['official'], scores['reference'])}")
+            print(f"    {task} = lcb_runner with stop {other.stops}: {o_same}/{total} ({o_same / total:.2%}; "
+                  f"{_by_style(bench.answers, scores['official'], other_reference)})")
         by_form = defaultdict(lambda: [0, 0])
         for i, a in enumerate(bench.answers):
             if scores["strict"][i] is not None:
@@ -376,4 +452,8 @@ def report(built: dict) -> None:  # pragma: no cover - printed by `python tests/
 if __name__ == "__main__":  # pragma: no cover
     import tempfile
 
-    report(build(Path(tempfile.mkdtemp(prefix="official_corpus"))))
+    chosen = sys.argv[1:]  # bench names (BENCHES), e.g. `lcb lcb_answer_stop`; none: all
+    unknown = sorted(set(chosen) - set(BENCHES))
+    if unknown:
+        raise SystemExit(f"unknown bench {unknown}; choose from {BENCHES}")
+    report(build(Path(tempfile.mkdtemp(prefix="official_corpus"))), chosen)
