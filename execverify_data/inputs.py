@@ -599,10 +599,13 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         if hints is not None:
             return [hints.draw("str", rng, 1, 5, False) for _ in range(rng.randint(lo, hi))]
         return [rng.choice(_WORDS) for _ in range(rng.randint(lo, hi))]
-    if domain == "sentence":  # several whole words, as a text a reader would write ("the red kite flew home.")
-        words = [rng.choice(_LONG_WORDS if rng.random() < 0.5 else _WORDS) for _ in range(rng.randint(2, 7))]
+    if domain == "sentence":  # whole words, as a reader writes a text ("Take the red lamp."), the program's own among them
+        own = [x for x in (hints.strs if hints else ()) if x.strip() and all(c.isalnum() or c in " '-" for c in x)]
+        n = 0 if rng.random() < 0.06 else rng.randint(1, 2) if rng.random() < 0.2 else rng.randint(3, 7)
+        words = [rng.choice(own) if own and rng.random() < 0.35 else str(rng.randint(0, 99)) if rng.random() < 0.05
+                 else rng.choice(_LONG_WORDS if rng.random() < 0.5 else _WORDS) for _ in range(n)]
         text = " ".join(words)
-        return text.capitalize() + "." if rng.random() < 0.3 else text
+        return text[:1].upper() + text[1:] + rng.choice(".!?") if text and rng.random() < 0.3 else text
     if domain == "pattern":  # a text the program's regular expression matches; a near miss now and then
         from execverify_data import patterns
 
