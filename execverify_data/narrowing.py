@@ -41,8 +41,9 @@ _APPLIES = {"min1": "sized", "min3": "sized", "long": "sized", "size2": "sized",
 def _changes(rule: str, type_text: str) -> bool:
     """Whether ``rule`` changes values of ``type_text`` (a top-level size, or a leaf of its kind at any depth)."""
     kind = _APPLIES.get(rule)
-    if kind == "sized":
-        return type_text.startswith(("str", "bytes", "list", "set", "frozenset", "dict")) or type_text.endswith(", ...]")
+    if kind == "sized":  # an exact size is for a container unpacked into names, not for a text
+        texts = ("str", "bytes") if not rule.startswith("size") else ()
+        return type_text.startswith((*texts, "list", "set", "frozenset", "dict")) or type_text.endswith(", ...]")
     if kind == "number":
         return bool(re.search(r"\b(int|float)\b", type_text))
     if kind == "list":
