@@ -423,7 +423,7 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
         if score[2] == n and score[1] >= min(3, n):
             break
     if best is not None and domains:
-        types, chosen = tuple(t for t, _ in best), list(d for _, d in best)
+        types, chosen = tuple(t for t, _ in best), [d for _, d in best]
         for _ in range(NARROWING_ROUNDS):
             gain = None
             for i, rule in proposals(best_errors, types)[:NARROWING_TRIES]:

@@ -72,10 +72,12 @@ def proposals(errors: list[str], types: tuple[str, ...]) -> list[tuple[int, str]
 def with_rule(domain: str, rule: str) -> str:
     """Domain text ``domain`` with narrowing ``rule`` added (a size replaces a size).
 
-    >>> with_rule("digits+min1", "min3"), with_rule("", "nonneg")
-    ('digits+min3', '+nonneg')
+    >>> with_rule("digits+min1", "min3"), with_rule("", "nonneg"), with_rule("digits", "digits")
+    ('digits+min3', '+nonneg', 'digits+min1')
     """
     base, *rules = domain.split("+")
+    if rule == base:  # digit strings already: what raised was the empty one
+        rule = "min1"
     sizes = ("min1", "min3", "long", "size")
     if rule.startswith(sizes):
         rules = [r for r in rules if not r.startswith(sizes)]
