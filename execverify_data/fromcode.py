@@ -395,43 +395,84 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
     domains drawn from (:data:`~execverify_data.param_types.DOMAIN_VARIANTS`: sentences, digit strings,
     large numbers...): the combination under which the most of :data:`PROBE_DRAWS` draws return, with the
     most distinct outputs among those (the first such in :func:`~execverify_data.param_types.combinations`
-    order), run untraced in the untrusted sandbox, one child per combination.
+    order), run untraced in the untrusted sandbox, one child per combination. With ``domains``, where draws
+    of the best combination raise, the domains are then narrowed from what raised
+    (:func:`execverify_data.narrowing.proposals`: non-empty, non-negative, digit strings, the program's keys...),
+    one narrowing at a time, for up to :data:`NARROWING_ROUNDS` rounds, each kept when more draws return or
+    give more distinct outputs.
 
-    Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination returns for
-    :data:`PROBE_MIN_RETURNS` draws."""
-    from execverify_data.inputs import Hints, draw_inputs
+    Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination (and no narrowing
+    of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
+    from execverify_data.inputs import Hints
+    from execverify_data.narrowing import proposals, with_rule
     from execverify_data.param_types import combinations, preferred_domains, variants
-    from execverify_data.sandbox.untrusted import Status as SandboxStatus
-    from execverify_data.values import format_arguments
 
     hints = Hints.of_source(fn.code)
-    best, best_score, tried = None, (False, -1, -1), []
+    best, best_score, best_errors, tried = None, (False, -1, -1), [], []
     firsts = preferred_domains(fn.code, fn.entry_point)
     per_param = [variants([t for t, _ in o], domains=domains, first=first) for o, first in zip(options, firsts)]
     for combo in combinations(per_param):
         if deadline is not None and time.monotonic() >= deadline:
             break
         types, chosen = tuple(t for t, _ in combo), tuple(d for _, d in combo)
-        try:
-            draws = draw_inputs(types, seed, PROBE_DRAWS, min_size=config.min_size, max_size=config.max_size,
-                                hints=hints, domains=chosen)
-        except Exception:  # noqa: BLE001 - a type the sampler cannot draw at these sizes
+        score, errors, n = _probe_run(fn, types, chosen, seed, config, pool, hints, deadline, tried)
+        if score is None:
             continue
-        calls = [f"{fn.entry_point}({format_arguments(args)})" for args in draws]
-        most = min(PROBE_SECONDS, config.timeout * len(calls))
-        result = pool.run(fn.code, calls, timeout=most if deadline is None else _left(deadline, most))
-        values = [c.value.text for c in result.calls if c.ok] if result.status is SandboxStatus.OK else []
-        ended = "" if result.status is SandboxStatus.OK else f" ({result.status.value})"
-        tried.append(f"{', '.join(t + (f' ({d})' if d else '') for t, d in combo)}: {len(values)}/{len(calls)}{ended}")
-        score = (len(values) >= PROBE_MIN_RETURNS, len(set(values)), len(values))
         if score > best_score:
-            best, best_score = combo, score
-        if len(values) == len(calls) and len(set(values)) >= min(3, len(calls)):
+            best, best_score, best_errors = combo, score, errors
+        if score[2] == n and score[1] >= min(3, n):
             break
+    if best is not None and domains:
+        types, chosen = tuple(t for t, _ in best), [d for _, d in best]
+        for _ in range(NARROWING_ROUNDS):
+            gain = None
+            for i, rule in proposals(best_errors, types)[:NARROWING_TRIES]:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                trial = tuple(with_rule(d, rule) if j == i else d for j, d in enumerate(chosen))
+                score, errors, _ = _probe_run(fn, types, trial, seed, config, pool, hints, deadline, tried)
+                if score is not None and score > best_score and (gain is None or score > gain[0]):
+                    gain = (score, errors, trial)
+            if gain is None:
+                break
+            best_score, best_errors, chosen = gain[0], gain[1], list(gain[2])
+            best = tuple(zip(types, chosen))
+            if not best_errors:
+                break
     if best is None or not best_score[0]:
         return None, (), [], f"no draws of the candidate types return (returns of {PROBE_DRAWS} draws: {'; '.join(tried)})"[:400]
     return (tuple(t for t, _ in best), tuple(d for _, d in best),
             ["probe" if len(o) > 1 else o[0][1] for o in options], "")
+
+
+#: Rounds of narrowing after the type probe, and the narrowings tried in one round.
+NARROWING_ROUNDS, NARROWING_TRIES = 3, 6
+
+
+def _probe_run(fn: Function, types: tuple[str, ...], chosen: tuple[str, ...], seed: int, config: FromCodeConfig, pool,
+               hints, deadline: float | None, tried: list[str]) -> tuple[tuple | None, list[str], int]:
+    """Run :data:`PROBE_DRAWS` draws of ``types`` in domains ``chosen`` in the sandbox: ``(score, errors)``,
+    the score ``(enough returned, distinct outputs, returns)`` (None when the sampler cannot draw them) and the
+    ``"Type: message"`` of each draw that raised, and the number of draws; a line for the give-up detail goes
+    to ``tried``."""
+    from execverify_data.inputs import draw_inputs
+    from execverify_data.sandbox.untrusted import Status as SandboxStatus
+    from execverify_data.values import format_arguments
+
+    try:
+        draws = draw_inputs(types, seed, PROBE_DRAWS, min_size=config.min_size, max_size=config.max_size,
+                            hints=hints, domains=chosen)
+    except Exception:  # noqa: BLE001 - a type the sampler cannot draw at these sizes
+        return None, [], 0
+    calls = [f"{fn.entry_point}({format_arguments(args)})" for args in draws]
+    most = min(PROBE_SECONDS, config.timeout * len(calls))
+    result = pool.run(fn.code, calls, timeout=most if deadline is None else _left(deadline, most))
+    ok = result.status is SandboxStatus.OK
+    values = [c.value.text for c in result.calls if c.ok] if ok else []
+    errors = [c.message for c in result.calls if not c.ok and c.message] if ok else []
+    ended = "" if ok else f" ({result.status.value})"
+    tried.append(f"{', '.join(t + (f' ({d})' if d else '') for t, d in zip(types, chosen))}: {len(values)}/{len(calls)}{ended}")
+    return (len(values) >= PROBE_MIN_RETURNS, len(set(values)), len(values)), errors, len(calls)
 
 
 # ---------------------------------------------------------------------------- one function

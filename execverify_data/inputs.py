@@ -42,8 +42,8 @@ from execverify_data.values import format_arguments
 if TYPE_CHECKING:
     import ast
 
-__all__ = ["DOMAINS", "INT_RANGE", "PREDICATE_STYLES", "Hints", "common_type", "draw", "draw_inputs", "drawable", "iter_inputs", "mutate",
-           "strategy", "type_text_of"]
+__all__ = ["DOMAINS", "INT_RANGE", "NARROWINGS", "PREDICATE_STYLES", "Hints", "common_type", "draw", "draw_inputs", "drawable",
+           "iter_inputs", "mutate", "split_domain", "strategy", "type_text_of"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -118,7 +118,7 @@ class Hints:
     (('an',), (0, 3), ('upper',))
     """
 
-    __slots__ = ("strs", "ints", "bytes_", "styles", "seps")
+    __slots__ = ("strs", "ints", "bytes_", "styles", "seps", "patterns", "keys", "fields", "splits")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -126,9 +126,14 @@ class Hints:
     ELEMENT_RATE = 0.12
     STYLE_RATE = 0.2
 
-    def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=()):
+    def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=(), *, patterns=(), keys=(), fields=(), splits=()):
         self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
         self.seps = tuple(seps)  # the separators the program splits texts at (the ``tokens`` domain joins at them)
+        # what the input domains of formats read (:data:`DOMAINS`): the regular expressions the program matches
+        # texts with (``pattern``), the string keys of its dict displays (``keys``: what its lookups find), the
+        # string literals it subscripts with or ``.get``s (``record``: a row's fields), and ``(separator, n)``
+        # for a split unpacked into n names (``numfields``: ``h, m = t.split(':')``)
+        self.patterns, self.keys, self.fields, self.splits = tuple(patterns), tuple(keys), tuple(fields), tuple(splits)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -143,7 +148,9 @@ class Hints:
         bytes_: dict = {}
         styles: dict = {}
         seps: dict = {}
+        formats: dict = {"patterns": {}, "keys": {}, "fields": {}, "splits": {}}
         for node in walk(ast.parse(source) if isinstance(source, str) else source):
+            _formats(node, formats)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("split", "rsplit", "partition", "rpartition") and node.args \
                     and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is str and node.args[0].value:
@@ -158,7 +165,7 @@ class Hints:
                     ints.setdefault(v)
                 elif type(v) is bytes and 0 < len(v) <= 8 and all(32 <= c < 127 for c in v):
                     bytes_.setdefault(v)
-        return cls(strs, ints, bytes_, styles, seps)
+        return cls(strs, ints, bytes_, styles, seps, **{k: tuple(v) for k, v in formats.items()})
 
     def draw(self, name: str, rng: random.Random, lo: int, hi: int, top: bool) -> object:
         if name == "int":
@@ -194,6 +201,39 @@ class Hints:
             names = self.styles if self.styles and rng.random() < 0.75 else _STYLE_NAMES
             text = _STYLES[rng.choice(names)](text, rng)
         return text
+
+
+def _text_constant(node) -> str | None:
+    from ast import Constant
+
+    return node.value if isinstance(node, Constant) and type(node.value) is str and 0 < len(node.value) <= 30 else None
+
+
+def _formats(node, found: dict) -> None:
+    """Add what ``node`` says of the formats of the program's inputs to ``found`` (:class:`Hints`' ``patterns``,
+    ``keys``, ``fields``, ``splits``, each a dict used as an ordered set)."""
+    import ast
+
+    if isinstance(node, ast.Call) and node.args:
+        func, first = node.func, _text_constant(node.args[0])
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        module = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+        pattern = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+        if isinstance(pattern, str) and module == "re" and name in ("compile", "match", "fullmatch", "search", "findall",
+                                                                    "finditer"):
+            found["patterns"].setdefault(pattern)  # the whole pattern, however long
+        elif first is not None and name in ("get", "setdefault", "pop") and isinstance(func, ast.Attribute):
+            found["fields"].setdefault(first)
+    elif isinstance(node, ast.Dict):
+        for key in node.keys:
+            if key is not None and _text_constant(key) is not None:
+                found["keys"].setdefault(key.value)
+    elif isinstance(node, ast.Subscript) and _text_constant(node.slice) is not None and isinstance(node.ctx, ast.Load):
+        found["fields"].setdefault(node.slice.value)
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) \
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+            and node.value.func.attr in ("split", "rsplit") and node.value.args and _text_constant(node.value.args[0]):
+        found["splits"].setdefault((node.value.args[0].value, len(node.targets[0].elts)))
 
 
 def _with_char(pool: str):
@@ -559,14 +599,103 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         if hints is not None:
             return [hints.draw("str", rng, 1, 5, False) for _ in range(rng.randint(lo, hi))]
         return [rng.choice(_WORDS) for _ in range(rng.randint(lo, hi))]
+    if domain == "sentence":  # whole words, as a reader writes a text ("Take the red lamp."), the program's own among them
+        own = [x for x in (hints.strs if hints else ()) if x.strip() and all(c.isalnum() or c in " '-" for c in x)]
+        n = 0 if rng.random() < 0.06 else rng.randint(1, 2) if rng.random() < 0.2 else rng.randint(3, 7)
+        words = [rng.choice(own) if own and rng.random() < 0.35 else str(rng.randint(0, 99)) if rng.random() < 0.05
+                 else rng.choice(_LONG_WORDS if rng.random() < 0.5 else _WORDS) for _ in range(n)]
+        text = " ".join(words)
+        return text[:1].upper() + text[1:] + rng.choice(".!?") if text and rng.random() < 0.3 else text
+    if domain == "pattern":  # a text the program's regular expression matches; a near miss now and then
+        from execverify_data import patterns
+
+        found = patterns.draw(rng.choice(hints.patterns), rng) if hints is not None and hints.patterns else None
+        if found is None:
+            return _text(rng, lo, hi)
+        return _mutate(found, _parse("str"), rng, True) if rng.random() < 0.25 else found
+    if domain == "numfields":  # numbers joined by a separator the program splits at, as many as it unpacks ("12:05")
+        splits = list(hints.splits if hints is not None else ()) or [(sep, 0) for sep in (hints.seps if hints else ())] \
+            or [(":", 0)]
+        sep, n = rng.choice(splits)
+        return sep.join(f"{rng.randint(0, 59):02d}" if rng.random() < 0.4 else str(rng.randint(0, 30))
+                        for _ in range(n or rng.randint(2, 4)))
     raise KeyError(domain)
+
+
+#: The narrowings a domain text may add after its domain, ``"digits+min1"``, ``"+nonneg+sorted"`` (what
+#: :mod:`execverify_data.narrowing` chooses from what raised): sizes of the top-level value (at least 1 or 3,
+#: long, exactly n), numbers at any depth (non-negative, positive, non-zero), lists sorted, strings at any depth
+#: drawn as keys of the program's dicts, digit strings or numbers joined by its separator, dicts given the
+#: string keys the program subscripts with (``row["price"]``). Narrowings apply to fresh draws; a mutation
+#: of a narrowed value may leave them (a near miss, which keeps the program's checks going both ways).
+NARROWINGS = ("min1", "min3", "long", "size2", "size3", "size4", "size5", "nonneg", "pos", "nonzero", "sorted", "keys",
+              "digits", "numfields", "record")
+_STRING_NARROWINGS = ("keys", "digits", "numfields")
+
+
+def _sizes(rules: frozenset, lo: int, hi: int) -> tuple[int, int]:
+    """The size bounds of a top-level value under ``rules``."""
+    for rule in rules:
+        if rule.startswith("size"):
+            return int(rule[4:]), int(rule[4:])
+    if "long" in rules:
+        return max(hi, 8), max(hi, 8) * 3
+    least = 3 if "min3" in rules else 1 if "min1" in rules else 0
+    return max(lo, least), max(hi, least)
+
+
+def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints | None, lo: int = 1, hi: int = 5):
+    """``value`` (of type ``t``) under the narrowings ``rules`` (:data:`NARROWINGS`)."""
+    name = t.name
+    if name == "|":
+        match = next((a for a in t.args if typelang.conforms(value, a)), None)
+        return value if match is None else _narrow(value, match, rules, rng, hints, lo, hi)
+    if name in ("int", "float") and not isinstance(value, bool):
+        if "nonneg" in rules or "pos" in rules:
+            value = abs(value)
+        if value == 0 and ("pos" in rules or "nonzero" in rules):
+            value = type(value)(rng.randint(1, 5))
+        return value
+    if name == "str":
+        rule = next((r for r in _STRING_NARROWINGS if r in rules), None)
+        if rule == "keys":
+            pool = (hints.keys or hints.strs) if hints is not None else ()
+            return rng.choice(pool) if pool else value
+        return value if rule is None else _domain_value(rule, rng, max(lo, 1), hi, hints)
+    if name in ("list", "tuple", "set", "frozenset"):
+        homogeneous = name != "tuple" or (len(t.args) == 2 and t.args[1].name == "...")
+        items = [_narrow(v, t.args[0] if homogeneous else t.args[j], rules, rng, hints) for j, v in enumerate(value)]
+        if "sorted" in rules and name == "list":
+            try:
+                items.sort()
+            except TypeError:
+                pass
+        return items if name == "list" else tuple(items) if name == "tuple" else type(value)(items)
+    if name == "dict":
+        out = {_narrow(k, t.args[0], rules, rng, hints): _narrow(v, t.args[1], rules, rng, hints) for k, v in value.items()}
+        if "record" in rules and hints is not None and t.args[0].name == "str":
+            for key in hints.fields:
+                if key not in out:
+                    out[key] = _narrow(_draw(t.args[1], rng, 0, 4, False, hints), t.args[1], rules, rng, hints)
+        return out
+    return value
+
+
+def split_domain(text: str) -> tuple[str, frozenset]:
+    """A parameter's domain text as ``(domain, narrowings)``: ``"digits+min1"`` is ``("digits", {"min1"})``.
+
+    >>> split_domain("digits+min1"), split_domain("+nonneg")
+    (('digits', frozenset({'min1'})), ('', frozenset({'nonneg'})))
+    """
+    base, *rules = (text or "").split("+")
+    return base, frozenset(r for r in rules if r in NARROWINGS)
 
 
 #: the type each domain draws (a domain given for another type is ignored)
 _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
-                 "tokens": "str", "literal": "str"}
+                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(_DOMAIN_TYPES)
 
@@ -615,15 +744,20 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     drawn only when asked for, so a caller that stops early draws no more (the filters stop once the first
     inputs cover the program)."""
     types = [_parse(t) for t in param_types]
-    domains = tuple(domains or ()) + ("",) * (len(types) - len(domains or ()))
+    texts = tuple(domains or ()) + ("",) * (len(types) - len(domains or ()))
+    domains, narrowed = zip(*(split_domain(d) for d in texts)) if texts else ((), ())
+    bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
-                                                          "literal")}
+                                                          "literal", "sentence", "pattern", "numfields")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:
+        lo, hi = bounds[i]
         if domains[i] in DOMAINS and domains[i] in _DOMAIN_TYPES and _DOMAIN_TYPES[domains[i]] == t.name:
-            return _domain_draw(domains[i], rng, min_size, max_size, hints)
-        return _draw(t, rng, min_size, max_size, True, hints)
+            value = _domain_draw(domains[i], rng, lo, hi, hints)
+        else:
+            value = _draw(t, rng, lo, hi, True, hints)
+        return _narrow(value, t, narrowed[i], rng, hints, lo, hi) if narrowed[i] else value
     out: list[tuple] = []
     seen: set[str] = set()
     from_seed: set[int] = set()
@@ -644,7 +778,7 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             i = rng.randrange(len(base)) if base else 0
             if base:
                 base[i] = _mutate(base[i], types[i], rng, True)
-                if not seeded and i not in unsized and _sized(types[i]) and not min_size <= len(base[i]) <= max_size:
+                if not seeded and i not in unsized and _sized(types[i]) and not bounds[i][0] <= len(base[i]) <= bounds[i][1]:
                     continue  # an insertion or deletion left the size bounds (a mutated seed keeps the seed's size)
                 if domains[i] in ("count", "limit", "number") and base[i] < 0:
                     continue  # a count stays a count

@@ -190,7 +190,7 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                     kinds.add("passed")
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.patterns \
                     and func.attr in _PATTERN_METHODS and parent.args[-1 if func.attr in ("sub", "subn") else 0] is node:
-                kinds.add("str")
+                kinds.update(("str", "pattern"))
             elif isinstance(func, ast.Attribute):
                 kinds.add("passed")  # an argument of a method: something, at least
         if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
@@ -274,6 +274,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "re" \
                     and parent.args[0] is not node:
                 kinds.add("str")  # re.split(pattern, text), re.findall(pattern, text)...
+                if _constant_kind(parent.args[0]) == "str" and func.attr in _PATTERN_METHODS:
+                    kinds.add("pattern")
             elif fname == "str":
                 kinds.add("number")
             elif fname in _INT_FUNCTIONS:
@@ -304,7 +306,7 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                         isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "len"):
                     evidence.item().kinds.add("indexed")  # grid[r][c], len(grid[0]): rows
                 if _constant_kind(parent.slice) == "str":
-                    kinds.add("dict")
+                    kinds.update(("dict", "record"))
                 elif _constant_kind(parent.slice) == "int" and 0 <= parent.slice.value < 4:
                     kinds.add(f"at{parent.slice.value}")
             elif parent.slice is node:
@@ -332,6 +334,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                     if not isinstance(outer, ast.Attribute):
                         break
                     attribute, call = outer, parents.get(id(outer))
+                if attribute.attr in _STR_TO_STR and _matched(parents.get(id(call)), call, module):
+                    kinds.add("pattern")  # EMAIL_RE.match(addr.strip()): a text of the pattern's format
                 if attribute.attr == "split" and isinstance(call, ast.Call):
                     separator = call.args[0] if call.args else None
                     if separator is None or (_constant_kind(separator) == "str" and separator.value.isspace()):
@@ -360,6 +364,13 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 scope = loop if isinstance(loop, ast.For) else parents.get(id(loop), fn)
                 for target in _targets(loop.target)[:1]:
                     _collect(scope, target, evidence.item(), depth + 1, module)
+
+
+def _matched(node: ast.AST | None, arg: ast.AST, module: _Module) -> bool:
+    """Whether ``node`` is a call of a method of one of the module's compiled patterns on ``arg``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+        and node.func.value.id in module.patterns and node.func.attr in _PATTERN_METHODS and bool(node.args) \
+        and node.args[-1 if node.func.attr in ("sub", "subn") else 0] is arg
 
 
 def _from_use(evidence: _Evidence) -> list[str]:
@@ -515,13 +526,16 @@ def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[
     if domains:
         out += [(t, d) for t in types for d in DOMAIN_VARIANTS.get(t, ())]
         if first:
-            out = [o for o in out if o[1] == first] + [o for o in out if o[1] != first]
+            ahead = [o for o in out if o[1] == first] or [(t, first) for t in types[:1]]
+            out = ahead + [o for o in out if o not in ahead]
     return out
 
 
 def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
-    """Per parameter, the input domain its use asks for first (``text``: sentences, for a text the body
-    splits into words; ``tokens``: for a text it splits at a separator of its own), or ``""``."""
+    """Per parameter, the input domain its use asks for first (``pattern``: texts the program's regular
+    expression matches, for a text it matches; ``sentence``: several words, for a text it splits into words;
+    ``tokens``: for a text it splits at a separator of its own; ``literal``: the keys of its lookup table;
+    ``+record``: dicts with the keys it subscripts with, ``row["price"]``), or ``""``."""
     tree = ast.parse(code) if isinstance(code, str) else code
     fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
     out = []
@@ -529,7 +543,8 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
         evidence = _Evidence()
         _collect(fn, a.arg, evidence, module=_Module(tree))
         kinds = evidence.kinds
-        out.append("text" if "words" in kinds else "tokens" if "fields" in kinds else "literal" if "lookup" in kinds else "")
+        out.append("pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds
+                   else "literal" if "lookup" in kinds else "+record" if "record" in kinds else "")
     return out
 
 

@@ -379,7 +379,42 @@ def test_untyped_parameters_are_settled_by_a_probe_in_the_sandbox(tmp_path):
     assert set(records["midpoint"]["param_types"]) <= {"int", "float"}
     assert records["vowels"]["param_types"] == ["str"] and records["vowels"]["type_origins"] == ["use"]  # text.lower()
     assert records["to_number"]["type_origins"] == ["annotation"]
-    assert records["to_number"]["param_domains"][0] in ("digits", "numstr", "tokens")  # int(s) needs digits
+    domain = records["to_number"]["param_domains"][0].split("+")[0]  # after it, narrowings ("digits+min1")
+    assert domain in ("digits", "numstr", "tokens")  # int(s) needs digits
+
+
+def test_draws_that_raise_narrow_the_domain_until_the_function_returns(tmp_path):
+    """Issue 30 item 2: a table's keys for KeyError, numbers in the split format for int(), non-negative
+    numbers for a math domain error, an exact size for an unpacking: each function becomes a row, its
+    narrowing named in the record's domains, with the checks' other outcomes still taken where the code has them."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "shop.py").write_text(
+        "import math\n\nPRICES = {'apple': 3, 'pear': 5, 'plum': 2}\n\n\n"
+        "def basket_total(lines):\n    total = 0\n    for name, qty in lines:\n        if qty > 2:\n"
+        "            total += PRICES[name] * qty - 1\n        else:\n            total += PRICES[name] * qty\n"
+        "    return total\n\n\n"
+        "def minutes(t):\n    h, m = t.split(':')\n    return int(h) * 60 + int(m)\n\n\n"
+        "def root_sum(values: list) -> float:\n    return round(sum(math.sqrt(v) for v in values), 3)\n\n\n"
+        "def volume(box: tuple) -> int:\n    w, h, d = box\n    return w * h * d if w > 0 else 0\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert set(records) == {"basket_total", "minutes", "root_sum", "volume"}, (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert "keys" in records["basket_total"]["param_domains"][0]
+    assert "numfields" in records["minutes"]["param_domains"][0]
+    assert "nonneg" in records["root_sum"]["param_domains"][0] or "pos" in records["root_sum"]["param_domains"][0]
+    assert "size3" in records["volume"]["param_domains"][0]
+    assert records["basket_total"]["branch_coverage"] == 1.0 and records["volume"]["branch_coverage"] == 1.0
+
+
+def test_a_function_no_narrowing_saves_is_given_up_with_what_was_tried(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("def never(xs: list[int]) -> int:\n    raise ValueError('never returns')\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    (entry,) = [json.loads(line) for line in (tmp_path / "o" / "rejected.jsonl").read_text().splitlines()]
+    assert entry["reason"] == "too_few_inputs" and "(+min1)" in entry["detail"]
 
 
 def test_every_function_given_up_is_in_rejected_jsonl(tmp_path):

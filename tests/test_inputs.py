@@ -165,3 +165,66 @@ def test_a_parsed_module_gives_the_hints_of_its_text():
     from_tree, from_text = Hints.of_source(ast.parse(code)), Hints.of_source(code)
     assert [getattr(from_tree, n) for n in Hints.__slots__] == [getattr(from_text, n) for n in Hints.__slots__]
     assert from_text.strs == ("ab",) and from_text.styles == ("upper",)
+
+
+# ------------------------------------------------------------------ narrowing (from-code: what raised narrows the domain)
+
+
+def _fresh(types, domains, hints=None, k=40, seed=0):
+    """Fresh draws only (mutations may leave a narrowing: near misses)."""
+    return draw_inputs(types, seed, k, min_size=0, max_size=8, mutation_rate=0.0, hints=hints, domains=domains)
+
+
+@pytest.mark.parametrize("rule, check", [
+    ("min1", lambda xs: len(xs) >= 1),
+    ("min3", lambda xs: len(xs) >= 3),
+    ("long", lambda xs: len(xs) >= 8),
+    ("size3", lambda xs: len(xs) == 3),
+    ("nonneg", lambda xs: all(x >= 0 for x in xs)),
+    ("pos", lambda xs: all(x > 0 for x in xs)),
+    ("nonzero", lambda xs: 0 not in xs),
+    ("sorted", lambda xs: xs == sorted(xs)),
+])
+def test_a_narrowing_holds_on_every_fresh_draw_of_a_list(rule, check):
+    draws = _fresh(("list[int]",), ("+" + rule,))
+    assert len(draws) == 40 and all(check(xs) for (xs,) in draws)
+    assert not all(check(xs) for (xs,) in _fresh(("list[int]",), ("",)))  # the plain domain breaks it
+
+
+def test_string_narrowings_draw_keys_digits_and_fields_of_the_program():
+    code = ("RATES = {'standard': 0.2, 'reduced': 0.05}\n"
+            "def f(lines, t):\n    h, m = t.split(':')\n    return sum(RATES[k] * q for k, q in lines) + int(h)\n")
+    hints = Hints.of_source(code)
+    assert hints.keys == ("standard", "reduced") and hints.splits == ((":", 2),)
+    for lines, t in _fresh(("list[tuple[str, int]]", "str"), ("+keys", "numfields"), hints):
+        assert all(k in ("standard", "reduced") for k, _ in lines)
+        h, m = t.split(":")
+        assert h.isdigit() and m.isdigit()
+    assert all(s.isdigit() for (s,) in _fresh(("str",), ("+digits+min1",), hints))
+
+
+def test_record_narrowing_gives_dicts_the_keys_the_body_subscripts():
+    hints = Hints.of_source("def f(row):\n    return row['price'] * row.get('qty', 1)\n")
+    assert set(hints.fields) == {"price", "qty"}
+    assert all({"price", "qty"} <= set(row) for (row,) in _fresh(("dict[str, int]",), ("+record",), hints))
+
+
+def test_pattern_domain_draws_texts_the_programs_regular_expression_matches():
+    import re
+
+    code = "import re\nISO = re.compile(r'^(\\d{4})-(\\d{2})-(\\d{2})$')\ndef f(s):\n    return ISO.match(s) is not None\n"
+    hints = Hints.of_source(code)
+    draws = [s for (s,) in _fresh(("str",), ("pattern",), hints)]
+    matched = sum(bool(re.match(hints.patterns[0], s)) for s in draws)
+    assert 0.5 * len(draws) <= matched < len(draws)  # mostly matches, with near misses for the other branch
+
+
+def test_sentence_domain_draws_several_whole_words():
+    draws = [s for (s,) in _fresh(("str",), ("sentence",))]
+    assert sum(len(s.split()) >= 3 for s in draws) >= len(draws) // 2
+    assert max(len(s) for s in draws) > 8  # not cut to the size bounds of a plain text
+
+
+def test_domains_without_narrowing_draw_as_before():
+    """A narrowing consumes no randomness unless asked for: synthesize's draws do not move."""
+    assert _fresh(("list[int]", "str"), ("", "digits")) == _fresh(("list[int]", "str"), ("", "digits+"))
