@@ -61,10 +61,12 @@ def _old_version(ctx: click.Context, param: click.Parameter, value: str | None) 
               help="License of the release's data (the card's and the Hub's, e.g. mit, apache-2.0, cc-by-4.0).")
 @click.option("--description", default="", metavar="TEXT", help="What the release is, in a sentence or two, opening the card.")
 @click.option("--limitations", default="", metavar="TEXT", help="Limitations to state in the card, besides those it always states.")
+@click.option("--chain-style", type=click.Choice(["trace", "explained", "compact"]), default="explained", show_default=True,
+              help="How the sft config's reasoning chains are written (docs/questions.md).")
 @click.option("--quiet", is_flag=True, help="No progress bars or summary.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object (no progress bars).")
 def build_release(version, old_version, n, k, seed, out, workers, engine, ray_address, work_dir, shard_size, benchmarks,
-                  programs, allow, test_share, repo_id, license_, description, limitations, quiet, as_json) -> None:
+                  programs, allow, test_share, repo_id, license_, description, limitations, chain_style, quiet, as_json) -> None:
     """Synthesize, trace, ask, narrate, rate, decontaminate and write a versioned release folder.
 
     \b
@@ -108,7 +110,7 @@ def build_release(version, old_version, n, k, seed, out, workers, engine, ray_ad
         cfg = ReleaseConfig(version=version, n_examples=n, seed=seed, shard_size=shard_size, local_benchmarks=_local(benchmarks),
                             programs=str(programs) if programs is not None else None, decontam_allow=allow,
                             license=license_.strip().lower(), description=description.strip(),
-                            limitations=limitations.strip(), **extra)
+                            limitations=limitations.strip(), chain_style=chain_style, **extra)
     except InvalidArgument as exc:
         raise click.UsageError(flag_words(exc, version="--release-version", k="--inputs-per-program")) from None
     writable_folder(out, flag="--out")

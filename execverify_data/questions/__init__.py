@@ -47,7 +47,8 @@ def build(source: str, call: str, *, trusted_call: bool = False, trace=None, **o
 
 
 def from_trace(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2, n_state: int = 2, n_coverage: int = 0,
-               task: str = "output", style: str = "execverify", rationale: bool = False) -> Rendered:
+               task: str = "output", style: str = "execverify", rationale: bool = False, chain_style: str = "trace",
+               notes=None) -> Rendered:
     """Questions about ``trace`` (a trace of ``call``: synthesis's, the trusted runner's), selected and rendered;
     nothing runs.
 
@@ -59,6 +60,8 @@ def from_trace(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2,
         style (`str`, optional, defaults to ``"execverify"``): as :func:`render`.
         rationale (`bool`, optional, defaults to `False`): put a step-by-step narrative
             (:func:`execverify_data.rationale.narrate`) before the reference answer block.
+        chain_style (`str`, optional, defaults to ``"trace"``), notes (optional): the narrative's ``style`` and
+            ``notes`` (what decided each step; :func:`execverify_data.decisions.trace_with_decisions`).
 
     Raises:
         ProgramError: the call did not finish, or no question can be asked.
@@ -73,5 +76,5 @@ def from_trace(source: str, call: str, trace, *, seed: int = 0, n_path: int = 2,
     if rationale:
         from execverify_data.rationale import narrate
 
-        text = narrate(source, trace, questions)
+        text = narrate(source, trace, questions, style=chain_style, notes=notes)
     return render(source, questions, style=style, call=call.strip(), rationale=text)

@@ -594,6 +594,21 @@ def _field_table(configs: list[str], schema) -> str:
     return "\n".join([f"**{title}**", "", "| field | type | meaning |", "| --- | --- | --- |", *lines])
 
 
+#: What the card says of the ``sft`` chains, per ``--chain-style`` (a given program's rows record no notes).
+_CHAIN_STYLE_TEXT = {
+    "trace": "The chains are in the `trace` style: each line executed, in order, with the values it changes.",
+    "explained": "The chains are in the `explained` style: each line executed, in order, with the values it changes; "
+                 "each `if`/`while` test with the values of its operands, each loop with the sequence it walks, the "
+                 "arguments, indexes and slices a line reads, what each call of a helper returned, and, where a long "
+                 "trace is shortened, which lines and loop iterations are skipped and the state after them.",
+    "compact": "The chains are in the `compact` style: the `explained` chain's facts in short clauses "
+               "(`L7: for ...: loop over ... (5 items); part = '43'`), for short contexts.",
+    "given": "The chains are in the `{style}` style; for programs given as records (not synthesized), the values that "
+             "decided each test are not recorded (their code runs only in the sandbox), so those chains tell the lines "
+             "and the states they leave.",
+}
+
+
 def _build_flags(cfg: ReleaseConfig) -> str:
     """The ``build-release`` flags beyond version, size and seed that this build used (for the card's command).
 
@@ -604,6 +619,7 @@ def _build_flags(cfg: ReleaseConfig) -> str:
     flags += "" if cfg.shard_size == ReleaseConfig.shard_size else f" --shard-size {cfg.shard_size}"
     flags += " --programs PROGRAMS_DIR" if cfg.programs is not None else ""  # records given (from-code, synthesize)
     flags += "".join(f" --allow-benchmark {name}" for name in cfg.decontam_allow)
+    flags += "" if cfg.chain_style == ReleaseConfig.chain_style else f" --chain-style {cfg.chain_style}"
     return flags + "".join(f" --benchmark {name}=PATH" for name, _ in cfg.local_benchmarks)
 
 
@@ -677,6 +693,7 @@ def render_card(cfg: ReleaseConfig, meta: dict, stats: dict, infos: dict, split_
         "nat_measured": f"{nat['measured']:,}", "nat_sample": sample, "nat_table": _naturalness_rows(nat),
         "nat_crux": nat["CRUXEval"]["programs"], "nat_human": nat["HumanEval"]["programs"],
         "program_provenance": _provenance_text(meta.get("sources")),
+        "chain_style_text": _CHAIN_STYLE_TEXT[cfg.chain_style if cfg.programs is None else "given"].format(style=cfg.chain_style),
         **_card_words(cfg, meta),
     }
     body = Template(template_path("dataset_card.md").read_text(encoding="utf-8")).substitute(values)

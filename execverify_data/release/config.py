@@ -54,6 +54,8 @@ class ReleaseConfig:
             the Hub); code given to ``from-code`` keeps its own, which the card lists.
         description (`str`), limitations (`str`): the card's opening words on what the release is for, and the
             limitations a user adds to those the card always states.
+        chain_style (`str`, defaults to ``"explained"``): how the ``sft`` config's reasoning chains are written
+            (:data:`execverify_data.rationale.CHAIN_STYLES`: ``trace``, ``explained``, ``compact``).
     """
 
     version: str
@@ -80,6 +82,7 @@ class ReleaseConfig:
     license: str = "mit"
     description: str = ""
     limitations: str = ""
+    chain_style: str = "explained"
 
     def __post_init__(self) -> None:
         if not isinstance(self.version, str) or not _VERSION.match(self.version):
@@ -91,6 +94,10 @@ class ReleaseConfig:
         check_int("k", self.k, minimum=3)
         if not isinstance(self.test_permille, int) or not 0 <= self.test_permille < 1000:
             raise InvalidArgument(f"test_permille must be an int in [0, 1000), got {self.test_permille!r}")
+        from execverify_data.rationale import CHAIN_STYLES
+
+        if self.chain_style not in CHAIN_STYLES:
+            raise InvalidArgument(f"chain_style must be one of {', '.join(CHAIN_STYLES)}, got {self.chain_style!r}")
         if not 1 <= self.codegen_examples < self.k:
             raise InvalidArgument(f"codegen_examples must be in [1, k), got {self.codegen_examples!r}")
         object.__setattr__(self, "local_benchmarks", tuple((str(a), str(b)) for a, b in self.local_benchmarks))

@@ -160,7 +160,8 @@ def rows_for_program(rec: ProgramRecord, cfg, traces, trace_many, *, decon=None)
         for i, (c, t) in enumerate(zip(calls, traces)):
             for config in ("trace", "sft"):  # another selection seed for each
                 r = from_trace(code, c, t, seed=derive_seed(cfg.seed, rec.seed, config, i), n_path=cfg.n_path,
-                               n_state=cfg.n_state, rationale=config == "sft")
+                               n_state=cfg.n_state, rationale=config == "sft", chain_style=cfg.chain_style,
+                               notes=_notes(cfg, code, c, t) if config == "sft" else None)
                 out[config].append(question_row(config, i, r, "whitebox"))
             r = from_trace(code, c, t, n_path=0, n_state=0, style="cruxeval")
             out["io"].append(question_row("io", i, r, "output"))
@@ -173,6 +174,20 @@ def rows_for_program(rec: ProgramRecord, cfg, traces, trace_many, *, decon=None)
     for r in out["sft"]:  # TRL's prompt-completion format
         r["completion"] = r.pop("reference_completion")
     return out, counts
+
+
+def _notes(cfg, code: str, call: str, trace) -> dict:
+    """What decided each step of the row's trace (:mod:`execverify_data.decisions`), for an ``explained`` or
+    ``compact`` chain: the synthesized program traced again in this process with the notes recorded, used only when
+    that run's trace is the row's, digest for digest; none for a ``trace`` chain or a given program (code nobody
+    reviewed runs only in the sandbox, which records no notes)."""
+    if cfg.chain_style == "trace" or cfg.programs is not None:
+        return {}
+    from execverify_data.decisions import trace_with_decisions
+    from execverify_data.synth.retrace import trace_digest
+
+    again, notes = trace_with_decisions(code, call, max_steps=cfg.max_steps, timeout=cfg.timeout)
+    return notes if trace_digest(again) == trace_digest(trace) else {}
 
 
 def _codegen(rec: ProgramRecord, cfg, traces, meta: dict, counts: Counter, trace_many) -> list[dict]:
