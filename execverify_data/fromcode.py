@@ -403,11 +403,10 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
 
     Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination (and no narrowing
     of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
-    from execverify_data.inputs import Hints
     from execverify_data.narrowing import proposals, with_rule
-    from execverify_data.param_types import combinations, preferred_domains, variants
+    from execverify_data.param_types import combinations, hints as hints_of, preferred_domains, variants
 
-    hints = Hints.of_source(fn.code)
+    hints = hints_of(fn.code, fn.entry_point)
     best, best_score, best_errors, tried = None, (False, -1, -1), [], []
     firsts = preferred_domains(fn.code, fn.entry_point)
     per_param = [variants([t for t, _ in o], domains=domains, first=first) for o, first in zip(options, firsts)]
@@ -608,8 +607,8 @@ def _left(deadline: float, most: float) -> float:
 def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, pool,
              deadline: float) -> tuple[ProgramRecord | None, dict]:
     from execverify_data.catalog.usage import entries_used
-    from execverify_data.inputs import Hints, draw_inputs
-    from execverify_data.param_types import candidates
+    from execverify_data.inputs import draw_inputs
+    from execverify_data.param_types import candidates, hints as hints_of
     from execverify_data.sandbox.untrusted import Status as SandboxStatus
     from execverify_data.synth.filters import FilterConfig, prescreen, normalized_hash
     from execverify_data.synth.generator import Program
@@ -677,7 +676,7 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
     program = Program(fn.code, fn.entry_point, types, names, level=0, target="from_code", seed=s)
     try:
         candidates = draw_inputs(types, s, config.candidates, min_size=config.min_size, max_size=config.max_size,
-                                 mutation_rate=0.7 if seeds else 0.4, hints=Hints.of_source(fn.code), seeds=seeds,
+                                 mutation_rate=0.7 if seeds else 0.4, hints=hints_of(fn.code, fn.entry_point), seeds=seeds,
                                  domains=domains)
     except Exception as exc:  # noqa: BLE001 - a seed the mutator cannot edit under the settled type
         return _skip("untyped_param", f"cannot draw inputs of {types}: {type(exc).__name__}")

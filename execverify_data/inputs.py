@@ -118,7 +118,8 @@ class Hints:
     (('an',), (0, 3), ('upper',))
     """
 
-    __slots__ = ("strs", "ints", "bytes_", "styles", "seps", "patterns", "keys", "fields", "splits")
+    __slots__ = ("strs", "ints", "bytes_", "styles", "seps", "patterns", "keys", "fields", "splits", "numbers", "field_types",
+                 "cells")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -126,7 +127,8 @@ class Hints:
     ELEMENT_RATE = 0.12
     STYLE_RATE = 0.2
 
-    def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=(), *, patterns=(), keys=(), fields=(), splits=()):
+    def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=(), *, patterns=(), keys=(), fields=(), splits=(),
+                 numbers=(), field_types=None, cells=()):
         self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
         self.seps = tuple(seps)  # the separators the program splits texts at (the ``tokens`` domain joins at them)
         # what the input domains of formats read (:data:`DOMAINS`): the regular expressions the program matches
@@ -134,6 +136,13 @@ class Hints:
         # string literals it subscripts with or ``.get``s (``record``: a row's fields), and ``(separator, n)``
         # for a split unpacked into n names (``numfields``: ``h, m = t.split(':')``)
         self.patterns, self.keys, self.fields, self.splits = tuple(patterns), tuple(keys), tuple(fields), tuple(splits)
+        # what a function's own analysis adds (``execverify from-code``, :func:`execverify_data.param_types.hints`;
+        # empty for the generator's programs): ``numbers``, every number the program holds, whatever its size (an
+        # int or a float is, some of the time, drawn below, at or above one: ``score >= 90``); ``field_types``, the
+        # type of the value at each string key the body subscripts or ``.get``s (``record``: ``task["title"]`` a
+        # text, ``t.get("tags", [])`` a list of texts); ``cells``, the strings the items of a nested list are
+        # compared with (``board[r][c] == ""``: the ``cells`` domain)
+        self.numbers, self.field_types, self.cells = tuple(numbers), dict(field_types or {}), tuple(cells)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -169,9 +178,14 @@ class Hints:
 
     def draw(self, name: str, rng: random.Random, lo: int, hi: int, top: bool) -> object:
         if name == "int":
-            if self.ints and rng.random() < (self.RATE if top else self.ELEMENT_RATE):
-                return rng.choice(self.ints) + rng.choice((-1, 0, 0, 1))
+            pool = tuple(int(n) for n in self.numbers) or self.ints
+            if pool and rng.random() < (self.RATE if top else self.ELEMENT_RATE):
+                return rng.choice(pool) + rng.choice((-1, 0, 0, 1))
             return rng.randint(*INT_RANGE)
+        if name == "float":  # only with numbers (the generator's floats are drawn from _FLOATS alone)
+            if rng.random() < (self.RATE if top else self.ELEMENT_RATE):
+                return float(rng.choice(self.numbers)) + rng.choice((-0.5, 0.0, 0.0, 0.5))
+            return rng.choice(_FLOATS)
         pool = self.strs if name == "str" else tuple(b.decode("latin-1") for b in self.bytes_)
         if not top:
             roll = rng.random()
@@ -272,7 +286,7 @@ def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints
         lo, hi = (1, 5) if name in ("str", "bytes") else (0, 4)
     if name == "|":
         return _draw(rng.choice(t.args), rng, lo, hi, top, hints)
-    if hints is not None and name in ("int", "str", "bytes"):
+    if hints is not None and (name in ("int", "str", "bytes") or name == "float" and hints.numbers):
         return hints.draw(name, rng, lo, hi, top)
     if name == "int":
         return rng.randint(*INT_RANGE)
@@ -507,7 +521,10 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
             out[_mutate(k, t.args[0], rng, False)] = out.pop(k)
         elif op == 1 and keys:  # change a value
             k = rng.choice(keys)
-            out[k] = _mutate(out[k], t.args[1], rng, False)
+            kind = t.args[1]
+            if not typelang.conforms(out[k], kind):  # a record's field of its own type (the ``record`` narrowing)
+                kind = _parse(type_text_of(out[k]) or "None")
+            out[k] = _mutate(out[k], kind, rng, False)
         else:
             out[_draw(t.args[0], rng, 0, 4, False)] = _draw(t.args[1], rng, 0, 4, False)
         return out
@@ -622,6 +639,20 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
     raise KeyError(domain)
 
 
+def _cells(item: Type, rng: random.Random, hints: Hints | None) -> list:
+    """A square grid (2x2 to 4x4) whose cells are few values: the strings the program compares its cells with
+    (``board[r][c] == ""``) and its short strings (``"X"``, ``"O"``), or small numbers; a board, a matrix."""
+    if item.name == "str":
+        pool = list(dict.fromkeys([*(hints.cells if hints else ()), *(x for x in (hints.strs if hints else ()) if len(x) <= 2),
+                                   ""]))
+    elif item.name in ("int", "float"):
+        pool = [0, 1, 2] if item.name == "int" else [0.0, 1.0, 2.5]
+    else:
+        pool = [_draw(item, rng, 0, 4, False, hints) for _ in range(3)]
+    n = rng.choice((2, 3, 3, 3, 4))
+    return [[rng.choice(pool) for _ in range(n)] for _ in range(n)]
+
+
 #: The narrowings a domain text may add after its domain, ``"digits+min1"``, ``"+nonneg+sorted"`` (what
 #: :mod:`execverify_data.narrowing` chooses from what raised): sizes of the top-level value (at least 1 or 3,
 #: long, exactly n), numbers at any depth (non-negative, positive, non-zero), lists sorted, strings at any depth
@@ -676,7 +707,9 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
         if "record" in rules and hints is not None and t.args[0].name == "str":
             for key in hints.fields:
                 if key not in out:
-                    out[key] = _narrow(_draw(t.args[1], rng, 0, 4, False, hints), t.args[1], rules, rng, hints)
+                    typed = hints.field_types.get(key)
+                    kind = _parse(typed) if typed else t.args[1]  # the value's type at that key, where the body tells
+                    out[key] = _narrow(_draw(kind, rng, 0, 4, False, hints), kind, rules, rng, hints)
         return out
     return value
 
@@ -695,7 +728,7 @@ def split_domain(text: str) -> tuple[str, frozenset]:
 _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
-                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str"}
+                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(_DOMAIN_TYPES)
 
@@ -748,12 +781,14 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     domains, narrowed = zip(*(split_domain(d) for d in texts)) if texts else ((), ())
     bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
-                                                          "literal", "sentence", "pattern", "numfields")}
+                                                          "literal", "sentence", "pattern", "numfields", "cells")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:
         lo, hi = bounds[i]
-        if domains[i] in DOMAINS and domains[i] in _DOMAIN_TYPES and _DOMAIN_TYPES[domains[i]] == t.name:
+        if domains[i] == "cells" and t.name == "list" and t.args[0].name == "list":
+            value = _cells(t.args[0].args[0], rng, hints)
+        elif domains[i] in DOMAINS and domains[i] in _DOMAIN_TYPES and _DOMAIN_TYPES[domains[i]] == t.name:
             value = _domain_draw(domains[i], rng, lo, hi, hints)
         else:
             value = _draw(t, rng, lo, hi, True, hints)

@@ -26,7 +26,8 @@ from __future__ import annotations
 import ast
 import itertools
 
-__all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "preferred_domains", "variants"]
+__all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "field_types", "hints", "preferred_domains",
+           "variants"]
 
 #: How a parameter's type was settled, as recorded in a from-code record's ``type_origins``.
 ORIGINS = ("given", "annotation", "seed", "default", "use", "probe")
@@ -170,13 +171,18 @@ class _Module:
                        for t in n.targets if isinstance(t, ast.Name)}
 
 
-def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module: _Module | None = None) -> None:
+def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module: _Module | None = None,
+             field: str | None = None) -> None:
     """Add to ``evidence`` what ``fn`` does with ``name``: loop variables over it (as its items), names it is
-    copied or sorted into, the parameter of a module function it is passed to (each to ``depth`` 2)."""
+    copied or sorted into, the parameter of a module function it is passed to (each to ``depth`` 2). With
+    ``field``, what it does with the value at that string key of any dict (``task["title"]``, ``t.get("tags", [])``)."""
     module = module or _Module(None)
     parents = _parents(fn)
     for node in ast.walk(fn):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+        if field is not None:
+            if _field_of(node) != field:
+                continue
+        elif not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
             continue
         parent = parents.get(id(node))
         kinds = evidence.kinds
@@ -277,7 +283,7 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 if _constant_kind(parent.args[0]) == "str" and func.attr in _PATTERN_METHODS:
                     kinds.add("pattern")
             elif fname == "str":
-                kinds.add("number")
+                kinds.update(("number", "stringified"))  # str(value): a number, or a text already
             elif fname in _INT_FUNCTIONS:
                 kinds.add("int")
             elif fname == "ord":
@@ -305,6 +311,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 if isinstance(holder, ast.Subscript) and holder.value is parent or (
                         isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name) and holder.func.id == "len"):
                     evidence.item().kinds.add("indexed")  # grid[r][c], len(grid[0]): rows
+                    if isinstance(holder, ast.Subscript) and _compared_with_text(holder, parents):
+                        evidence.item().kinds.add("textcells")  # board[r][c] == "": rows of texts
                 if _constant_kind(parent.slice) == "str":
                     kinds.update(("dict", "record"))
                 elif _constant_kind(parent.slice) == "int" and 0 <= parent.slice.value < 4:
@@ -320,6 +328,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 kinds.add("list")
             elif method in ("items", "keys", "values", "get", "setdefault", "update"):
                 kinds.add("dict")
+                if _field_of(parents.get(id(parent))) is not None:
+                    kinds.add("record")  # t.get("done"): a record
             elif method in ("is_integer",):
                 kinds.add("float")
             elif method in ("bit_length", "to_bytes"):
@@ -342,6 +352,27 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                         kinds.add("words")  # text.split(): a sentence
                     elif _constant_kind(separator) == "str":
                         kinds.add("fields")  # addr.split('.'): the program's fields joined by its separator
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("sorted", "min", "max") \
+                and len(parent.args) == 1 and parent.args[0] is node and depth < 2:
+            sort_key = next((k.value for k in parent.keywords if k.arg == "key"), None)
+            if isinstance(sort_key, ast.Name):  # sorted(tasks, key=by_due): the items meet by_due's parameter
+                sort_key = next((n for n in ast.walk(fn) if isinstance(n, ast.FunctionDef) and n.name == sort_key.id),
+                                module.functions.get(sort_key.id))
+            if isinstance(sort_key, (ast.Lambda, ast.FunctionDef)) and sort_key.args.args:
+                kinds.add("sequence")
+                _collect(sort_key, sort_key.args.args[0].arg, evidence.item(), depth + 1, module)
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "zip" and depth < 2 \
+                and node in parent.args and isinstance(parents.get(id(parent)), (ast.For, ast.comprehension)):
+            loop = parents[id(parent)]  # for s, w in zip(scores, weights): s is an item of scores
+            elts = loop.target.elts if isinstance(loop.target, ast.Tuple) else []
+            if loop.iter is parent and len(elts) == len(parent.args) and isinstance(elts[parent.args.index(node)], ast.Name):
+                kinds.add("sequence")
+                scope = loop if isinstance(loop, ast.For) else parents.get(id(loop), fn)
+                _collect(scope, elts[parent.args.index(node)].id, evidence.item(), depth + 1, module)
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Slice):
+            method = parents.get(id(parent))
+            if isinstance(method, ast.Attribute) and hasattr(str, method.attr) and not hasattr(list, method.attr):
+                kinds.add("str")  # text[:n].rstrip(): a text
         loop, over = parent, node
         if (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _ORDER_KEEPING
                 and parent.args and parent.args[0] is node) or (isinstance(parent, ast.Subscript) and parent.value is node
@@ -366,6 +397,26 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                     _collect(scope, target, evidence.item(), depth + 1, module)
 
 
+def _field_of(node: ast.AST | None) -> str | None:
+    """The string key of ``node`` when it reads a dict's value at one: ``x["title"]``, ``x.get("tags", [])``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _constant_kind(node.slice) == "str":
+        return node.slice.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "setdefault", "pop") \
+            and node.args and _constant_kind(node.args[0]) == "str":
+        return node.args[0].value
+    return None
+
+
+def _compared_with_text(node: ast.AST, parents: dict) -> bool:
+    """Whether ``node`` is compared with a string literal (``==``, ``!=``, ``in`` a tuple of them)."""
+    parent = parents.get(id(node))
+    if not isinstance(parent, ast.Compare):
+        return False
+    others = [o for o in [parent.left, *parent.comparators] if o is not node]
+    return any(_constant_kind(o) == "str" or isinstance(o, (ast.Tuple, ast.List, ast.Set))
+               and any(_constant_kind(e) == "str" for e in o.elts) for o in others)
+
+
 def _matched(node: ast.AST | None, arg: ast.AST, module: _Module) -> bool:
     """Whether ``node`` is a call of a method of one of the module's compiled patterns on ``arg``."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
@@ -383,6 +434,8 @@ def _from_use(evidence: _Evidence) -> list[str]:
         return [f"tuple[{', '.join(['int'] * unpacked)}]", f"tuple[{', '.join(['float'] * unpacked)}]"]
     if "dict" in kinds:
         return ["dict[str, int]", "dict[str, str]", "dict[int, int]"]
+    if "stringified" in kinds and not kinds & {"str", "text", "sequence", "indexed", "list"}:
+        return [t for t in _from_use_plain(kinds - {"stringified"}) if t != "str"] + ["str"]  # str(value) of a text too
     if "list" in kinds:
         return _sequences(items, text=False, elements=elements)
     if "str" in kinds or "text" in kinds:
@@ -406,6 +459,12 @@ def _from_use(evidence: _Evidence) -> list[str]:
     return []
 
 
+def _from_use_plain(kinds: set[str]) -> list[str]:
+    evidence = _Evidence()
+    evidence.kinds = set(kinds)
+    return _from_use(evidence)
+
+
 def _sequences(items: set[str], *, text: bool, elements: list[str] | None = None) -> list[str]:
     size = next((int(k[5:]) for k in items if k.startswith("tuple")), None)
     if size is None and "at1" in items and not items & {"at2", "at3"}:
@@ -422,6 +481,10 @@ def _sequences(items: set[str], *, text: bool, elements: list[str] | None = None
         return ["list[float]", "list[int]"]
     if items & {"int", "number"}:
         return ["list[int]", "list[float]"]
+    if "textcells" in items:  # board[r][c] == "": rows of texts
+        return ["list[list[str]]", "list[list[int]]", "list[str]"]
+    if items & {"dict"}:  # for t in tasks: t.get("done"): records
+        return ["list[dict[str, int]]", "list[dict[str, str]]"]
     if items & {"sequence", "indexed", "list"}:
         return ["list[list[int]]", "list[str]"]
     return ["list[int]", "str", "list[str]"] if text else ["list[int]", "list[str]"]
@@ -474,12 +537,87 @@ def candidates(code: str | ast.Module, entry: str, seed_args: list[tuple]) -> li
         bare = _bare(a.annotation)
         if bare is not None:
             used = _container(bare, used)
+        if _records(evidence) and used:  # dicts read at string keys: their values of the types the body reads there
+            used = _typed_records(used, field_types(tree, entry))
         if "optional" in evidence.kinds and used:  # if rate is None: ... (the None case is drawn too)
             used = [f"{used[0]} | None", *used]
         if len(used) == 1 and method is not None and used[0] == method:
             out.append([(method, "use")])
         else:
             out.append([(t, "use") for t in used])
+    return out
+
+
+def _records(evidence: _Evidence) -> bool:
+    """Whether the body reads the name, or its items, at string keys (``row["price"]``, ``t.get("done")``)."""
+    return "record" in evidence.kinds or evidence.items is not None and "record" in evidence.items.kinds
+
+
+def _typed_records(used: list[str], fields: dict[str, str]) -> list[str]:
+    """``used`` with a record type first: ``dict[str, V]`` (or a list of them) whose value type ``V`` is the
+    union of the types the body reads at its keys (:func:`field_types`), where it tells them."""
+    kinds = list(dict.fromkeys(part for t in fields.values() for part in t.split(" | ")))
+    if not kinds or kinds == ["int"]:
+        return used
+    if "None" in kinds:  # last: a union's None is drawn now and then, not first
+        kinds = [k for k in kinds if k != "None"] + ["None"]
+    value = " | ".join(kinds)
+    first = next((t for t in used if "dict[str, " in t), None)
+    if first is None:
+        return used
+    start = first.index("dict[str, ")
+    depth, end = 0, start
+    for end in range(start, len(first)):  # the dict's closing bracket
+        depth += {"[": 1, "]": -1}.get(first[end], 0)
+        if depth == 0 and first[end] == "]":
+            break
+    record = first[:start] + f"dict[str, {value}]" + first[end + 1:]
+    return [record] + [t for t in used if t != record]
+
+
+def field_types(code: str | ast.Module, entry: str) -> dict[str, str]:
+    """The type of the value at each string key the function reads from a dict (``x["title"]``, ``x.get("k", d)``),
+    read from the body's use of what it reads there, else from the ``.get`` default's type; keys it tells nothing
+    of are left out.
+
+    >>> field_types("def f(tasks):\\n    return [t['title'].upper() for t in tasks if t.get('done', False)]\\n", "f")
+    {'done': 'bool', 'title': 'str'}
+    """
+    from execverify_data.inputs import drawable
+
+    tree = ast.parse(code) if isinstance(code, str) else code
+    fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
+    module = _Module(tree)
+    defaults: dict[str, str] = {}
+    order: list[str] = []
+    subscripted: set[str] = set()
+    for node in ast.walk(fn):
+        key = _field_of(node)
+        if key is None:
+            continue
+        order.append(key)
+        if isinstance(node, ast.Subscript):
+            subscripted.add(key)
+        if isinstance(node, ast.Call) and len(node.args) > 1 and key not in defaults:
+            d = node.args[1]
+            kind = "bool" if isinstance(d, ast.Constant) and isinstance(d.value, bool) else _constant_kind(d)
+            kind = kind or ("list" if isinstance(d, (ast.List, ast.ListComp)) else "dict" if isinstance(d, ast.Dict) else None)
+            if kind:
+                defaults[key] = kind
+    out = {}
+    for key in dict.fromkeys(order):
+        evidence = _Evidence()
+        _collect(fn, "", evidence, module=module, field=key)
+        used = [t for t in _from_use(evidence) if drawable(t)]
+        default = defaults.get(key)
+        if default in ("list", "dict"):
+            used = [t for t in used if t.startswith(default)] or [f"{default}[str]" if default == "list" else "dict[str, int]"]
+        elif default and default not in used[:1]:
+            used = [default] if not used or default != "bool" else used
+        if not used and key in subscripted:  # task["title"], read as is: most often a text
+            used = ["str"]
+        if used:
+            out[key] = f"{used[0]} | None" if "optional" in evidence.kinds and "None" not in used[0] else used[0]
     return out
 
 
@@ -515,7 +653,8 @@ def _method_owner(tree: ast.Module, fn: ast.AST, name: str) -> str | None:
 #: The input domains (:data:`execverify_data.inputs.DOMAINS`) a probe tries for a parameter of a type, after
 #: plain draws: a text parameter may need sentences, digits or a number written out; a count, large numbers.
 DOMAIN_VARIANTS = {"str": ("text", "tokens", "literal", "digits", "numstr", "word", "line", "char"), "int": ("number", "count"),
-                   "float": ("amount",), "list[str]": ("words", "numstrs"), "list[float]": ("amounts",)}
+                   "float": ("amount",), "list[str]": ("words", "numstrs"), "list[float]": ("amounts",),
+                   "list[list[str]]": ("cells",), "list[list[int]]": ("cells",)}
 
 
 def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[str, str]]:
@@ -527,6 +666,8 @@ def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[
         out += [(t, d) for t in types for d in DOMAIN_VARIANTS.get(t, ())]
         if first:
             ahead = [o for o in out if o[1] == first] or [(t, first) for t in types[:1]]
+            if first == "+record":  # records of every candidate type before the plain draws
+                ahead = [(t, first) for t in types if "dict[" in t] or ahead
             out = ahead + [o for o in out if o not in ahead]
     return out
 
@@ -543,8 +684,64 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
         evidence = _Evidence()
         _collect(fn, a.arg, evidence, module=_Module(tree))
         kinds = evidence.kinds
+        items = evidence.items.kinds if evidence.items is not None else set()
         out.append("pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds
-                   else "literal" if "lookup" in kinds else "+record" if "record" in kinds else "")
+                   else "literal" if "lookup" in kinds else "+record" if _records(evidence)
+                   else "cells" if "textcells" in items else "")
+    return out
+
+
+#: The largest number :func:`hints` draws around.
+MAX_NUMBER = 10**6
+
+
+def hints(code: str | ast.Module, entry: str):
+    """The :class:`~execverify_data.inputs.Hints` a function's inputs are drawn with: the program's
+    (:meth:`~execverify_data.inputs.Hints.of_source`) and what this function's analysis adds: every number of
+    the program (thresholds: ``score >= 90``, ``GRADE_CUTOFFS``' 93, 87...), the type at each key it reads
+    from records (:func:`field_types`), the strings it compares the cells of a nested list with
+    (``board[r][c] == ""``), and, for the ``pattern`` domain, only the expressions it matches a parameter with
+    where it matches one (``TASK_RE.match(line)``, not the ``DUE_RE`` it searches the rest with).
+
+    >>> h = hints("LIMITS = (90, 2.5)\\ndef f(board, score):\\n    return board[0][1] == '' and score >= LIMITS[0]\\n", "f")
+    >>> h.numbers, h.cells
+    ((90, 2.5, 1, 0), ('',))
+    """
+    from execverify_data.inputs import Hints
+
+    tree = ast.parse(code) if isinstance(code, str) else code
+    fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
+    out = Hints.of_source(tree)
+    numbers: dict = {}
+    cells: dict = {}
+    parents = _parents(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float) and abs(node.value) <= MAX_NUMBER:
+            numbers.setdefault(node.value)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript) and _compared_with_text(node, parents):
+            compare = parents[id(node)]
+            for other in [compare.left, *compare.comparators]:
+                for e in [other, *getattr(other, "elts", ())]:
+                    if _constant_kind(e) == "str" or isinstance(e, ast.Constant) and e.value == "":
+                        cells.setdefault(e.value)
+    compiled = {t.id: n.value.args[0].value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "compile" and n.value.args
+                and _constant_kind(n.value.args[0]) == "str" for t in n.targets if isinstance(t, ast.Name)}
+    params = {a.arg for a in fn.args.args}
+    matched: dict = {}
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PATTERN_METHODS
+                and isinstance(node.func.value, ast.Name) and node.args):
+            continue
+        owner = node.func.value.id
+        pattern, text = (compiled.get(owner), node.args[-1 if node.func.attr in ("sub", "subn") else 0]) if owner != "re" \
+            else (node.args[0].value if _constant_kind(node.args[0]) == "str" else None, node.args[1] if len(node.args) > 1 else None)
+        if pattern and text is not None and any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(text)):
+            matched.setdefault(pattern)
+    out.numbers, out.cells = tuple(numbers), tuple(cells)
+    out.field_types = field_types(tree, entry)
+    if matched:
+        out.patterns = tuple(matched)
     return out
 
 

@@ -357,6 +357,17 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
     ("def f(xs, k):\n    return xs.index(k)\n", [["list[int]", "str", "list[str]"], ["int", "str", "list[int]"]]),
     ("def f(x, y):\n    return max(x, y) - min(x, y)\n", [["int", "float", "str"], ["int", "float", "str"]]),
     ("import re\ndef f(s):\n    return re.split('[,;]', s)\n", [["str"]]),
+    # records: the items of a list read at string keys, each key's value of the type the body reads there
+    ("def f(tasks):\n    return sum(1 for t in tasks if t.get('done'))\n", [["list[dict[str, int]]", "list[dict[str, str]]"]]),
+    ("def f(tasks):\n    return [t['title'].upper() for t in tasks if t.get('done', False)]\n",
+     [["list[dict[str, bool | str]]", "list[dict[str, int]]", "list[dict[str, str]]"]]),
+    ("def f(rows):\n    return sorted(rows, key=lambda r: r.get('rank', 0))\n", [["list[dict[str, int]]", "list[dict[str, str]]"]]),
+    # a board: cells compared with a string literal
+    ("def f(board, r, c):\n    return board[r][c] == ''\n", [["list[list[str]]", "list[list[int]]", "list[str]"], ["int"], ["int"]]),
+    # str(value) of a number or of a text already; zip's items; a slice read with a string method
+    ("def f(v):\n    return str(v).strip().lower() in ('yes', 'on')\n", [["int", "float", "str"]]),
+    ("def f(a, b):\n    return sum(x * y for x, y in zip(a, b))\n", [["list[int]", "list[float]"], ["list[int]", "list[float]"]]),
+    ("def f(text, n):\n    return text[:n].rstrip() + '.'\n", [["str"], []]),
 ])
 def test_types_from_use(code, expected):
     from execverify_data.param_types import candidates
@@ -406,6 +417,30 @@ def test_draws_that_raise_narrow_the_domain_until_the_function_returns(tmp_path)
     assert "nonneg" in records["root_sum"]["param_domains"][0] or "pos" in records["root_sum"]["param_domains"][0]
     assert "size3" in records["volume"]["param_domains"][0]
     assert records["basket_total"]["branch_coverage"] == 1.0 and records["volume"]["branch_coverage"] == 1.0
+
+
+def test_thresholds_records_boards_and_words_become_rows_with_every_branch(tmp_path):
+    """Issue 30 (a fourth folder): numbers drawn around the thresholds the body compares with, records typed by
+    the keys a loop reads, square boards of the strings cells are compared with, the literals a stringified value
+    is looked up among."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mix.py").write_text(
+        "LEVELS = [(75, 'gold'), (40, 'silver')]\nYES = ('yes', 'on', '1')\n\n\n"
+        "def medal(points: float) -> str:\n    for cutoff, name in LEVELS:\n        if points >= cutoff:\n"
+        "            return name\n    return 'none'\n\n\n"
+        "def open_titles(items):\n    out = []\n    for it in items:\n        if not it.get('closed', False):\n"
+        "            out.append(it['title'].strip())\n    return out\n\n\n"
+        "def free_cells(board):\n    n = 0\n    for r in range(len(board)):\n        for c in range(len(board)):\n"
+        "            if board[r][c] == '':\n                n += 1\n    return n\n\n\n"
+        "def truthy(value):\n    if str(value).strip().lower() in YES:\n        return True\n    return False\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert set(records) == {"medal", "open_titles", "free_cells", "truthy"}, (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert {r["entry_point"] for r in records.values() if r["branch_coverage"] == 1.0} == set(records)
+    assert "record" in records["open_titles"]["param_domains"][0] and "'title': '" in records["open_titles"]["inputs"][0]
+    assert records["free_cells"]["param_domains"] == ["cells"]
 
 
 def test_a_function_no_narrowing_saves_is_given_up_with_what_was_tried(tmp_path):

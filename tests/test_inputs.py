@@ -228,3 +228,31 @@ def test_sentence_domain_draws_several_whole_words():
 def test_domains_without_narrowing_draw_as_before():
     """A narrowing consumes no randomness unless asked for: synthesize's draws do not move."""
     assert _fresh(("list[int]", "str"), ("", "digits")) == _fresh(("list[int]", "str"), ("", "digits+"))
+
+
+def test_numbers_of_any_size_are_drawn_around_and_only_where_given():
+    """A function's own numbers (``score >= 90``) are drawn below, at and above, for ints and floats; hints
+    without numbers (the generator's) draw floats from the fixed pool as before."""
+    near = Hints(numbers=(90, 2.5))
+    ints = [a for (a,) in draw_inputs(("int",), seed=1, k=40, hints=near)]
+    floats = [a for (a,) in draw_inputs(("float",), seed=1, k=40, hints=near)]
+    assert {89, 90, 91} & set(ints) and any(89 <= x <= 91 for x in floats)
+    plain = [a for (a,) in draw_inputs(("float",), seed=1, k=20, hints=Hints.of_source("def f(x):\n    return x > 90\n"),
+                                       mutation_rate=0.0)]
+    assert all(abs(x) < 20 for x in plain)
+
+
+def test_record_fields_are_drawn_with_the_types_the_body_reads_at_them():
+    hints = Hints(fields=("title", "tags"), field_types={"title": "str", "tags": "list[str]"})
+    kind = "list[dict[str, str | list[str] | int]]"
+    drawn = draw_inputs((kind,), seed=2, k=30, hints=hints, domains=("+record",))  # mutations included: no TypeError
+    fresh = [rows for (rows,) in draw_inputs((kind,), seed=2, k=10, hints=hints, domains=("+record",), mutation_rate=0.0)]
+    assert len(drawn) == 30 and any(fresh)
+    assert all(isinstance(r["title"], str) and isinstance(r["tags"], list) for rows in fresh for r in rows)
+
+
+def test_cells_domain_draws_square_grids_of_the_compared_strings():
+    hints = Hints(strs=("X", "O", "draw"), cells=("",))
+    grids = [g for (g,) in draw_inputs(("list[list[str]]",), seed=0, k=12, hints=hints, domains=("cells",), mutation_rate=0.0)]
+    assert all(len(row) == len(g) for g in grids for row in g)
+    assert {c for g in grids for row in g for c in row} == {"", "X", "O"}
