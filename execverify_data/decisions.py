@@ -74,7 +74,17 @@ _IMMUTABLE = (int, float, complex, str, bytes, bool, tuple, frozenset, range, ty
 _FUNCTIONS = frozenset({"abs", "all", "any", "bool", "chr", "dict", "divmod", "enumerate", "filter", "float", "frozenset",
                         "int", "len", "list", "map", "max", "min", "ord", "range", "repr", "reversed", "round", "set",
                         "sorted", "str", "sum", "tuple", "zip"})
-_BUILTIN_CALLABLES = (BuiltinFunctionType, MethodDescriptorType, type)
+_IMMUTABLE_TYPES = (str, bytes, int, float, complex, bool, tuple, frozenset)
+
+
+def _pure_callable(value: Any) -> bool:
+    """A callable that changes nothing: a builtin function of :data:`_FUNCTIONS`, a method of an immutable builtin
+    type (``str.lower``), or a builtin value type (``int``, ``str``, ``tuple``...)."""
+    if isinstance(value, BuiltinFunctionType):
+        return value.__name__ in _FUNCTIONS and getattr(builtins, value.__name__, None) is value
+    if isinstance(value, MethodDescriptorType):
+        return value.__objclass__ in _IMMUTABLE_TYPES and not value.__name__.startswith("_")
+    return value in (*_IMMUTABLE_TYPES, list, set, dict)
 _MUTABLE_READS = {list: {"count", "index", "copy"}, dict: {"get", "keys", "values", "items", "copy"},
                   set: {"union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset",
                         "isdisjoint", "copy"}}
@@ -129,6 +139,53 @@ class _Evaluator:
         if any(isinstance(e, ast.Starred) for e in elts):
             raise _Unknown
         return [self.safe(self(e)) for e in elts]
+
+    def Attribute(self, node):
+        owner = self(node.value)
+        if owner not in _SAFE or node.attr.startswith("_"):  # only a builtin type's method (``str.lower``)
+            raise _Unknown
+        return getattr(owner, node.attr)
+
+    def _comprehension(self, node, make):
+        """A one-``for`` comprehension: its items evaluated with the target bound in a scope of its own."""
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            raise _Unknown
+        loop = node.generators[0]
+        names = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)]
+        if not all(isinstance(n, (ast.Name, ast.Tuple, ast.Store)) for n in ast.walk(loop.target)):
+            raise _Unknown
+        items = self.safe(self(loop.iter))
+        if not isinstance(items, (list, tuple, str, bytes, dict, set, frozenset, range, *_VIEWS)) and id(items) not in self.fresh:
+            raise _Unknown  # the program's own iterator: never consumed here
+        saved = self.locals
+        out = []
+        try:
+            for item in items:
+                scope = dict(saved)
+                if isinstance(loop.target, ast.Name):
+                    scope[loop.target.id] = item
+                else:
+                    values = tuple(item)
+                    if len(values) != len(names):
+                        raise _Unknown
+                    scope.update(zip(names, values))
+                self.locals = scope
+                if all(self(test) for test in loop.ifs):
+                    out.append(self(node.elt))
+        finally:
+            self.locals = saved
+        return make(out)
+
+    def ListComp(self, node):
+        return self._comprehension(node, list)
+
+    def SetComp(self, node):
+        return self._comprehension(node, set)
+
+    def GeneratorExp(self, node):
+        made = self._comprehension(node, iter)
+        self.fresh.add(id(made))
+        return made
 
     def Tuple(self, node):
         return tuple(self._items(node.elts))
@@ -201,9 +258,8 @@ class _Evaluator:
                 raise _Unknown
             function = getattr(builtins, node.func.id)
             if function in (map, filter) and node.args and not (
-                    isinstance(node.args[0], ast.Constant) and node.args[0].value is None
-                    or isinstance(self(node.args[0]), _BUILTIN_CALLABLES)):
-                raise _Unknown  # a function of the program's would run program code
+                    isinstance(node.args[0], ast.Constant) and node.args[0].value is None or _pure_callable(self(node.args[0]))):
+                raise _Unknown  # a function of the program's, or one with effects, would run here
         elif isinstance(node.func, ast.Attribute):
             receiver = self.safe(self(node.func.value))
             name = node.func.attr
@@ -213,12 +269,14 @@ class _Evaluator:
             function = getattr(receiver, name)
         else:
             raise _Unknown
-        args = [self.safe(self(a)) if not isinstance(a, ast.Name) or not isinstance(self(a), _BUILTIN_CALLABLES)
-                else self(a) for a in node.args]
+        args = []
+        for a in node.args:
+            value = self(a)
+            args.append(value if callable(value) and _pure_callable(value) else self.safe(value))
         kwargs = {}
         for keyword in node.keywords:
             value = self(keyword.value)
-            if keyword.arg == "key" and not isinstance(value, _BUILTIN_CALLABLES) and value is not None:
+            if keyword.arg == "key" and value is not None and not _pure_callable(value):
                 raise _Unknown  # a key function of the program's runs program code
             kwargs[keyword.arg] = self.safe(value) if keyword.arg != "key" else value
         result = function(*args, **kwargs)
@@ -390,7 +448,7 @@ class _DecidingRecorder(_Recorder):
             previous = self.last_line.get(record.id)
             self.last_line[record.id] = frame.f_lineno
             line = self.lines.get(frame.f_lineno)
-            if line is not None:
+            if line is not None and not record.function.startswith("<"):  # a comprehension's frame: not the line's
                 self._note(line, frame, index, previous)
         return result
 
@@ -422,7 +480,7 @@ class _DecidingRecorder(_Recorder):
                 items = _sequence(value, fresh=id(value) in evaluator.fresh)
                 if items is not None:
                     notes.append(Note("sequence", text, encode(items[:MAX_ITEMS]), len(items)))
-            else:
+            elif not hasattr(value, "__next__"):  # an iterator's text would name the evaluator's object, not Python's
                 notes.append(Note("operand" if line.kind == "test" else "read", text, encode(value)))
         if notes:
             self.notes.setdefault(index, []).extend(notes)

@@ -20,7 +20,10 @@ CHANGELOG: dict[str, str] = {
              "same plan, and its codegen prompt is that description, the signature and two examples (the other "
              "tests hidden). Every kept program of ours has no call without effect on its inputs and no length or "
              "parameter compared with a bare number. Levels 1-2, and targets no task places, are built as in 2.2 "
-             "and have no description. New field: description.",
+             "and have no description. New field: description. The `sft` chains are `explained` (issue 32): each "
+             "test states its operands' values, each loop the sequence it walks, a line the arguments and slices it "
+             "reads and what its helper calls returned, and a shortened stretch which lines and iterations it skips "
+             "and the state after them (`--chain-style trace` writes the chains of 2.2).",
     "2.2.0": "Generator 2.2.0: every call whose value a program uses gives at least two values on the program's "
              "own inputs (a 20k run of generator 2.1.1 had such a constant call in 25% of its programs: `ord(ch)` "
              "under `if ch == 'n':`, `part.find(b' ')` after a split on spaces, a `get` that only ever gave its "
