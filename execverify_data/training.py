@@ -376,7 +376,8 @@ def restyle_questions(rows, *, style: str, n_path: int, n_state: int, rationale:
 
     Each row's ``call`` is traced again in the trusted runner; white-box rows get up to ``n_path`` path
     and ``n_state`` state questions, ``output``/``input`` rows their one question; ``rationale`` puts the
-    trace-narrated reasoning in the reference completion (for SFT). New ``prompt``, ``verification`` (JSON)
+    trace-narrated reasoning in the reference completion (for SFT), in the ``explained`` style (the runner records
+    what decided each step, ``docs/chains.md``). New ``prompt``, ``verification`` (JSON)
     and ``reference_completion`` columns; rows that cannot be re-rendered are dropped and counted.
 
     Raises:
@@ -405,17 +406,19 @@ def restyle_questions(rows, *, style: str, n_path: int, n_state: int, rationale:
             from execverify_data.sandbox.trusted import TrustedRunner
 
             runner = TrustedRunner(workers or max(1, _local_cpus() // _local_world_size()), timeout=60.0)
-        traces = runner.map(list(zip(batch["code"], batch["call"])), return_exceptions=True)
+        traces = runner.map(list(zip(batch["code"], batch["call"])), return_exceptions=True, notes=rationale)
         out: dict[str, list] = {name: [] for name in ("prompt", "verification", "reference_completion", *kept)}
-        for i, trace in enumerate(traces):
+        for i, traced in enumerate(traces):
             task = batch["task"][i]
             steps = task == "whitebox"
             try:
-                if isinstance(trace, Exception):
-                    raise ProgramError(str(trace))
+                if isinstance(traced, Exception):
+                    raise ProgramError(str(traced))
+                trace, notes = traced if rationale else (traced, None)
                 r = build(batch["code"][i], batch["call"][i], seed=derive_seed(seed, "restyle", batch["id"][i]),
                           n_path=n_path if steps else 0, n_state=n_state if steps else 0,
-                          task="input" if task == "input" else "output", style=style, trace=trace, rationale=rationale)
+                          task="input" if task == "input" else "output", style=style, trace=trace, rationale=rationale,
+                          chain_style="explained" if rationale else "trace", notes=notes)
             except (ProgramError, InvalidArgument):
                 continue
             out["prompt"].append(r.prompt)

@@ -78,3 +78,32 @@ def test_the_checker_catches_a_wrong_claim():
         broken = Report()
         check_chain(src, trace, chain.replace(old, new, 1), broken)
         assert broken.mismatches, old
+
+
+def test_the_trusted_runner_records_the_same_notes():
+    """``TrustedRunner.map(notes=True)`` (the recipes' re-rendering) gives the in-process notes, as pairs."""
+    from execverify_data.sandbox.trusted import TrustedRunner
+
+    records = _records(8, seed=3)
+    jobs = [(r.code, c) for r in records for c in r.calls[:2]]
+    with TrustedRunner(2) as runner:
+        pairs = runner.map(jobs, notes=True)
+    for (code, call), (trace, notes) in zip(jobs, pairs):
+        here_trace, here_notes = trace_with_decisions(code, call)
+        assert trace_digest(trace) == trace_digest(here_trace) and notes == here_notes
+
+
+def test_sft_rows_re_rendered_by_the_recipes_are_explained(tmp_path):
+    """The paper's SFT form (``--prompt_style reasoning``) re-renders rows with their chains in the ``explained``
+    style: what the release's own ``sft`` rows carry."""
+    pytest.importorskip("datasets")
+    from datasets import Dataset
+
+    from execverify_data.training import restyle_questions
+
+    records = _records(6, seed=5)
+    rows = Dataset.from_list([{"id": f"r{i}", "code": r.code, "call": r.calls[0], "task": "output"}
+                              for i, r in enumerate(records)])
+    out = restyle_questions(rows, style="reasoning", n_path=0, n_state=0, rationale=True, workers=1)
+    chains = out["reference_completion"]
+    assert len(chains) == len(records) and any("Here `" in c or "The loop walks `" in c for c in chains)

@@ -69,6 +69,7 @@ _TRUSTED_CLASSES = {
     ("execverify_data.trace", "ExceptionInfo"),
     ("execverify_data.trace", "Status"),
     ("execverify_data.values", "CanonicalValue"),
+    ("execverify_data.decisions", "Note"),  # what decided a step (TrustedRunner.map(notes=True))
 }
 
 

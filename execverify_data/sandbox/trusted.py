@@ -203,7 +203,14 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
         modules = len(sys.modules)
         _call_started, _call_timeout = time.monotonic(), timeout
         try:
-            result = ("trace", trace_call(source, call, trusted_call=bool(trusted_call), max_steps=max_steps, timeout=timeout))
+            if job.get("notes"):  # what decided each step too (execverify_data.decisions): a third element
+                from execverify_data.decisions import trace_with_decisions
+
+                result = ("trace", *trace_with_decisions(source, call, trusted_call=bool(trusted_call),
+                                                         max_steps=max_steps, timeout=timeout))
+            else:
+                result = ("trace", trace_call(source, call, trusted_call=bool(trusted_call), max_steps=max_steps,
+                                              timeout=timeout))
         except ProgramError as exc:
             result = ("program_error", str(exc))
         # a module the call imported would be there already for the next call
@@ -211,7 +218,7 @@ def _run_calls(fd: int, job: dict, first: int) -> None:  # pragma: no cover - ru
         if position > first and result[0] == "trace" and _may_depend_on_the_past(result[1]):
             return
         if result[0] == "trace" and not job.get("events", True):  # the outcome only: no events to pickle and read
-            result = ("trace", dataclasses.replace(result[1], events=()))
+            result = ("trace", dataclasses.replace(result[1], events=()), *result[2:])
         _send_result(fd, result)
         # another program's call always gets a fresh fork: no check of a program's code can prove that it leaves
         # the interpreter as it found it (``re._cache``, ``copy._deepcopy_dispatch``, ``ABC.register``)
@@ -443,7 +450,7 @@ class TrustedRunner:
         return self.map([Job(source, call, trusted_call)])[0]
 
     def map(self, jobs: Iterable[Job | Sequence], *, return_exceptions: bool = False, batch: int = 1,
-            events: bool = True) -> list:
+            events: bool = True, notes: bool = False) -> list:
         """Trace many jobs in parallel; results come back in the order of ``jobs``.
 
         Args:
@@ -459,9 +466,12 @@ class TrustedRunner:
             events (`bool`, optional, defaults to `True`): ``False`` sends each trace back
                 without its events (status, output, exception and stdout as traced, the call
                 traced as with events), for callers that need only the outcome.
+            notes (`bool`, optional, defaults to `False`): also record what decided each step
+                (:func:`execverify_data.decisions.trace_with_decisions`); each result is then a pair
+                ``(Trace, notes)`` (``notes`` empty for a trace that timed out or crashed).
 
         Returns:
-            `list[Trace]` (or ``Trace | ProgramError`` with ``return_exceptions``).
+            `list[Trace]` (or ``Trace | ProgramError`` with ``return_exceptions``; pairs with ``notes``).
         """
         batch = _positive("batch", batch, int)
         work: list[Job] = []
@@ -478,7 +488,7 @@ class TrustedRunner:
         single, batched = self.timeout + 3 * self.grace, 2 * self.timeout + 3 * self.grace  # per result
 
         def lose(worker: WarmProcess, unit: list[int], result: Trace) -> None:
-            results[unit[0]] = result
+            results[unit[0]] = (result, {}) if notes else result
             if unit[1:]:
                 units.appendleft(unit[1:])  # the jobs after it run in the replacement
             idle.append(self._replace(worker))
@@ -493,7 +503,7 @@ class TrustedRunner:
                         "sources": list(sources),
                         "calls": [[sources[work[i].source], work[i].call, bool(work[i].trusted_call)] for i in unit],
                         "max_steps": self.max_steps, "timeout": self.timeout, "memory_mb": self.memory_mb,
-                        "grace": self.grace, "events": bool(events)})
+                        "grace": self.grace, "events": bool(events), "notes": bool(notes)})
                     worker.wait_ready()
                     try:
                         worker.send(message)
@@ -512,8 +522,11 @@ class TrustedRunner:
                     if not _is_result(reply):
                         lose(worker, unit, _crashed("the worker process died while running the job"))
                         continue
-                    kind, value = reply
-                    results[unit[0]] = value if kind == "trace" else ProgramError(value)
+                    kind, value = reply[:2]
+                    if kind != "trace":
+                        results[unit[0]] = ProgramError(value)
+                    else:
+                        results[unit[0]] = (value, reply[2] if len(reply) > 2 else {}) if notes else value
                     if unit[1:]:
                         busy[worker] = (unit[1:], time.monotonic() + batched)
                     else:
@@ -555,8 +568,9 @@ def _units(work: Sequence[Job], size: int) -> list[list[int]]:
 
 
 def _is_result(reply) -> bool:
-    return (isinstance(reply, tuple) and len(reply) == 2
-            and ((reply[0] == "trace" and isinstance(reply[1], Trace)) or (reply[0] == "program_error" and isinstance(reply[1], str))))
+    return (isinstance(reply, tuple) and len(reply) in (2, 3)
+            and ((reply[0] == "trace" and isinstance(reply[1], Trace) and (len(reply) == 2 or isinstance(reply[2], dict)))
+                 or (reply[0] == "program_error" and isinstance(reply[1], str) and len(reply) == 2)))
 
 
 def _crashed(why: str) -> Trace:
