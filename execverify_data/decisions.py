@@ -343,25 +343,42 @@ class _Line:
     span: range = range(0)  # a for's lines (loop start: the frame's previous line is outside it)
 
 
+#: Method names that change their receiver: a line calling one may change the state before its other reads.
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "add",
+                       "discard", "setdefault", "popitem", "difference_update", "intersection_update",
+                       "symmetric_difference_update", "send", "throw", "close", "write"})
+
+
+def _may_change(node: ast.AST) -> bool:
+    """Whether evaluating ``node`` (not what lies under it) may change the state: a call of anything but a builtin
+    function of :data:`_FUNCTIONS` or a method not among :data:`_MUTATORS`, an assignment expression, a yield."""
+    if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+        return True
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name):
+            return node.func.id not in _FUNCTIONS
+        return not isinstance(node.func, ast.Attribute) or node.func.attr in _MUTATORS
+    return False
+
+
 def _reads(statement: ast.stmt) -> list[ast.expr]:
-    """Compound arguments of a statement's outermost call, and the subscripts it reads inside a larger
-    expression; none when something else in the statement could change the state first."""
+    """What a statement reads that a reader must compute: the compound arguments of an outermost call that may
+    change something (``out.append(word[1:])``); else the calls and subscripts inside its value
+    (``total += len(word)``), the value itself only where the line does not tell it (not an assignment's or a
+    return's); none when anything inside could change the state before the rest is read."""
     value = getattr(statement, "value", None)
     if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)) or value is None:
         return []
-    top = value if isinstance(value, ast.Call) else None
-    inner = [] if top is None else [*top.args, *(k.value for k in top.keywords)]
-    if top is None:
-        inner = [value]
-    found = []
-    for part in inner:
-        for node in _outer_nodes(part):
-            if isinstance(node, (ast.Call, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)) and node is not part:
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
-                    return []  # a call that might change the state before the rest is read
-        if top is not None and not isinstance(part, (ast.Constant, ast.Name)):
-            found.append(part)
-        found += [n for n in _outer_nodes(part) if isinstance(n, ast.Subscript) and n is not part and n is not value]
+    changing = [n for n in _outer_nodes(value) if _may_change(n)]
+    if changing and changing != [value]:
+        return []  # a call that might change the state before the rest is read
+    if changing:  # only the outermost call: its arguments are read before it runs
+        parts = [*value.args, *(k.value for k in value.keywords)]
+        found = [p for p in parts if not isinstance(p, (ast.Constant, ast.Name, ast.Starred))]
+    else:
+        told = isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Return))
+        found = [n for n in _outer_nodes(value) if isinstance(n, (ast.Call, ast.Subscript)) and not (told and n is value)]
+        found.sort(key=lambda n: (n.end_lineno, n.end_col_offset, -n.col_offset))  # as Python computes them: inner first
     return found[:MAX_READS]
 
 
