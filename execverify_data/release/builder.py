@@ -53,7 +53,7 @@ CODEGEN_DESCRIBED = ("a function to complete: its signature and a docstring with
 FIELD_DOCS = {
     "id": "row id (`<program_id>-<config>-<input index>`)",
     "program_id": "the program's id in the synthesis run (`synth-<seed>-<row>`)",
-    "level": "ConstraintSpec level 1-6",
+    "level": "ConstraintSpec level 1-6 of a synthesized program; 0 for a program given as a record (from-code)",
     "target": "the catalog entry the program was built around",
     "call": "the traced call",
     "task": "`whitebox`, `output` or `input`",
@@ -76,7 +76,7 @@ FIELD_DOCS = {
     "features": "static and dynamic difficulty features (struct of ints)",
     "python": "interpreter version that produced the traces",
     "generator_version": "program generator version",
-    "seed": "the program's seed (replay: `generate(spec_for(level, seed), seed)`)",
+    "seed": "the program's seed (a synthesized program replays with `generate(spec_for(level, seed), seed)`; a given one has nothing to replay)",
     "release_seed": "the release's global seed",
 }
 
@@ -527,8 +527,8 @@ def statistics(cfg: ReleaseConfig, trace_table, work: Path, n_shards: int) -> di
         "programs_by_level": dict(sorted(programs.items())),
         "median_trace_length_by_level": med,
         "buckets": dict(sorted(Counter(str(b) for b in data["bucket"]).items())),
-        "spearman_difficulty_level": spearman(data["difficulty"], data["level"]) if n > 1 else None,
-        "spearman_difficulty_trace_length": spearman(data["difficulty"], lengths) if n > 1 else None,
+        "spearman_difficulty_level": _correlation(data["difficulty"], data["level"]),
+        "spearman_difficulty_trace_length": _correlation(data["difficulty"], lengths),
         "coverage": {"used": sum(v["used"] for v in by_kind.values()), "total": sum(v["total"] for v in by_kind.values())},
         "coverage_by_kind": by_kind,
         "difficulty_values": data["difficulty"],
@@ -623,13 +623,19 @@ def _build_flags(cfg: ReleaseConfig) -> str:
     return flags + "".join(f" --benchmark {name}=PATH" for name, _ in cfg.local_benchmarks)
 
 
+def _correlation(xs, ys) -> float | None:
+    """Spearman's coefficient, or None where it is undefined: fewer than two rows, or a side that never varies
+    (a release of given programs is all level 0)."""
+    return spearman(xs, ys) if len(xs) > 1 and len(set(xs)) > 1 and len(set(ys)) > 1 else None
+
+
 def _rho(value: float | None) -> str:
     """A Spearman coefficient as the card prints every one: three decimals.
 
     >>> _rho(0.8376789), _rho(1.0), _rho(None)
-    ('0.838', '1.000', 'not computed (fewer than two rows)')
+    ('0.838', '1.000', 'undefined (fewer than two rows, or one side never varies)')
     """
-    return "not computed (fewer than two rows)" if value is None else f"{value:.3f}"
+    return "undefined (fewer than two rows, or one side never varies)" if value is None else f"{value:.3f}"
 
 
 def _codegen_card_text(n_examples: int, described: bool) -> str:
