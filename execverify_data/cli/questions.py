@@ -46,6 +46,8 @@ def _check_counts(rendered, asked: dict[str, int | None]) -> None:
     help="output: the io question first, then step questions; input: the oi question alone.",
 )
 @click.option("--rationale", is_flag=True, help="Put a trace-narrated reasoning chain before the reference answers.")
+@click.option("--chain-style", type=click.Choice(["trace", "explained", "compact"]), default="explained", show_default=True,
+              help="With --rationale: how the chain is written (docs/chains.md).")
 @click.option(
     "--trusted-call",
     is_flag=True,
@@ -62,6 +64,7 @@ def questions(
     style: str,
     task: str,
     rationale: bool,
+    chain_style: str,
     trusted_call: bool,
 ) -> None:
     """Trace CALL against PROGRAM (in the trusted runner) and print questions about it.
@@ -94,7 +97,7 @@ def questions(
     check_call(call, trusted_call=trusted_call)
     try:
         with TrustedRunner(1) as runner:
-            trace = runner.trace(source, call, trusted_call=trusted_call)
+            trace, notes = runner.map([(source, call, trusted_call)], notes=True)[0]
         rendered = build(
             source,
             call,
@@ -106,6 +109,8 @@ def questions(
             style=style,
             trace=trace,
             rationale=rationale,
+            chain_style=chain_style,
+            notes=notes,
         )
     except ExecVerifyError as exc:
         raise click.UsageError(one_line(exc)) from None
