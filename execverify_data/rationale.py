@@ -302,7 +302,7 @@ class _Explainer:
 
     def pairs(self, notes) -> list[str]:
         if self.style == "compact":
-            return [f"{n.text}={self.value(n.value.text)}" for n in notes]
+            return [f"`{n.text}`={self.value(n.value.text)}" for n in notes]
         return [f"`{n.text}` is {self.value(n.value.text)}" for n in notes]
 
     def returned(self, notes) -> str:
@@ -310,7 +310,7 @@ class _Explainer:
         if not done:
             return ""
         if self.style == "compact":
-            return "; " + ", ".join(f"{n.text}() returned {self.value(n.value.text)}" for n in done)
+            return "".join(f"; `{n.text}` returned {self.value(n.value.text)}" for n in done)
         return " " + " ".join(f"The call of `{n.text}` returned {self.value(n.value.text)}." for n in done)
 
     def header(self, i: int, block: _Block) -> str:
@@ -325,7 +325,7 @@ class _Explainer:
             if self.style == "compact":
                 if sequence:
                     n = sequence[0]
-                    return f" loop over {n.text} = {self.value(n.value.text)} ({n.length} items)" + ("" if runs else ", none")
+                    return f" loop over `{n.text}` = {self.value(n.value.text)} ({n.length} items)" + ("" if runs else ", none")
                 return " next item" if runs else " loop ends"
             told = ""
             if sequence:
@@ -336,7 +336,7 @@ class _Explainer:
             return told + _BRANCH_SENTENCES["for"][not runs]
         operands = [n for n in notes if n.kind == "operand" and n.value is not None]
         if self.style == "compact":
-            why = f" ({', '.join(self.pairs(operands))})" if operands else ""
+            why = f" ({'; '.join(self.pairs(operands))})" if operands else ""
             return f" -> {'true' if runs else 'false'}{why}"
         if operands:
             return f" Here {_and(self.pairs(operands))}, so the condition is {'true' if runs else 'false'}" \
@@ -348,7 +348,7 @@ class _Explainer:
         if not reads:
             return ""
         if self.style == "compact":
-            return f" ({', '.join(self.pairs(reads))})"
+            return f" ({'; '.join(self.pairs(reads))})"
         return f" Here {_and(self.pairs(reads))}."
 
     def gap(self, previous: int, i: int) -> tuple[str, int]:
@@ -392,7 +392,8 @@ class _Explainer:
             change = _changes(told.get(frame), events[j].locals, self.limit)
             back = f"back in {events[j].function} (line {events[j].line})" if compact else \
                 f"Back in `{events[j].function}`, line {events[j].line} finishes."
-            out.append(back + self.returned(self.notes.get(j, ())) + (f" {now}{change}." if change else ""))
+            tail = (f"; {change}" if compact else f" {now}{change}.") if change else ""
+            out.append(back + self.returned(self.notes.get(j, ())) + tail)
             told[frame] = events[j].locals
 
         for i in self.shown:
@@ -402,7 +403,7 @@ class _Explainer:
                 if last >= 0 and event.frame not in waiting:
                     change = _changes(told.get(event.frame), events[last].locals, self.limit)
                     if change:
-                        sentence += f" After them, {change}."
+                        sentence += f"; then {change}" if compact else f" After them, {change}."
                     told[event.frame] = events[last].locals
                 out.append(sentence)
             if previous is not None and events[previous].frame != event.frame:

@@ -307,3 +307,89 @@ def _check_returns(program, trace, i, rest, report) -> None:
         report.checked["returned"] += 1
         if again.output is None or not _same(value, again.output.text):
             report.bad("returned", f"{name}({', '.join(args)[:40]}): told {value[:40]}, Python {again.output and again.output.text[:40]}")
+
+
+# ----------------------------------------------------------------------------- compact chains
+
+_C_LINE = re.compile(r"^L(\d+): (.*)$")
+_C_GAP = re.compile(r"^\(skipped (\d+) line runs? of (lines? [\d, and]+)((?:: iterations? \d+(?: to \d+)? of the loop at line \d+)?)\)"
+                    r"(?:; then (.*))?$")
+_C_BACK = re.compile(r"^back in (\w+) \(line (\d+)\)(.*)$")
+_C_SPLIT = re.compile(r"; (?=`[^`]+` returned |[A-Za-z_]\w* = )")
+
+
+def _ordinal(k: int) -> str:
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def _c_pairs(text: str) -> str:
+    """``(`a`=1; `b`=2)`` contents -> "`a` is 1 and `b` is 2"."""
+    parts = re.split(r"; (?=`)", text)
+    said = [re.sub(r"^(`[^`]+`)=", r"\1 is ", p) for p in parts]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def _c_tail(parts: list[str]) -> str:
+    """The ``; x = 1, y = 2`` and ``; `g` returned v`` clauses of a compact line, in explained words."""
+    out = ""
+    for part in parts:
+        m = re.match(r"`(\w+)` returned (.*)$", part)
+        out += f" The call of `{m.group(1)}` returned {m.group(2)}." if m else f" Now {part}."
+    return out
+
+
+def compact_to_explained(source: str, trace, chain: str, report: Report) -> str:
+    """A ``compact`` chain said in the ``explained`` chain's words, so that :func:`check_chain` checks every claim;
+    each told line's execution number comes from the trace, after checking that the line is the one that ran
+    there (an order mismatch is reported)."""
+    lines = source.split("\n")
+    events = trace.events
+    out, p, skip = [], 0, 0
+    head, _, facts = chain.partition("\n\nSo, question by question:")
+    for text in head.split("\n"):
+        m = _C_LINE.match(text)
+        if m:
+            n, rest = int(m.group(1)), m.group(2)
+            code = lines[n - 1].strip()
+            j = p + skip
+            skip = 0
+            if j >= len(events) or events[j].line != n or not rest.startswith(code):
+                report.bad("compact_order", f"L{n} told where the trace ran {events[j].line if j < len(events) else 'nothing'}")
+                return ""
+            p = j + 1
+            rest = rest[len(code):]
+            pieces = _C_SPLIT.split(rest)
+            say, tail = pieces[0], pieces[1:]
+            words = ""
+            t = re.match(r"^ -> (true|false)(?: \((.*)\))?$", say)
+            loop = re.match(r"^ loop over (`.+`) = (.*) \((\d+) items\)(, none)?$", say)
+            if t:
+                words = (f" Here {_c_pairs(t.group(2))}, so the condition is {t.group(1)}." if t.group(2)
+                         else f" The condition is {t.group(1)}.")
+            elif loop:
+                words = (f" The loop walks {loop.group(1)}, which gives {loop.group(2)} ({loop.group(3)} items)."
+                         + (" There are no more items, so the loop ends." if loop.group(4) else " Another iteration starts."))
+            elif say == " next item":
+                words = " Another iteration starts."
+            elif say == " loop ends":
+                words = " There are no more items, so the loop ends."
+            elif re.match(r"^ \((`.*)\)$", say):
+                words = f" Here {_c_pairs(say[2:-1])}."
+            elif say:
+                report.bad("compact_parse", text[:80])
+            out.append(f"Line {n} ({_ordinal(events[j].occurrence)} time): `{code}`.{words}{_c_tail(tail)}")
+            continue
+        m = _C_GAP.match(text)
+        if m:
+            skip = int(m.group(1))
+            out.append(f"({m.group(1)} line execution{'s' if skip != 1 else ''} of {m.group(2)} not told one by one"
+                       f"{m.group(3)}.)" + (f" After them, {m.group(4)}." if m.group(4) else ""))
+            continue
+        m = _C_BACK.match(text)
+        if m:
+            tail = _C_SPLIT.split(m.group(3))[1:] if m.group(3) else []
+            out.append(f"Back in `{m.group(1)}`, line {m.group(2)} finishes.{_c_tail(tail)}")
+            continue
+        m = re.match(r"^in (\w+):$", text)
+        out.append(f"Now inside a call of `{m.group(1)}`." if m else text)
+    return "\n".join(out) + (f"\n\nSo, question by question:{facts}" if facts else "")

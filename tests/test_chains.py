@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chain_checker import Report, check_chain  # noqa: E402
+from chain_checker import Report, check_chain, compact_to_explained  # noqa: E402
 
 from execverify_data.decisions import trace_with_decisions  # noqa: E402
 from execverify_data.rationale import narrate  # noqa: E402
@@ -31,6 +31,8 @@ def check_programs(n: int, seed: int, style: str = "explained") -> tuple[Report,
             trace, notes = trace_with_decisions(record.code, call, max_steps=5000, timeout=30)
             assert trace_digest(trace) == trace_digest(trace_call(record.code, call, max_steps=5000, timeout=30))
             chain = narrate(record.code, trace, [], call=call, style=style, notes=notes)
+            if style == "compact":
+                chain = compact_to_explained(record.code, trace, chain, report)
             check_chain(record.code, trace, chain, report)
             levels[record.level] = levels.get(record.level, 0) + 1
     return report, levels
@@ -50,11 +52,18 @@ def test_explained_chains_claim_only_what_python_does():
     _assert_clean(report, levels, 300)
 
 
+def test_compact_chains_claim_only_what_python_does():
+    """The ``compact`` chains of the same programs, said again in the explained words, pass the same checks."""
+    report, levels = check_programs(60, seed=7, style="compact")
+    _assert_clean(report, levels, 300)
+
+
 @pytest.mark.slow
-def test_explained_chains_over_3000_rows_of_every_level():
+@pytest.mark.parametrize("style", ["explained", "compact"])
+def test_explained_chains_over_3000_rows_of_every_level(style):
     """The issue's target: 0 mismatches over 3,000+ rows of every level, and at least 99% of the told
     if/while tests and for starts state what decided them."""
-    report, levels = check_programs(520, seed=20261207)
+    report, levels = check_programs(520, seed=20261207, style=style)
     _assert_clean(report, levels, 3000)
     print(dict(report.checked), dict(report.unchecked), report.explained, report.headers, levels)
 
@@ -107,3 +116,20 @@ def test_sft_rows_re_rendered_by_the_recipes_are_explained(tmp_path):
     out = restyle_questions(rows, style="reasoning", n_path=0, n_state=0, rationale=True, workers=1)
     chains = out["reference_completion"]
     assert len(chains) == len(records) and any("Here `" in c or "The loop walks `" in c for c in chains)
+
+
+def test_the_checker_catches_a_wrong_compact_claim():
+    src = "def f(xs, k):\n    out = 0\n    for x in sorted(xs):\n        if x > k:\n            out += x\n    return out\n"
+    call = "f([5, 1, 7, 3, 9, 2], 2)"
+    trace, notes = trace_with_decisions(src, call)
+    chain = narrate(src, trace, [], call=call, style="compact", notes=notes, max_iterations=2)
+    report = Report()
+    check_chain(src, trace, compact_to_explained(src, trace, chain, report), report)
+    assert not report.mismatches and report.checked["gap"] == 1 and report.checked["sequence"] == 1
+    for old, new in (("(`x`=2; `k`=2)", "(`x`=3; `k`=2)"), ("-> false", "-> true"), ("(6 items)", "(5 items)"),
+                     ("(skipped 9 line runs", "(skipped 8 line runs"), ("then out = 15", "then out = 24"),
+                     ("; out = 24", "; out = 15"), ("L5: out += x", "L4: out += x")):
+        assert old in chain, old
+        broken = Report()
+        check_chain(src, trace, compact_to_explained(src, trace, chain.replace(old, new, 1), broken), broken)
+        assert broken.mismatches, old
