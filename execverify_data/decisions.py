@@ -102,6 +102,37 @@ _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _FRESH = (enumerate, zip, reversed, range, filter, map)  # calls whose iterators the evaluator may consume (its own objects)
 
 
+#: Most values :func:`_plain` looks at in one check; a larger value is not evaluated with (its step goes unexplained).
+_PLAIN_BUDGET = 2_000
+_SCALARS = (int, float, complex, str, bytes, bool, type(None), range, slice)
+
+
+def _plain(value: Any, budget: int) -> int:
+    """The budget left after checking that ``value`` holds builtin values only (exact types, not subclasses), or 0
+    (falsy) when it does not or the budget runs out."""
+    todo = [value]
+    while todo:
+        budget -= 1
+        if budget <= 0:
+            return 0
+        item = todo.pop()
+        kind = type(item)
+        if kind in _SCALARS:
+            continue
+        if kind in (tuple, list, set, frozenset):
+            if len(item) >= budget:
+                return 0
+            todo.extend(item)
+        elif kind is dict:
+            if 2 * len(item) >= budget:
+                return 0
+            todo.extend(item)
+            todo.extend(item.values())
+        else:
+            return 0
+    return budget
+
+
 def _size(value: Any) -> int:
     return len(value) if isinstance(value, (str, bytes, tuple, list)) else 1
 
@@ -114,7 +145,10 @@ class _Evaluator:
         self.fresh: set[int] = set()  # ids of iterators this evaluation made (a program's own is never consumed)
 
     def safe(self, value: Any) -> Any:
-        if isinstance(value, _SAFE) or isinstance(value, _VIEWS) or id(value) in self.fresh:
+        """``value`` if it is made of builtin values only (so comparing, hashing or sorting it runs no code of the
+        program's, whose effects the program could observe), a dict view, or an iterator this evaluation made."""
+        if id(value) in self.fresh or (isinstance(value, _VIEWS) and _plain(list(value), _PLAIN_BUDGET)) \
+                or _plain(value, _PLAIN_BUDGET):
             return value
         raise _Unknown
 
