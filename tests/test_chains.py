@@ -133,3 +133,14 @@ def test_the_checker_catches_a_wrong_compact_claim():
         broken = Report()
         check_chain(src, trace, compact_to_explained(src, trace, chain.replace(old, new, 1), broken), broken)
         assert broken.mismatches, old
+
+
+def test_recording_the_notes_runs_none_of_the_programs_code():
+    """Sorting or comparing a program's own objects would run its ``__lt__``; the notes leave them alone, so a
+    program that counts those calls returns what it returns untraced."""
+    src = ("class C:\n    n = 0\n    def __init__(self, v):\n        self.v = v\n    def __lt__(self, o):\n"
+           "        C.n += 1\n        return self.v < o.v\n\ndef f(xs):\n    objs = [C(x) for x in xs]\n    t = 0\n"
+           "    for o in sorted(objs):\n        if o.v > 1:\n            t += o.v\n    return t, C.n\n")
+    trace, notes = trace_with_decisions(src, "f([3, 1, 2, 5, 4])")
+    assert trace.output.text == trace_call(src, "f([3, 1, 2, 5, 4])").output.text
+    assert not any(n.kind == "sequence" for ns in notes.values() for n in ns)
