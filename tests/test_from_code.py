@@ -626,3 +626,16 @@ def test_draws_aimed_at_untaken_branches_take_them(tmp_path):
     assert set(records) == {"parse_amount", "discount"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert records["parse_amount"]["branch_coverage_returning"] == 1.0 > records["parse_amount"]["branch_coverage"]
     assert records["discount"]["branch_coverage"] == records["discount"]["branch_coverage_returning"] == 1.0
+
+
+def test_best_effort_choice_adds_an_input_that_is_not_returned_unchanged():
+    """Issue 30: where the inputs chosen for coverage all return their argument unchanged (sorted words that are
+    sorted already, the empty one that takes the filter), one that does not is added: a row teaches no identity."""
+    from execverify_data.synth.filters import FilterConfig, prescreen
+    from execverify_data.synth.generator import Program
+
+    code = "def f(words):\n    return ' '.join(sorted(w for w in words.split(' ') if w))\n"
+    program = Program(code, "f", ("str",), ("words",), level=0, target="from_code", seed=0)
+    candidates = [("a",), ("a b",), ("b",), ("c d",), ("e",), ("d c",), ("",)]  # the empty one, taking `if w`, last
+    picked = prescreen(program, candidates, FilterConfig(k=5, max_steps=1000, timeout=2.0), {}, best_effort=True, k_max=8)
+    assert ("d c",) in [args for args, _ in picked] and ("",) in [args for args, _ in picked]

@@ -361,7 +361,8 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     those are not kept. ``report`` receives ``branch_coverage_returning`` too, the share of the other sides the
     chosen inputs take. With ``aim`` (``aim(left, probe, returned)`` -> candidates, for ``left`` the decision
     sides ``(id, bool)`` no run has taken yet and ``returned`` the ``(args, run)`` that returned), up to ``rounds`` further batches are drawn for the sides still untaken
-    after the candidates, each round on what the rounds before it left.
+    after the candidates, each round on what the rounds before it left. Where every chosen input returns one of
+    its arguments unchanged, an input that does not is added (below ``k_max``): the rows would teach the identity.
     """
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     runs: list = []
@@ -430,6 +431,13 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     chosen = choose(runs, probe, k=config.k, k_max=k_max, best_effort=best_effort)
     if isinstance(chosen, str):
         return chosen
+    if best_effort:  # where every chosen input returns one of its arguments unchanged, one that does not (if any)
+        for j in range(len(tried[chosen[0]]) if chosen else 0):
+            def same(i: int) -> bool:
+                return runs[i].output == format_arguments((tried[i][j],))
+            other = next((i for i, r in enumerate(runs) if r.status is Status.OK and not same(i)), None)
+            if all(same(i) for i in chosen) and other is not None and len(chosen) < (k_max or config.k + 3):
+                chosen.append(other)
     if report is not None:
         report["branch_coverage_reachable"] = branch_coverage(runs, probe)
         report["branch_coverage"] = branch_coverage([runs[i] for i in chosen], probe)
