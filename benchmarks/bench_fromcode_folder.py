@@ -1,7 +1,10 @@
 """How many functions of a folder of ``.py`` files ``execverify from-code`` makes into good rows.
 
 A good row is one whose every decision is taken both ways by some kept input (``branch_coverage`` 1.0, or
-null: code without decisions); constant outputs and the identity are given up by from-code itself. For
+null: code without decisions); constant outputs and the identity are given up by from-code itself. A second
+figure counts the rows whose kept inputs take every side an input that returns can take
+(``branch_coverage_returning`` 1.0 or null: the sides whose block ends in ``raise`` left out,
+:func:`execverify_data.synth.coverage.raising_sides`). For
 each folder it prints the functions, the rows, the good rows, each given-up function with its reason and
 each row whose inputs leave a branch untaken; with ``--reexecute``, whether every kept call re-executes to
 its label (:func:`execverify_data.reexecute.check_rows`).
@@ -37,14 +40,18 @@ def report(out: Path, *, label: str, reexecute: bool = False) -> dict:
     rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines() if line]
     kept = [r for r in records if r.source_id not in {e["source_id"] for e in rejected}]
     partial = [r for r in kept if r.branch_coverage is not None and r.branch_coverage < 1.0]
+    returning = [r for r in kept if r.branch_coverage_returning is not None and r.branch_coverage_returning < 1.0]
     figures = {"functions": summary["from_code"]["functions"], "rows": len(kept), "full_branch_rows": len(kept) - len(partial),
-               "given_up": dict(Counter(e["reason"] for e in rejected))}
+               "full_returning_rows": len(kept) - len(returning), "given_up": dict(Counter(e["reason"] for e in rejected))}
     print(f"{label}: {figures['functions']} functions, {figures['rows']} rows, {figures['full_branch_rows']} with every "
-          f"branch taken; given up {figures['given_up']}")
+          f"branch taken, {figures['full_returning_rows']} with every branch a returning input can take; "
+          f"given up {figures['given_up']}")
     for e in rejected:
         print(f"  given up  {e['source_id']}: {e['reason']}: {e['detail'][:150]}")
     for r in partial:
-        print(f"  partial   {r.source_id}: branch coverage {r.branch_coverage:.2f}")
+        ret = r.branch_coverage_returning
+        print(f"  partial   {r.source_id}: branch coverage {r.branch_coverage:.2f}"
+              f"{'' if ret is None else f', of the returning sides {ret:.2f}'}")
     if reexecute:
         from execverify_data.reexecute import check_rows
 

@@ -683,7 +683,9 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
     counts: dict = {"attempts": 1}
     report: dict = {}
     fconfig = FilterConfig(k=config.k, max_steps=config.max_steps, timeout=config.timeout, max_events=config.max_steps)
-    picked = prescreen(program, candidates, fconfig, counts, tracer=tracer, best_effort=True, k_max=config.k_max, report=report)
+    aim = _aimer(fn, types, s, config, deadline)
+    picked = prescreen(program, candidates, fconfig, counts, tracer=tracer, best_effort=True, k_max=config.k_max, report=report,
+                       aim=aim, rounds=AIM_ROUNDS)
     if report.get("refused"):
         return None, {**counts, "refused": 1, "why": f"refused in the sandbox: {report['refused']}"}
     if isinstance(picked, str):
@@ -733,9 +735,86 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
         generator_version=FROMCODE_VERSION, generator="from_code", description=fn.description, source=fn.source,
         source_id=fn.source_id,
         input_origins=["seed" if text in seed_texts else "generated" for text in inputs],
-        branch_coverage=report.get("branch_coverage"), type_origins=origins, license=fn.license or None)
+        branch_coverage=report.get("branch_coverage"), type_origins=origins, license=fn.license or None,
+        branch_coverage_returning=report.get("branch_coverage_returning"))
     counts["generated"] = 1
     return record, counts
+
+
+#: Rounds of draws aimed at the decision sides no candidate took, the draws of a round, and the sides aimed at in
+#: one round; a round starts only while half the function's time cap is left.
+AIM_ROUNDS, AIM_DRAWS, AIM_SIDES = 3, 24, 4
+
+
+def _literals(node: ast.AST, constants: dict[str, list]) -> tuple[list, list]:
+    """``(strings, numbers)`` a test compares with: its constants and those of the values the names it reads were
+    assigned (``constants``: ``v in FALSE_WORDS``, ``kind == 'fixed'`` after ``kind, value = CODES.get(code)``),
+    without the probe's own recorder ids."""
+    strs: dict = {}
+    numbers: dict = {}
+    todo, seen = [node], set()
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id.startswith("_probe_"):
+            todo.extend(n.args[1:])  # _probe_record_(id, test): the id is the recorder's
+            continue
+        if isinstance(n, ast.Name) and n.id in constants and n.id not in seen:
+            seen.add(n.id)
+            todo.extend(constants[n.id])
+        elif isinstance(n, ast.Constant) and type(n.value) is str and len(n.value) <= 30:
+            for part in (n.value, *(n.value if 1 < len(n.value) <= 4 and not n.value.isalnum() else ())):
+                strs.setdefault(part)  # '#;' (ch in '#;') also as its characters
+        elif isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            numbers.setdefault(n.value)
+        todo.extend(reversed(list(ast.iter_child_nodes(n))))
+    return list(strs), list(numbers)
+
+
+def _aimer(fn: Function, types: tuple[str, ...], seed: int, config: FromCodeConfig, deadline: float):
+    """The ``aim`` of :func:`~execverify_data.synth.filters.prescreen` for ``fn``: for each decision side no input
+    took (up to :data:`AIM_SIDES` a round), inputs that returned and ran that decision, edited with the literals
+    its test compares with and the program's regular expressions (:func:`execverify_data.inputs.aimed`)."""
+    from execverify_data.inputs import Hints, aimed
+    from execverify_data.synth.coverage import decision_tests
+
+    module = ast.parse(fn.code)
+    # what a name a test reads was made from: the module's constants (FALSE_WORDS), the functions' assignments
+    # (kind, value = DISCOUNT_CODES.get(code, ...)), followed to their literals
+    constants: dict[str, list] = {}
+    for node in ast.walk(module):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            for target in getattr(node, "targets", None) or [node.target]:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        constants.setdefault(name.id, []).append(node.value)
+    patterns = Hints.of_source(module).patterns
+    rounds = iter(range(AIM_ROUNDS))
+
+    def aim(left: list, probe, returned: list) -> list[tuple]:
+        r = next(rounds, None)
+        if r is None or not returned or deadline - time.monotonic() < config.function_seconds / 2:
+            return []
+        tests = decision_tests(ast.parse(getattr(probe, "source", fn.code)))
+        reached = set().union(*(run.outcomes for _, run in returned))
+        # the sides of decisions that ran first (the other side taken), each round on the next of them
+        left = sorted(left, key=lambda side: ((side[0], not side[1]) not in reached, side))
+        start = r * AIM_SIDES % len(left)
+        sides = (left[start:] + left[:start])[:AIM_SIDES]
+        everywhere = [_literals(t, constants) for t in tests.values()]
+        out: list[tuple] = []
+        for j, (i, outcome) in enumerate(sides):
+            ran = [a for a, run in returned if (i, not outcome) in run.outcomes]
+            strs, numbers = _literals(tests[i], constants) if i in tests else ([], [])
+            if not strs and not numbers:  # a test of names only (in_quote == ch): the literals of every test
+                strs = list(dict.fromkeys(x for found, _ in everywhere for x in found))
+                numbers = list(dict.fromkeys(x for _, found in everywhere for x in found))
+            n = AIM_DRAWS // len(sides)
+            for half, bases in enumerate((ran, [a for a, _ in returned])):  # those that ran the test, and any
+                out += aimed(types, bases, seed + 1000 * (r + 1) + 10 * j + half, n - n // 2 if half else n // 2,
+                             strs=strs, numbers=numbers, patterns=patterns)
+        return out
+
+    return aim
 
 
 _POOL = None

@@ -42,8 +42,8 @@ from execverify_data.values import format_arguments
 if TYPE_CHECKING:
     import ast
 
-__all__ = ["DOMAINS", "INT_RANGE", "NARROWINGS", "PREDICATE_STYLES", "Hints", "common_type", "draw", "draw_inputs", "drawable",
-           "iter_inputs", "mutate", "split_domain", "strategy", "type_text_of"]
+__all__ = ["DOMAINS", "INT_RANGE", "NARROWINGS", "PREDICATE_STYLES", "Hints", "aimed", "common_type", "draw", "draw_inputs",
+           "drawable", "iter_inputs", "mutate", "split_domain", "strategy", "type_text_of"]
 
 #: Integers are drawn from this closed range (small, so loops over ``range(n)`` stay short).
 INT_RANGE = (-3, 12)
@@ -529,6 +529,81 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
             out[_draw(t.args[0], rng, 0, 4, False)] = _draw(t.args[1], rng, 0, 4, False)
         return out
     return value
+
+
+def aimed(param_types, bases: list[tuple], seed: int, k: int, *, strs=(), numbers=(), patterns=()) -> list[tuple]:
+    """Up to ``k`` distinct argument tuples, each one of ``bases`` (inputs that returned) with an edit aimed at a
+    test no input has taken yet: ``strs`` and ``numbers`` are the literals that test compares with (``'-'`` of
+    ``s.startswith('-')``, the words of ``v in FALSE_WORDS``, ``59`` of ``mm > 59``), ``patterns`` the program's
+    regular expressions (a text built from parts: ``'[x] call mum !2 due 14:30'`` is a draw of the matched
+    expression with draws of the others after it). A text gets a literal at its start, its end, both ends, in
+    two places (a quote that opens and closes), in its place, or a draw of a pattern appended, or is emptied or
+    upper-cased; a number becomes one of ``numbers``, next to it, or 0; a list is emptied or gets a literal as an
+    item; one or two parameters are edited. Bases and their edits are not checked against a domain: what does
+    not return is discarded by the caller like any input.
+
+    >>> aimed(("str",), [("123",)], seed=0, k=4, strs=("-", "("))
+    [('123(',), ('-123(',), ('1(23',), ('(123',)]
+    """
+    types = [_parse(t) for t in param_types]
+    rng = random.Random(seed)
+    strs, numbers = [x for x in strs if isinstance(x, str)], [x for x in numbers if type(x) in (int, float)]
+    seen = {format_arguments(b) for b in bases}
+    out: list[tuple] = []
+
+    def text(value: str) -> str:
+        lit = rng.choice(strs) if strs else ""
+        op = rng.randrange(9)
+        if op == 0 or (op < 5 and not lit):
+            return "" if op == 0 else value.upper()
+        if op in (1, 2):  # at the start or the end, as a word of its own half of the time
+            joint = " " if value and lit.strip() and rng.random() < 0.5 else ""
+            return lit + joint + value if op == 1 else value + joint + lit
+        if op == 3:  # a literal and the next one around it ('(' and ')' of startswith('(') and endswith(')'))
+            j = rng.randrange(len(strs))
+            return strs[j] + value + strs[min(j + 1, len(strs) - 1)]
+        if op == 4:
+            at = sorted(rng.randint(0, len(value)) for _ in range(2))
+            return value[:at[0]] + lit + value[at[0]:at[1]] + lit + value[at[1]:]
+        if op == 5 and lit:
+            return lit
+        if op in (6, 7) and patterns:
+            from execverify_data import patterns as regex
+
+            part = regex.draw(rng.choice(patterns), rng)
+            return value if part is None else value + " " + part if value else part
+        at = rng.randint(0, len(value))
+        return value[:at] + lit + value[at:] if lit else value.upper()
+
+    def edit(value, t: Type):
+        if t.name == "str" and isinstance(value, str):
+            return text(value)
+        if t.name in ("int", "float") and not isinstance(value, bool):
+            pool = [n for n in numbers if t.name == "float" or type(n) is int]
+            base, step = rng.choice(pool) if pool and rng.random() < 0.8 else 0, rng.choice((-1, 0, 0, 1))
+            return int(base) + step if t.name == "int" else float(base) + step
+        if t.name == "list" and isinstance(value, list):
+            if not value or rng.random() < 0.3 or t.args[0].name != "str":
+                return [] if value and rng.random() < 0.5 else value + [_draw(t.args[0], rng, 0, 4, False)]
+            items = list(value)
+            items[rng.randrange(len(items))] = rng.choice(strs) if strs else ""
+            return items
+        return value
+
+    for _ in range(k * 6):
+        if len(out) >= k or not bases:
+            break
+        args = list(rng.choice(bases))
+        for i in rng.sample(range(len(args)), min(len(args), rng.choice((1, 1, 2)))):
+            args[i] = edit(args[i], types[i])
+        try:
+            key = format_arguments(tuple(args))
+        except Exception:  # noqa: BLE001 - never for these types
+            continue
+        if key not in seen:
+            seen.add(key)
+            out.append(tuple(args))
+    return out
 
 
 # ------------------------------------------------------------------ domains

@@ -48,7 +48,10 @@ class ProgramRecord:
     <execverify_data.synth.generator.Program.description>`, or the ``"description"`` of a ``from-code``
     input); ``""`` when there is none, as in shards written before the field existed. The last four are
     provenance, set for programs not synthesized here (``from-code``): where each came from, whether each
-    input is a seed (from the source's tests) or generated, and the branch coverage of the kept inputs.
+    input is a seed (from the source's tests) or generated, and the branch coverage of the kept inputs
+    (``branch_coverage``: of every decision outcome; ``branch_coverage_returning``: of the outcomes an input
+    that returns can take, the sides whose block ends in ``raise`` left out,
+    :func:`execverify_data.synth.coverage.raising_sides`; None in shards written before the field existed).
     """
 
     id: str
@@ -77,6 +80,7 @@ class ProgramRecord:
     branch_coverage: float | None = None
     type_origins: list[str] | None = None
     license: str | None = None
+    branch_coverage_returning: float | None = None
 
     @property
     def calls(self) -> list[str]:
@@ -99,7 +103,7 @@ class ProgramRecord:
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ProgramRecord))
 #: The provenance columns, written only in shards whose records have them.
-PROVENANCE_FIELDS = _FIELDS[-6:]
+PROVENANCE_FIELDS = _FIELDS[-7:]
 
 
 def arrow_type(hint) -> Any:

@@ -572,3 +572,70 @@ def test_a_humaneval_release_carries_its_notice(tmp_path):
     assert "Copyright (c) OpenAI" in (tmp_path / "LICENSE-HumanEval").read_text()
     text = _provenance_text(sources)
     assert "| humaneval | MIT | 161 |" in text and "`LICENSE-HumanEval`" in text
+
+
+def test_sides_that_end_in_raise_are_not_goals_for_returning_inputs():
+    """Issue 30: ``if score < 0 or score > 100: raise`` is taken only by inputs that raise (not kept), so it is not a
+    goal of best-effort coverage and the records say the coverage both with it (``branch_coverage``) and without it
+    (``branch_coverage_returning``); a raise that a ``try`` may catch, or a side that returns, stays a goal."""
+    import ast
+
+    from execverify_data.synth.coverage import Probe, branch_coverage, raising_sides
+
+    code = ("def grade(score, words):\n    if score < 0 or score > 100:\n        raise ValueError(score)\n"
+            "    v = words.strip()\n    if v in ('yes', 'on'):\n        return 1\n    elif v == 'no':\n        return 0\n"
+            "    raise ValueError(v)\n\n\n"
+            "def guarded(x):\n    try:\n        if x < 0:\n            raise ValueError(x)\n    except ValueError:\n"
+            "        return 0\n    return 1 if x else 2\n")
+    sides, lines = raising_sides(ast.parse(code))
+    assert sides == {(0, True), (1, False)} and lines == {3, 9}  # the elif (id 1) falls to the raise; the guarded one stays
+    probe = Probe(code.split("\n\n\n")[0], "grade")
+    runs = [probe.run((s, w)) for s, w in ((5, "yes"), (50, " no"), (-1, "yes"))]  # the last raises
+    assert branch_coverage(runs, probe) == 0.6667 and branch_coverage(runs, probe, returning=True) == 1.0
+
+
+def test_aimed_edits_put_the_untaken_tests_literals_into_inputs_that_returned():
+    """Issue 30: the draws aimed at a side no input took edit inputs that returned with the literals its test
+    compares with (at an end, around the text, twice, in its place) and append draws of the program's patterns."""
+    from execverify_data.inputs import aimed
+
+    texts = {a for (a,) in aimed(("str",), [("12",)], seed=1, k=40, strs=("(", ")"), patterns=(r"!(\d)",))}
+    assert {"(12)", "(12", "12)"} & texts and any(t.startswith("12 !") for t in texts) and "" in texts
+    numbers = {n for (_, n) in aimed(("str", "int"), [("a", 3)], seed=2, k=30, numbers=(59,))}
+    assert {58, 59, 60} & numbers
+    assert aimed(("str",), [("x",)], seed=0, k=3) == aimed(("str",), [("x",)], seed=0, k=3)  # from the seed alone
+
+
+def test_draws_aimed_at_untaken_branches_take_them(tmp_path):
+    """Issue 30: where the candidates leave a decision one-sided, rounds of draws aimed at it (the literals of its
+    test, of the constants and assignments it reads) take it: a sign or parentheses before digits, the keys of a
+    table a value was looked up in; the raising sides are left out of the second figure only."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "money.py").write_text(
+        "CODES = {'SAVE10': ('percent', 10), 'SHIPFREE': ('shipping', 0)}\n\n\n"
+        "def parse_amount(s):\n    s = s.strip()\n    negative = False\n    if s.startswith('(') and s.endswith(')'):\n"
+        "        negative = True\n        s = s[1:-1]\n    elif s.startswith('-'):\n        negative = True\n        s = s[1:]\n"
+        "    if not s.isdigit():\n        raise ValueError(s)\n    return -int(s) if negative else int(s)\n\n\n"
+        "def discount(total: int, code: str) -> float:\n    kind, value = CODES.get(code.strip().upper(), (None, 0))\n"
+        "    if kind == 'percent':\n        return total * (100 - value) / 100\n    if kind == 'shipping':\n"
+        "        return total - 5\n    return float(total)\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert set(records) == {"parse_amount", "discount"}, (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert records["parse_amount"]["branch_coverage_returning"] == 1.0 > records["parse_amount"]["branch_coverage"]
+    assert records["discount"]["branch_coverage"] == records["discount"]["branch_coverage_returning"] == 1.0
+
+
+def test_best_effort_choice_adds_an_input_that_is_not_returned_unchanged():
+    """Issue 30: where the inputs chosen for coverage all return their argument unchanged (sorted words that are
+    sorted already, the empty one that takes the filter), one that does not is added: a row teaches no identity."""
+    from execverify_data.synth.filters import FilterConfig, prescreen
+    from execverify_data.synth.generator import Program
+
+    code = "def f(words):\n    return ' '.join(sorted(w for w in words.split(' ') if w))\n"
+    program = Program(code, "f", ("str",), ("words",), level=0, target="from_code", seed=0)
+    candidates = [("a",), ("a b",), ("b",), ("c d",), ("e",), ("d c",), ("",)]  # the empty one, taking `if w`, last
+    picked = prescreen(program, candidates, FilterConfig(k=5, max_steps=1000, timeout=2.0), {}, best_effort=True, k_max=8)
+    assert ("d c",) in [args for args, _ in picked] and ("",) in [args for args, _ in picked]

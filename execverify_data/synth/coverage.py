@@ -31,7 +31,7 @@ from execverify_data.synth.code import BUILTIN_NAMES
 from execverify_data.trace import Status
 from execverify_data.values import encode, format_arguments, parse, self_equal
 
-__all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument"]
+__all__ = ["Probe", "Run", "TracedProbe", "branch_coverage", "choose", "instrument", "raising_sides"]
 
 FILENAME = "<synth-probe>"
 RECORD = "_probe_record_"
@@ -60,6 +60,68 @@ def _wrap_decisions(tree: ast.AST) -> dict[int, tuple[int, str]]:
     for node in _definitions(tree):
         wrap_tests(node, record)
     return tests
+
+
+def _ends_raising(block: list[ast.stmt]) -> bool:
+    """Whether running ``block`` always ends in its last statement, a ``raise`` (nothing in it returns, breaks,
+    continues or yields first)."""
+    leaves = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await)
+    return bool(block) and isinstance(block[-1], ast.Raise) and not any(
+        isinstance(n, leaves) for stmt in block for n in walk(stmt))
+
+
+def _decisions(tree: ast.AST):
+    """``(id, test, node, kind, function)`` of every decision of ``tree``'s functions, ids as :func:`_wrap_decisions`
+    numbers them (``tree`` is left as it is)."""
+    out = []
+    for fn in _definitions(tree):
+        def record(test: ast.expr, node: ast.AST, kind: str) -> ast.expr:
+            if kind != "boolop":
+                out.append((len(out), test, node, kind, fn))
+            return test
+
+        wrap_tests(fn, record)
+    return out
+
+
+def decision_tests(tree: ast.AST) -> dict[int, ast.expr]:
+    """The test expression of each decision of ``tree``'s functions, by id (:func:`_wrap_decisions`)."""
+    return {i: test for i, test, *_ in _decisions(tree)}
+
+
+def raising_sides(tree: ast.Module) -> tuple[frozenset, frozenset]:
+    """``(sides, lines)``: the decision outcomes ``(id, bool)`` of ``tree``'s functions (ids as
+    :func:`_wrap_decisions` numbers them) whose block ends the call raising, and the statement lines of those
+    blocks. A side is one when the block an ``if`` runs on it (its body; its ``else``, or for an ``if`` (or
+    ``elif``) of the function's body without one, the statements after it) ends in ``raise`` with no ``return``,
+    ``break`` or ``continue`` before (``if v in FALSE: return False`` then ``raise ValueError(v)``), and nothing can catch the exception on the
+    way out: the ``if`` is in no ``try`` of its function and the function is called in no ``try`` of the
+    module. Only inputs that make the function raise take such a side (``if score < 0: raise ValueError``),
+    so inputs that return never cover it (:func:`branch_coverage` ``returning``).
+
+    >>> code = "def f(x):\\n    if x < 0:\\n        raise ValueError(x)\\n    return 1 if x else 2\\n"
+    >>> raising_sides(ast.parse(code))
+    (frozenset({(0, True)}), frozenset({3}))
+    """
+    guarded_calls = {n.func.id for t in ast.walk(tree) if isinstance(t, ast.Try) for stmt in t.body for n in walk(stmt)
+                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) for stmt in t.body for n in walk(stmt)}
+    after: dict[int, list] = {}  # an ``if`` of a function's body (or its ``elif``): the statements after it
+    for fn in _definitions(tree):
+        for at, stmt in enumerate(getattr(fn, "body", ())):
+            while isinstance(stmt, ast.If):
+                after[id(stmt)] = fn.body[at + 1:]
+                stmt = stmt.orelse[0] if len(stmt.orelse) == 1 else None
+    sides: set = set()
+    lines: set = set()
+    for i, _, node, kind, fn in _decisions(tree):
+        if kind != "if" or id(node) in guarded or getattr(fn, "name", None) in guarded_calls:
+            continue
+        for outcome, block in ((True, node.body), (False, node.orelse or after.get(id(node), []))):
+            if _ends_raising(block):
+                sides.add((i, outcome))
+                lines.update(n.lineno for stmt in block for n in walk(stmt) if isinstance(n, ast.stmt))
+    return frozenset(sides), frozenset(lines)
 
 
 def _reads_a_variable(call: ast.Call) -> bool:
@@ -165,6 +227,7 @@ class Probe:
 
     def __init__(self, code: str, entry: str):
         compiled, self.tests, self.statements = instrument(code)
+        self.raising, self.raising_lines = raising_sides(ast.parse(code))
         self._namespace: dict = {"__name__": "__synth__"}
         exec(_RECORDERS_CODE, self._namespace)  # trusted: our own text
         exec(compiled, self._namespace)  # trusted: our own synthesized program, instrumented
@@ -211,6 +274,7 @@ class TracedProbe:
         self.tests = _wrap_decisions(tree)
         text = ast.unparse(tree)
         self.statements = _statement_lines(ast.parse(text))
+        self.raising, self.raising_lines = raising_sides(ast.parse(text))
         self.program_lines = text.count("\n") + 1
         self.source = text + _RECORDERS + _ENTRY.format(entry=entry)
         self.tracer = tracer
@@ -251,9 +315,13 @@ def _statement_lines(tree: ast.Module) -> frozenset[int]:
     return frozenset(lines)
 
 
-def goals(probe) -> frozenset:
-    """What a chosen set of inputs must cover: both outcomes of every decision, every statement line."""
-    return frozenset({(i, b) for i in probe.tests for b in (True, False)} | {("line", n) for n in probe.statements})
+def goals(probe, *, returning: bool = False) -> frozenset:
+    """What a chosen set of inputs must cover: both outcomes of every decision, every statement line; with
+    ``returning``, not the sides that end the call raising, nor their lines (:func:`raising_sides`)."""
+    out = frozenset({(i, b) for i in probe.tests for b in (True, False)} | {("line", n) for n in probe.statements})
+    if not returning:
+        return out
+    return out - probe.raising - {("line", n) for n in probe.raising_lines}
 
 
 def _covers(run: Run) -> frozenset:
@@ -279,8 +347,8 @@ class Cover:
     recomputing the union every time). With ``values`` (programs we wrote) the used calls must give two
     values too (``constant_value``)."""
 
-    def __init__(self, probe, *, values: bool = False) -> None:
-        self.goals = goals(probe)
+    def __init__(self, probe, *, values: bool = False, returning: bool = False) -> None:
+        self.goals = goals(probe, returning=returning)
         self.covered: set = set()
         self.outputs: set = set()
         self.usable = 0
@@ -403,10 +471,12 @@ def choose(runs: list[Run], probe, *, k: int, k_max: int | None = None, best_eff
     return [chosen[0], *sorted(chosen[1:])]  # the input that reaches the most first, the others in order
 
 
-def branch_coverage(runs: list[Run], probe) -> float | None:
+def branch_coverage(runs: list[Run], probe, *, returning: bool = False) -> float | None:
     """The share of decision outcomes (both ways of every ``if``, ``while``, conditional expression and
-    comprehension ``if``) that ``runs`` reach; None for code without decisions."""
-    wanted = {(i, b) for i in probe.tests for b in (True, False)}
+    comprehension ``if``) that ``runs`` reach; None for code without decisions. With ``returning``, of the
+    outcomes an input that returns can take: the sides that end the call raising (:func:`raising_sides`) are
+    not counted (None when no other is left)."""
+    wanted = {(i, b) for i in probe.tests for b in (True, False)} - (probe.raising if returning else frozenset())
     if not wanted:
         return None
     reached = set().union(*(r.outcomes for r in runs if r.status is Status.OK)) if runs else set()

@@ -336,7 +336,8 @@ def _of_annotation(value, ann: ast.expr) -> bool | None:
 
 
 def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfig, counts: dict | None, more=None,
-               tracer=None, *, best_effort: bool = False, k_max: int | None = None, report: dict | None = None):
+               tracer=None, *, best_effort: bool = False, k_max: int | None = None, report: dict | None = None,
+               aim=None, rounds: int = 0):
     """Run the entry point untraced, instrumented (:mod:`execverify_data.synth.coverage`), on candidates
     until their runs cover every decision both ways and every statement with at least two outputs,
     then choose the inputs to keep (:func:`~execverify_data.synth.coverage.choose`).
@@ -354,6 +355,14 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     reach (:func:`~execverify_data.synth.coverage.choose` ``best_effort``); ``report`` (if given)
     receives the ``branch_coverage`` of all the runs and of the chosen ones, and ``refused``: what the
     sandbox refused a run, if it did (a ``"sandbox"`` tracer).
+
+    In best-effort form the sides of a decision that end the call raising
+    (:func:`~execverify_data.synth.coverage.raising_sides`) are not goals: only inputs that raise take them, and
+    those are not kept. ``report`` receives ``branch_coverage_returning`` too, the share of the other sides the
+    chosen inputs take. With ``aim`` (``aim(left, probe, returned)`` -> candidates, for ``left`` the decision
+    sides ``(id, bool)`` no run has taken yet and ``returned`` the ``(args, run)`` that returned), up to ``rounds`` further batches are drawn for the sides still untaken
+    after the candidates, each round on what the rounds before it left. Where every chosen input returns one of
+    its arguments unchanged, an input that does not is added (below ``k_max``): the rows would teach the identity.
     """
     with_sets = any("set" in t for t in program.param_types)  # set[...], frozenset[...], nested ones too
     runs: list = []
@@ -401,10 +410,18 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
                 return None
         return None
 
-    cover = Cover(probe, values=not best_effort)
+    cover = Cover(probe, values=not best_effort, returning=best_effort)
     stop = feed(candidates)
     if stop:
         return stop
+    for _ in range(rounds if best_effort and aim is not None else 0):
+        left = sorted(g for g in cover.goals - cover.covered if isinstance(g[0], int))
+        batch = aim(left, probe, [(a, r) for a, r in zip(tried, runs) if r.status is Status.OK]) if left else None
+        if not batch:
+            break
+        stop = feed(batch)
+        if stop:
+            return stop
     if cover.missing() is not None and more is not None and cover.repairable():
         stop = feed(more(config.k * config.draws))
         if stop:
@@ -414,9 +431,18 @@ def prescreen(program: Program, candidates: Iterable[tuple], config: FilterConfi
     chosen = choose(runs, probe, k=config.k, k_max=k_max, best_effort=best_effort)
     if isinstance(chosen, str):
         return chosen
+    if best_effort:  # where every chosen input returns one of its arguments unchanged, one that does not (if any)
+        for j in range(len(tried[chosen[0]]) if chosen else 0):
+            def same(i: int) -> bool:
+                return runs[i].output == format_arguments((tried[i][j],))
+            other = next((i for i, r in enumerate(runs) if r.status is Status.OK and not same(i)), None)
+            if all(same(i) for i in chosen) and other is not None and len(chosen) < (k_max or config.k + 3):
+                chosen.append(other)
     if report is not None:
         report["branch_coverage_reachable"] = branch_coverage(runs, probe)
         report["branch_coverage"] = branch_coverage([runs[i] for i in chosen], probe)
+        if best_effort:
+            report["branch_coverage_returning"] = branch_coverage([runs[i] for i in chosen], probe, returning=True)
     if any(not config.min_events <= runs[i].steps <= config.max_events for i in chosen):
         return "trace_length"
     return [(tried[i], runs[i].output) for i in chosen]
