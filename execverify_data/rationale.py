@@ -128,6 +128,20 @@ def _hidden(trace: Trace, blocks: Mapping[int, _Block], max_iterations: int) -> 
     return hidden
 
 
+def _shown(trace: Trace, blocks: Mapping[int, _Block], questions: Sequence[Question], max_iterations: int,
+           max_events: int) -> list[int]:
+    """The indices of the events a chain tells: long loops' middle iterations hidden, the events questions are
+    about always told, and at most ``max_events`` (the first and the last half of them)."""
+    hidden = _hidden(trace, blocks, max_iterations)
+    forced = _forced(trace, questions)
+    shown = [i for i in range(len(trace.events)) if not hidden[i] or i in forced]
+    if len(shown) > max_events:
+        head, tail = shown[: max_events // 2], shown[-(max_events - max_events // 2) :]
+        keep = set(head) | set(tail) | (forced & set(shown))
+        shown = [i for i in shown if i in keep]
+    return shown
+
+
 def _next_in_frame(trace: Trace, i: int) -> int | None:
     frame = trace.events[i].frame
     for j in range(i + 1, len(trace.events)):
@@ -196,21 +210,15 @@ def narrate(source: str, trace: Trace, questions: Sequence[Question] = (), *, ma
         check_int(name, value)
     if style not in CHAIN_STYLES:
         raise InvalidArgument(f"style must be one of {', '.join(CHAIN_STYLES)}, got {style!r}")
+    if trace.status not in (Status.OK, Status.EXCEPTION):
+        raise ProgramError(f"the trace did not finish (status {trace.status.value}); there is nothing to narrate")
     if style != "trace":
         return _Explainer(source, trace, questions, notes or {}, style, max_iterations, max_events, max_value_chars,
                           call).text()
-    if trace.status not in (Status.OK, Status.EXCEPTION):
-        raise ProgramError(f"the trace did not finish (status {trace.status.value}); there is nothing to narrate")
     blocks = _blocks(source)
     lines = source.split("\n")
     events = trace.events
-    hidden = _hidden(trace, blocks, max_iterations)
-    forced = _forced(trace, questions)
-    shown = [i for i in range(len(events)) if not hidden[i] or i in forced]
-    if len(shown) > max_events:
-        head, tail = shown[: max_events // 2], shown[-(max_events - max_events // 2) :]
-        keep = set(head) | set(tail) | (forced & set(shown))
-        shown = [i for i in shown if i in keep]
+    shown = _shown(trace, blocks, questions, max_iterations, max_events)
 
     if call is None:
         call = next((q.call for q in questions if q.kind is Kind.IO), None)
@@ -285,15 +293,7 @@ class _Explainer:
         self.limit = limit
         self.blocks = _blocks(source)
         self.lines = source.split("\n")
-        events = trace.events
-        hidden = _hidden(trace, self.blocks, max_iterations)
-        forced = _forced(trace, questions)
-        shown = [i for i in range(len(events)) if not hidden[i] or i in forced]
-        if len(shown) > max_events:
-            head, tail = shown[: max_events // 2], shown[-(max_events - max_events // 2):]
-            keep = set(head) | set(tail) | (forced & set(shown))
-            shown = [i for i in shown if i in keep]
-        self.shown = shown
+        self.shown = _shown(trace, self.blocks, questions, max_iterations, max_events)
         self.call = call if call is not None else next((q.call for q in questions if q.kind is Kind.IO), None)
 
     # -- pieces of sentences

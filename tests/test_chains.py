@@ -144,3 +144,15 @@ def test_recording_the_notes_runs_none_of_the_programs_code():
     trace, notes = trace_with_decisions(src, "f([3, 1, 2, 5, 4])")
     assert trace.output.text == trace_call(src, "f([3, 1, 2, 5, 4])").output.text
     assert not any(n.kind == "sequence" for ns in notes.values() for n in ns)
+
+
+@pytest.mark.parametrize("style", ["explained", "compact"])
+def test_an_unfinished_trace_is_not_narrated_in_any_style(style):
+    from execverify_data.errors import InvalidArgument, ProgramError
+
+    src = "def f(n):\n    while True:\n        n += 1\n"
+    trace, notes = trace_with_decisions(src, "f(1)", max_steps=50)
+    with pytest.raises(ProgramError, match="did not finish"):
+        narrate(src, trace, [], style=style, notes=notes)
+    with pytest.raises(InvalidArgument, match="style must be one of"):
+        narrate(src, trace_call(src.replace("while True:", "if n:"), "f(1)"), [], style="verbose")
