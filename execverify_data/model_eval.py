@@ -39,7 +39,7 @@ _EVAL_HEADING = "## Evaluation"
 
 
 class EvaluationFailed(ExecVerifyError, RuntimeError):
-    """The lm-eval process ended without results; the message holds the end of its output."""
+    """The lm-eval process ended without results (its own output, printed as it ran, says why)."""
 
 
 def _command(output_dir: Path, tasks: str, limit: float | None, batch_size: str) -> list[str]:
@@ -67,11 +67,11 @@ def evaluate_saved_model(output_dir: str | os.PathLike[str], tasks: str | Sequen
     results_dir = output_dir / "_eval"
     command = _command(output_dir, names, limit, str(batch_size))
     argv = [sys.executable, "-m", "execverify_data.lm_eval_cli", *command[1:], "--output_path", str(results_dir)]
-    done = subprocess.run(argv, check=False, env=_clean_env(), capture_output=True, text=True, timeout=timeout)
+    shutil.rmtree(results_dir, ignore_errors=True)  # a results file left by an earlier run is not this run's
+    done = subprocess.run(argv, check=False, env=_clean_env(), timeout=timeout)  # its progress shows as it runs
     found = sorted(results_dir.rglob("results_*.json"), key=lambda p: p.stat().st_mtime)
     if done.returncode != 0 or not found:
-        tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-        raise EvaluationFailed(f"lm-eval on {output_dir} exited with status {done.returncode}: {tail}")
+        raise EvaluationFailed(f"lm-eval on {output_dir} exited with status {done.returncode} (its output is above)")
     results = json.loads(found[-1].read_text(encoding="utf-8"))
     (output_dir / EVAL_RESULTS_FILE).write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     shutil.rmtree(results_dir, ignore_errors=True)
