@@ -245,7 +245,10 @@ def spawn_pool(workers: int, *, seed: str = "0", initializer: Callable | None = 
         try:
             yield pool.submit
         except BaseException:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
+            # the pool's workers, and one the signal caught between its start and the pool's record of it (which
+            # multiprocessing's exit handler would otherwise wait for, for ever)
+            workers = {*(getattr(pool, "_processes", None) or {}).values(), *multiprocessing.active_children()}
+            for process in workers:
                 with contextlib.suppress(Exception):
                     process.kill()
             pool.shutdown(wait=False, cancel_futures=True)

@@ -68,3 +68,23 @@ def test_a_signal_to_the_main_process_ends_the_job_and_its_workers(sig, tmp_path
     slow = [r for r in results if r[0] > 2.0]
     stray = [r for r in results if r[1]]
     assert not slow and not stray, results
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def test_a_worker_the_pool_had_not_recorded_is_killed_too():
+    """A signal can land between a worker's start and the pool's record of it; that worker is killed with the
+    others (multiprocessing's exit handler would wait for it for ever: the hang one SIGTERM in 60 met)."""
+    import multiprocessing
+
+    from execverify_data.shards import spawn_pool
+
+    late = multiprocessing.get_context("spawn").Process(target=_sleep, args=(60,))
+    with pytest.raises(SystemExit):
+        with spawn_pool(1):
+            late.start()  # started, not in the pool's records
+            raise SystemExit(143)
+    late.join(10)
+    assert not late.is_alive()
