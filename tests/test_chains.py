@@ -68,27 +68,6 @@ def test_explained_chains_over_3000_rows_of_every_level(style):
     print(dict(report.checked), dict(report.unchecked), report.explained, report.headers, levels)
 
 
-def test_the_checker_catches_a_wrong_claim():
-    """The checker is not a test that cannot fail: a chain with one changed value, truth or skipped count fails."""
-    src = "def f(xs, k):\n    out = 0\n    for x in sorted(xs):\n        if x > k:\n            out += x\n    return out\n"
-    call = "f([5, 1, 7, 3, 9, 2], 2)"
-    trace, notes = trace_with_decisions(src, call)
-    chain = narrate(src, trace, [], call=call, style="explained", notes=notes, max_iterations=2)
-    report = Report()
-    check_chain(src, trace, chain, report)
-    assert not report.mismatches and report.checked["gap"] == 1 and report.checked["sequence"] == 1
-    for old, new in (("`x` is 2", "`x` is 3"), ("the condition is false", "the condition is true"),
-                     ("which gives [1, 2, 3, 5, 7, 9] (6 items)", "which gives [1, 2, 3, 5, 7, 9] (5 items)"),
-                     ("which gives [1, 2, 3, 5, 7, 9]", "which gives [1, 3, 2, 5, 7, 9]"),
-                     ("(9 line executions", "(8 line executions"), ("iterations 3 to 5", "iterations 3 to 4"),
-                     ("After them, out = 15", "After them, out = 24"), ("Now out = 24", "Now out = 15"),
-                     ("Line 5 (4th time)", "Line 4 (4th time)")):
-        assert old in chain, old
-        broken = Report()
-        check_chain(src, trace, chain.replace(old, new, 1), broken)
-        assert broken.mismatches, old
-
-
 def test_the_trusted_runner_records_the_same_notes():
     """``TrustedRunner.map(notes=True)`` (the recipes' re-rendering) gives the in-process notes, as pairs."""
     from execverify_data.sandbox.trusted import TrustedRunner
@@ -118,21 +97,38 @@ def test_sft_rows_re_rendered_by_the_recipes_are_explained(tmp_path):
     assert len(chains) == len(records) and any("Here `" in c or "The loop walks `" in c for c in chains)
 
 
-def test_the_checker_catches_a_wrong_compact_claim():
+_WRONG = {  # one claim of each kind changed in the chain of f([5, 1, 7, 3, 9, 2], 2), per style
+    "explained": (("`x` is 2", "`x` is 3"), ("the condition is false", "the condition is true"),
+                  ("which gives [1, 2, 3, 5, 7, 9] (6 items)", "which gives [1, 2, 3, 5, 7, 9] (5 items)"),
+                  ("which gives [1, 2, 3, 5, 7, 9]", "which gives [1, 3, 2, 5, 7, 9]"),
+                  ("(9 line executions", "(8 line executions"), ("iterations 3 to 5", "iterations 3 to 4"),
+                  ("After them, out = 15", "After them, out = 24"), ("Now out = 24", "Now out = 15"),
+                  ("Line 5 (4th time)", "Line 4 (4th time)")),
+    "compact": (("(`x`=2; `k`=2)", "(`x`=3; `k`=2)"), ("-> false", "-> true"), ("(6 items)", "(5 items)"),
+                ("(skipped 9 line runs", "(skipped 8 line runs"), ("then out = 15", "then out = 24"),
+                ("; out = 24", "; out = 15"), ("L5: out += x", "L4: out += x")),
+}
+
+
+@pytest.mark.parametrize("style", ["explained", "compact"])
+def test_the_checker_catches_a_wrong_claim(style):
+    """The checker is not a test that cannot fail: a chain with one changed value, truth, count, sequence, state or
+    line fails (a compact chain is said again in the explained words first)."""
     src = "def f(xs, k):\n    out = 0\n    for x in sorted(xs):\n        if x > k:\n            out += x\n    return out\n"
     call = "f([5, 1, 7, 3, 9, 2], 2)"
     trace, notes = trace_with_decisions(src, call)
-    chain = narrate(src, trace, [], call=call, style="compact", notes=notes, max_iterations=2)
-    report = Report()
-    check_chain(src, trace, compact_to_explained(src, trace, chain, report), report)
+    chain = narrate(src, trace, [], call=call, style=style, notes=notes, max_iterations=2)
+
+    def check(text: str) -> Report:
+        report = Report()
+        check_chain(src, trace, compact_to_explained(src, trace, text, report) if style == "compact" else text, report)
+        return report
+
+    report = check(chain)
     assert not report.mismatches and report.checked["gap"] == 1 and report.checked["sequence"] == 1
-    for old, new in (("(`x`=2; `k`=2)", "(`x`=3; `k`=2)"), ("-> false", "-> true"), ("(6 items)", "(5 items)"),
-                     ("(skipped 9 line runs", "(skipped 8 line runs"), ("then out = 15", "then out = 24"),
-                     ("; out = 24", "; out = 15"), ("L5: out += x", "L4: out += x")):
+    for old, new in _WRONG[style]:
         assert old in chain, old
-        broken = Report()
-        check_chain(src, trace, compact_to_explained(src, trace, chain.replace(old, new, 1), broken), broken)
-        assert broken.mismatches, old
+        assert check(chain.replace(old, new, 1)).mismatches, old
 
 
 def test_recording_the_notes_runs_none_of_the_programs_code():
