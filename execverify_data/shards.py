@@ -41,6 +41,14 @@ __all__ = ["CHUNK_ROWS", "ENGINES", "KNOWN_LAG", "RECORD_MARKERS", "KnownProgram
            "read_stats", "record_hashes", "run_ordered", "shard_file", "spawn_pool", "write_atomic", "write_json",
            "write_records"]
 
+#: Longest wait of :func:`run_ordered` for a chunk before it looks at signals again (a stop a signal asked for,
+#: :func:`request_stop`, or one the kernel gave to another thread, is acted on within this time, not when the
+#: next chunk finishes).
+WAKE_SECONDS = 0.25
+
+#: The exception a signal asked this process to stop with (:func:`request_stop`), once one did.
+STOP_REQUESTED: list[BaseException] = []
+
 #: Rows per work unit (a shard is split into chunks, so every worker has work even for one shard).
 CHUNK_ROWS = 25
 #: The rows of shard ``s`` know the programs kept by shards ``[0, s - KNOWN_LAG]`` (:class:`KnownPrograms`).
@@ -183,6 +191,15 @@ def check_record_fields(folder: Path, shards: int) -> None:
 
 
 # ---------------------------------------------------------------------------- pools
+
+
+def request_stop(exc: BaseException) -> None:
+    """Stop this process's run with ``exc`` (``SystemExit(143)`` for SIGTERM, ``KeyboardInterrupt`` for Ctrl-C):
+    for a signal handler. Raised here, and kept: Python can lose an exception a handler raises (one SIGTERM in 40,
+    landing while the CLI imported its modules at 0.1-0.2 s into a run, was never seen again), so
+    :func:`run_ordered` raises it again while it waits for chunks."""
+    STOP_REQUESTED.append(exc)
+    raise exc
 
 
 @contextmanager
@@ -341,7 +358,10 @@ def run_ordered(submit: Submit, jobs_of: Callable[[int], list[tuple[Callable, li
                 oldest += 1
             if not pending:
                 continue
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            # never blocked for long: a handler runs in this thread only once it runs again
+            done, _ = wait(list(pending), timeout=WAKE_SECONDS, return_when=FIRST_COMPLETED)
+            if STOP_REQUESTED:  # a signal's exception that did not reach here (see request_stop)
+                raise STOP_REQUESTED[0]
             for future in done:
                 shard, i = pending.pop(future)
                 value = future.result()  # re-raises a chunk's exception here

@@ -88,3 +88,66 @@ def test_a_worker_the_pool_had_not_recorded_is_killed_too():
             raise SystemExit(143)
     late.join(10)
     assert not late.is_alive()
+
+
+
+@pytest.fixture
+def cli_handlers(monkeypatch):
+    """The CLI's SIGTERM and SIGINT handlers installed in this process, with a stop list of the test's own."""
+    from execverify_data import shards
+    from execverify_data.cli.common import exit_on_sigterm
+
+    monkeypatch.setattr(shards, "STOP_REQUESTED", [])
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    exit_on_sigterm()
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+def _run_one_long_chunk(chunk) -> float:
+    """Seconds until :func:`run_ordered` over one chunk, ``chunk(release)``, raises ``SystemExit``."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from execverify_data.shards import run_ordered
+
+    release = threading.Event()
+    with ThreadPoolExecutor(1) as pool:
+        started = time.monotonic()
+        try:
+            with pytest.raises(SystemExit):
+                run_ordered(pool.submit, lambda shard: [(chunk, [release])], lambda shard, results: True)
+            return time.monotonic() - started
+        finally:
+            release.set()
+
+
+def _signal_this_thread_then_wait(release) -> int:
+    import threading
+
+    time.sleep(0.3)  # the main thread is waiting for this chunk by now
+    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+    release.wait(30)
+    return 1
+
+
+def _wait(release) -> int:
+    release.wait(30)
+    return 1
+
+
+def test_a_signal_that_lands_on_another_thread_stops_the_run_while_a_chunk_runs(cli_handlers):
+    """The kernel may give the process's SIGTERM to a pool thread; Python runs the handler in the main thread
+    only when that thread runs again, which a wait for a long chunk (a worker's start-up under load) delays."""
+    assert _run_one_long_chunk(_signal_this_thread_then_wait) < 2.0
+
+
+def test_a_stop_whose_exception_python_lost_still_stops_the_run(cli_handlers):
+    """One SIGTERM in 40 landed while the CLI compiled a module at import, and its ``SystemExit`` never surfaced:
+    the run went on for ever. The stop a handler asked for is raised again by the run loop."""
+    try:
+        signal.raise_signal(signal.SIGTERM)  # the handler runs here; its exception is lost
+    except SystemExit:
+        pass
+    assert _run_one_long_chunk(_wait) < 2.0

@@ -191,14 +191,22 @@ def check_call(call: str, *, trusted_call: bool) -> None:
 def exit_on_sigterm() -> None:
     """Make SIGTERM to this process a ``SystemExit(143)``, as Ctrl-C is a ``KeyboardInterrupt``: a long job
     killed politely stops its workers at once (:func:`execverify_data.shards.spawn_pool`) and leaves its
-    finished shards as they are, to resume from."""
+    finished shards as they are, to resume from. Both go through :func:`execverify_data.shards.request_stop`,
+    so a run that Python's handling lost the exception of still stops."""
     import signal
 
+    from execverify_data.shards import request_stop
+
     def on_term(signum, frame):
-        raise SystemExit(128 + signum)
+        request_stop(SystemExit(128 + signum))
+
+    def on_interrupt(signum, frame):
+        request_stop(KeyboardInterrupt())
 
     if threading_main():
         signal.signal(signal.SIGTERM, on_term)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where the shell ignores it
+            signal.signal(signal.SIGINT, on_interrupt)
 
 
 def threading_main() -> bool:
