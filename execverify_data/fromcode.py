@@ -403,7 +403,7 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
 
     Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination (and no narrowing
     of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
-    from execverify_data.narrowing import proposals, with_rule
+    from execverify_data.narrowing import guard_proposals, proposals, with_rule
     from execverify_data.param_types import combinations, hints as hints_of, preferred_domains, variants
 
     hints = hints_of(fn.code, fn.entry_point)
@@ -423,12 +423,21 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
             break
     if best is not None and domains:
         types, chosen = tuple(t for t, _ in best), [d for _, d in best]
+        guards = guard_proposals(fn.code, fn.entry_point, types)
         for _ in range(NARROWING_ROUNDS):
             gain = None
-            for i, rule in proposals(best_errors, types)[:NARROWING_TRIES]:
+            changes = [[p] for p in proposals(best_errors, types)[:NARROWING_TRIES]]
+            if best_errors and guards:  # what the raising checks ask, all at once (two parameters may both need it)
+                changes = [guards] + [[p] for p in guards if len(guards) > 1] + changes
+            for change in changes:
                 if deadline is not None and time.monotonic() >= deadline:
                     break
-                trial = tuple(with_rule(d, rule) if j == i else d for j, d in enumerate(chosen))
+                trial = list(chosen)
+                for j, rule in change:
+                    trial[j] = with_rule(trial[j], rule)
+                trial = tuple(trial)
+                if trial == tuple(chosen):
+                    continue
                 score, errors, _ = _probe_run(fn, types, trial, seed, config, pool, hints, deadline, tried)
                 if score is not None and score > best_score and (gain is None or score > gain[0]):
                     gain = (score, errors, trial)

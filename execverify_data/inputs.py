@@ -119,7 +119,7 @@ class Hints:
     """
 
     __slots__ = ("strs", "ints", "bytes_", "styles", "seps", "patterns", "keys", "fields", "splits", "numbers", "field_types",
-                 "cells")
+                 "cells", "examples")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -128,7 +128,7 @@ class Hints:
     STYLE_RATE = 0.2
 
     def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=(), *, patterns=(), keys=(), fields=(), splits=(),
-                 numbers=(), field_types=None, cells=()):
+                 numbers=(), field_types=None, cells=(), examples=()):
         self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
         self.seps = tuple(seps)  # the separators the program splits texts at (the ``tokens`` domain joins at them)
         # what the input domains of formats read (:data:`DOMAINS`): the regular expressions the program matches
@@ -143,6 +143,8 @@ class Hints:
         # text, ``t.get("tags", [])`` a list of texts); ``cells``, the strings the items of a nested list are
         # compared with (``board[r][c] == ""``: the ``cells`` domain)
         self.numbers, self.field_types, self.cells = tuple(numbers), dict(field_types or {}), tuple(cells)
+        # ``examples``, the texts quoted in the function's docstring (``"'3:45' -> 225"``): the ``example`` domain
+        self.examples = tuple(examples)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -698,6 +700,11 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
                  else rng.choice(_LONG_WORDS if rng.random() < 0.5 else _WORDS) for _ in range(n)]
         text = " ".join(words)
         return text[:1].upper() + text[1:] + rng.choice(".!?") if text and rng.random() < 0.3 else text
+    if domain == "example":  # a text the docstring shows ("'B12-3-07' -> {...}"); a near miss now and then
+        if hints is None or not hints.examples:
+            return _text(rng, lo, hi)
+        found = rng.choice(hints.examples)
+        return _mutate(found, _parse("str"), rng, True) if rng.random() < 0.25 else found
     if domain == "pattern":  # a text the program's regular expression matches; a near miss now and then
         from execverify_data import patterns
 
@@ -803,7 +810,8 @@ def split_domain(text: str) -> tuple[str, frozenset]:
 _DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
-                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list"}
+                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
+                 "example": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(_DOMAIN_TYPES)
 
@@ -856,7 +864,8 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     domains, narrowed = zip(*(split_domain(d) for d in texts)) if texts else ((), ())
     bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
-                                                          "literal", "sentence", "pattern", "numfields", "cells")}
+                                                          "literal", "sentence", "pattern", "numfields", "cells",
+                                                          "example")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["RULES", "proposals", "with_rule"]
+__all__ = ["RULES", "guard_proposals", "proposals", "with_rule"]
 
 #: What each kind of failure asks of the inputs, in the order tried: ``(pattern of "Type: message", narrowings)``.
 #: A narrowing is proposed for each parameter whose type it changes (sizes for strings and containers, numbers
@@ -82,3 +82,90 @@ def with_rule(domain: str, rule: str) -> str:
     if rule.startswith(sizes):
         rules = [r for r in rules if not r.startswith(sizes)]
     return "+".join([base, *sorted({*rules, rule})])
+
+
+def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple[int, str]]:
+    """``(parameter index, narrowing)`` pairs read from the checks that make ``entry`` raise: an ``if`` whose body
+    raises (``if len(dims) != 3: raise ValueError``, ``if renewals < 0: raise``, ``if kind not in RATES: raise``)
+    and an ``assert``. Each says what an input must be for the call to go on, which an error message often does
+    not (``ValueError: need three dimensions``).
+
+    >>> guard_proposals("def f(a, b, k):\\n    if len(a) != 3 or len(b) != 3:\\n        raise ValueError('3')\\n"
+    ...                 "    assert k >= 0\\n    return a", "f", ("tuple[int, ...]", "tuple[int, ...]", "int"))
+    [(0, 'size3'), (1, 'size3'), (2, 'nonneg')]
+    """
+    import ast
+
+    tree = ast.parse(code)
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
+    if fn is None:
+        return []
+    params = [a.arg for a in fn.args.args]
+    out: list[tuple[int, str]] = []
+
+    def add(name: str | None, rule: str | None) -> None:
+        if name in params and rule is not None:
+            i = params.index(name)
+            if i < len(types) and _changes(rule, types[i]) and (i, rule) not in out:
+                out.append((i, rule))
+
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body):
+            atoms = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.Or) \
+                else [node.test]
+            for atom in atoms:
+                add(*_rule_against(atom, bad=True))
+        elif isinstance(node, ast.Assert):
+            atoms = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) \
+                else [node.test]
+            for atom in atoms:
+                add(*_rule_against(atom, bad=False))
+    return out
+
+
+def _rule_against(test, *, bad: bool) -> tuple[str | None, str | None]:
+    """``(parameter name, narrowing)`` that keeps the check ``test`` from failing: true when ``bad`` is False
+    (an assert), false when True (the test of an ``if`` that raises); ``(None, None)`` when it says nothing."""
+    import ast
+
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _rule_against(test.operand, bad=not bad)
+    if isinstance(test, ast.Name):  # `if not items: raise` / `assert items`
+        return (test.id, "min1") if not bad else (None, None)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and isinstance(test.func.value, ast.Name) \
+            and test.func.attr in ("isdigit", "isdecimal", "isnumeric") and not bad:
+        return test.func.value.id, "digits"
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None, None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if bad:  # the condition that must not hold: its negation must
+        negated = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.Eq: ast.NotEq,
+                   ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In}.get(type(op))
+        if negated is None:
+            return None, None
+        op = negated()
+    if isinstance(op, ast.In) and isinstance(left, ast.Name) and isinstance(right, ast.Name) and right.id.isupper():
+        return left.id, "keys"  # kind in RATES: one of the program's keys
+    if not (isinstance(right, ast.Constant) and type(right.value) in (int, float)):
+        return None, None
+    n = right.value
+    sized = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" \
+        and len(left.args) == 1 and isinstance(left.args[0], ast.Name)
+    if sized:
+        name = left.args[0].id
+        if isinstance(op, ast.Eq) and 2 <= n <= 5:
+            return name, f"size{n}"
+        least = n + 1 if isinstance(op, ast.Gt) else n if isinstance(op, ast.GtE) else 1 if isinstance(op, ast.NotEq) \
+            and n == 0 else None
+        if least is None or least < 1:
+            return None, None
+        return name, "min1" if least <= 1 else "min3" if least <= 3 else "long"
+    if not isinstance(left, ast.Name):
+        return None, None
+    if isinstance(op, ast.GtE) and n == 0 or isinstance(op, ast.Gt) and n == -1:
+        return left.id, "nonneg"
+    if isinstance(op, ast.Gt) and n == 0 or isinstance(op, ast.GtE) and n == 1:
+        return left.id, "pos"
+    if isinstance(op, ast.NotEq) and n == 0:
+        return left.id, "nonzero"
+    return None, None

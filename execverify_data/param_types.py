@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 
 __all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "field_types", "hints", "preferred_domains",
            "variants"]
@@ -197,6 +198,9 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.patterns \
                     and func.attr in _PATTERN_METHODS and parent.args[-1 if func.attr in ("sub", "subn") else 0] is node:
                 kinds.update(("str", "pattern"))
+            elif isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Name) \
+                    and func.value.id in module.tables and parent.args[0] is node:
+                kinds.update(("str", "lookup"))  # MAX_ITEMS.get(member_type): one of the table's keys, or not
             elif isinstance(func, ast.Attribute):
                 kinds.add("passed")  # an argument of a method: something, at least
         if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
@@ -230,6 +234,9 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 kinds.add("addable")
         elif isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub):
             kinds.add("number")
+        elif isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is node \
+                or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            kinds.add("truth")  # if has_hold: / not express: a yes-or-no value, where nothing else tells
         elif isinstance(parent, ast.AugAssign) and parent.value is node:
             pass
         elif isinstance(parent, ast.Compare):
@@ -456,6 +463,8 @@ def _from_use(evidence: _Evidence) -> list[str]:
         return ["int", "str"]
     if "passed" in kinds:  # only handed to something that tells nothing: the probe decides
         return ["int", "str", "list[int]"]
+    if kinds == {"truth"}:
+        return ["bool"]
     return []
 
 
@@ -659,16 +668,19 @@ DOMAIN_VARIANTS = {"str": ("text", "tokens", "literal", "digits", "numstr", "wor
 
 def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[str, str]]:
     """A parameter's ``(type, domain)`` options in the order a probe tries them: each type drawn plainly,
-    then (with ``domains``) each type in each of its :data:`DOMAIN_VARIANTS`; a ``first`` domain (what the
-    body says: sentences for a text it splits into words) before all of them."""
+    then (with ``domains``) each type in each of its :data:`DOMAIN_VARIANTS`; the ``first`` domains (what the
+    body and the docstring say: sentences for a text it splits into words; ``"example|pattern"``, two of them)
+    before all of them."""
     out = [(t, "") for t in types]
     if domains:
         out += [(t, d) for t in types for d in DOMAIN_VARIANTS.get(t, ())]
-        if first:
-            ahead = [o for o in out if o[1] == first] or [(t, first) for t in types[:1]]
-            if first == "+record":  # records of every candidate type before the plain draws
-                ahead = [(t, first) for t in types if "dict[" in t] or ahead
-            out = ahead + [o for o in out if o not in ahead]
+        ahead: list[tuple[str, str]] = []
+        for one in filter(None, first.split("|")):
+            found = [o for o in out if o[1] == one] or [(t, one) for t in types[:1]]
+            if one == "+record":  # records of every candidate type before the plain draws
+                found = [(t, one) for t in types if "dict[" in t] or found
+            ahead += [o for o in found if o not in ahead]
+        out = ahead + [o for o in out if o not in ahead]
     return out
 
 
@@ -676,19 +688,35 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
     """Per parameter, the input domain its use asks for first (``pattern``: texts the program's regular
     expression matches, for a text it matches; ``sentence``: several words, for a text it splits into words;
     ``tokens``: for a text it splits at a separator of its own; ``literal``: the keys of its lookup table;
-    ``+record``: dicts with the keys it subscripts with, ``row["price"]``), or ``""``."""
+    ``+record``: dicts with the keys it subscripts with, ``row["price"]``), after ``example`` (the texts its
+    docstring quotes) for a text parameter of a function whose docstring quotes some, joined by ``|``; or ``""``."""
     tree = ast.parse(code) if isinstance(code, str) else code
     fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
     out = []
+    examples = docstring_examples(fn)
     for a in fn.args.args:
         evidence = _Evidence()
         _collect(fn, a.arg, evidence, module=_Module(tree))
         kinds = evidence.kinds
         items = evidence.items.kinds if evidence.items is not None else set()
-        out.append("pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds
-                   else "literal" if "lookup" in kinds else "+record" if _records(evidence)
-                   else "cells" if "textcells" in items else "")
+        said = "pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds \
+            else "literal" if "lookup" in kinds else "+record" if _records(evidence) else "cells" if "textcells" in items else ""
+        text = a.annotation is None and _from_use(evidence)[:1] == ["str"] or annotation(a.annotation) == "str"
+        out.append("|".join(filter(None, ("example" if examples and text else "", said))))
     return out
+
+
+def docstring_examples(fn: ast.FunctionDef) -> list[str]:
+    """The texts a function's docstring quotes, as people show what a function takes (``"'3:45' -> 225"``,
+    ``"Parse '1 1/2', '3/4' or '2.5'"``): drawn as inputs of a text parameter (the ``example`` domain).
+
+    >>> doc = "'3:45' -> 225, \\"1:02:10\\" -> 3730."
+    >>> docstring_examples(ast.parse(f"def f(t):\\n    {doc!r}\\n    return t").body[0])
+    ['3:45', '1:02:10']
+    """
+    doc = ast.get_docstring(fn) or ""
+    found = re.findall(r"""(?<![A-Za-z0-9])(?:'([^'\n]{1,40})'|"([^"\n]{1,40})")""", doc)
+    return list(dict.fromkeys(a or b for a, b in found if (a or b).strip()))
 
 
 #: The largest number :func:`hints` draws around.
@@ -740,6 +768,7 @@ def hints(code: str | ast.Module, entry: str):
             matched.setdefault(pattern)
     out.numbers, out.cells = tuple(numbers), tuple(cells)
     out.field_types = field_types(tree, entry)
+    out.examples = tuple(docstring_examples(fn))
     if matched:
         out.patterns = tuple(matched)
     return out

@@ -443,6 +443,40 @@ def test_thresholds_records_boards_and_words_become_rows_with_every_branch(tmp_p
     assert records["free_cells"]["param_domains"] == ["cells"]
 
 
+def test_raising_checks_yes_no_flags_table_gets_and_docstring_examples_settle_inputs(tmp_path):
+    """Issue 30 (a fifth folder): what the checks that raise ask (three sides for both boxes, a known item type, no
+    negative count: two parameters narrowed at once where each alone does not help), a parameter only tested
+    for truth (a flag), a parameter looked up with ``TABLE.get``, and the texts a docstring quotes as examples."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.py").write_text(
+        "import re\n\nLOAN_DAYS = {'book': 21, 'dvd': 7}\nMAX_ITEMS = {'child': 5, 'adult': 10}\n"
+        "_CODE_RE = re.compile(r'^([A-Z])(\\d{1,2})-(\\d)-(\\d{2})$')\n\n\n"
+        "def fits(item_dims: tuple, bin_dims: tuple) -> bool:\n"
+        "    if len(item_dims) != 3 or len(bin_dims) != 3:\n        raise ValueError('need three dimensions')\n"
+        "    return all(i <= b for i, b in zip(sorted(item_dims), sorted(bin_dims)))\n\n\n"
+        "def loan_days(item_type, renewals=0):\n    if item_type not in LOAN_DAYS:\n        raise ValueError('unknown')\n"
+        "    if renewals < 0:\n        raise ValueError('negative')\n    return LOAN_DAYS[item_type] * (1 + renewals)\n\n\n"
+        "def can_renew(renewals_so_far, has_hold):\n    if has_hold:\n        return False\n    return renewals_so_far < 2\n\n\n"
+        "def can_borrow(member_type, current_loans):\n    limit = MAX_ITEMS.get(member_type)\n    if limit is None:\n"
+        "        return False\n    return current_loans < limit\n\n\n"
+        "def parse_code(code):\n    \"\"\"'B12-3-07' -> ('B', 12, 3, 7); 'A1-2-03' too.\"\"\"\n"
+        "    m = _CODE_RE.match(code.strip())\n    if not m:\n        raise ValueError('bad code')\n"
+        "    aisle, bay, level, slot = m.groups()\n    return (aisle, int(bay), int(level), int(slot))\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert set(records) == {"fits", "loan_days", "can_renew", "can_borrow", "parse_code"}, \
+        (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert ["size3" in d for d in records["fits"]["param_domains"]] == [True, True]
+    assert "keys" in records["loan_days"]["param_domains"][0]
+    assert records["can_renew"]["param_types"][1] == "bool"
+    assert records["can_borrow"]["param_types"][0] == "str"
+    assert records["parse_code"]["param_domains"][0].startswith(("example", "pattern"))
+    returning = {name for name, r in records.items() if r["branch_coverage_returning"] in (None, 1.0)}
+    assert returning == set(records)
+
+
 def test_a_function_no_narrowing_saves_is_given_up_with_what_was_tried(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("def never(xs: list[int]) -> int:\n    raise ValueError('never returns')\n")
