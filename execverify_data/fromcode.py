@@ -403,7 +403,7 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
 
     Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination (and no narrowing
     of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
-    from execverify_data.narrowing import guard_proposals, proposals, with_rule
+    from execverify_data.narrowing import agreement_proposals, guard_proposals, proposals, with_rule
     from execverify_data.param_types import combinations, hints as hints_of, preferred_domains, variants
 
     hints = hints_of(fn.code, fn.entry_point)
@@ -424,11 +424,14 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
     if best is not None and domains:
         types, chosen = tuple(t for t, _ in best), [d for _, d in best]
         guards = guard_proposals(fn.code, fn.entry_point, types)
+        agreements = agreement_proposals(fn.code, fn.entry_point, types)
         for _ in range(NARROWING_ROUNDS):
             gain = None
             changes = [[p] for p in proposals(best_errors, types)[:NARROWING_TRIES]]
             if best_errors and guards:  # what the raising checks ask, all at once (two parameters may both need it)
                 changes = [guards] + [[p] for p in guards if len(guards) > 1] + changes
+            if agreements:  # a parameter looked for in another (a title among the tasks), with or without what raised
+                changes = [agreements + (guards if best_errors else [])] + changes
             for change in changes:
                 if deadline is not None and time.monotonic() >= deadline:
                     break

@@ -705,6 +705,8 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
             return _text(rng, lo, hi)
         found = rng.choice(hints.examples)
         return _mutate(found, _parse("str"), rng, True) if rng.random() < 0.25 else found
+    if domain == "patterns":  # lines the program parses one by one with its regular expression, a blank one now and then
+        return [_domain_value("pattern", rng, lo, hi, hints) if rng.random() < 0.9 else "" for _ in range(rng.randint(1, 5))]
     if domain == "pattern":  # a text the program's regular expression matches; a near miss now and then
         from execverify_data import patterns
 
@@ -739,10 +741,11 @@ def _cells(item: Type, rng: random.Random, hints: Hints | None) -> list:
 #: :mod:`execverify_data.narrowing` chooses from what raised): sizes of the top-level value (at least 1 or 3,
 #: long, exactly n), numbers at any depth (non-negative, positive, non-zero), lists sorted, strings at any depth
 #: drawn as keys of the program's dicts, digit strings or numbers joined by its separator, dicts given the
-#: string keys the program subscripts with (``row["price"]``). Narrowings apply to fresh draws; a mutation
+#: string keys the program subscripts with (``row["price"]``), and a scalar drawn, most of the time, as one of the
+#: values another parameter holds (``from0``: the title of one of the tasks it looks for). Narrowings apply to fresh draws; a mutation
 #: of a narrowed value may leave them (a near miss, which keeps the program's checks going both ways).
 NARROWINGS = ("min1", "min3", "long", "size2", "size3", "size4", "size5", "nonneg", "pos", "nonzero", "sorted", "keys",
-              "digits", "numfields", "record")
+              "digits", "numfields", "record", "from0", "from1", "from2", "from3", "from4")
 _STRING_NARROWINGS = ("keys", "digits", "numfields")
 
 
@@ -796,6 +799,33 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
     return value
 
 
+def _agree(args: tuple, types: list[Type], narrowed, rng: random.Random, hints: Hints | None) -> tuple:
+    """``args`` with each parameter narrowed ``from<i>`` replaced, 9 times in 10, by a value of its type found in
+    parameter ``i``'s value (at any depth: items, a dict's keys and values; the values at the string keys the
+    program reads, ``t["title"]``, where there are such)."""
+    out = list(args)
+    fields = set(hints.fields) if hints is not None else set()
+    for j, rules in enumerate(narrowed):
+        i = next((int(r[4:]) for r in rules if r.startswith("from")), None)
+        if i is None or i >= len(args) or rng.random() >= 0.9:
+            continue
+        kind = {"str": str, "int": int, "float": float}.get(types[j].name)
+        found = [(v, at) for v, at in _leaves(args[i], fields) if type(v) is kind]
+        found = [f for f in found if f[1]] or found
+        if found:
+            out[j] = rng.choice(found)[0]
+    return tuple(out)
+
+
+def _leaves(value, fields: set, at: bool = False) -> list[tuple[object, bool]]:
+    """The scalars in ``value``, each with whether it is the value at one of ``fields``."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in (*_leaves(k, fields), *_leaves(v, fields, k in fields))]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [leaf for v in value for leaf in _leaves(v, fields)]
+    return [(value, at)]
+
+
 def split_domain(text: str) -> tuple[str, frozenset]:
     """A parameter's domain text as ``(domain, narrowings)``: ``"digits+min1"`` is ``("digits", {"min1"})``.
 
@@ -807,13 +837,13 @@ def split_domain(text: str) -> tuple[str, frozenset]:
 
 
 #: the type each domain draws (a domain given for another type is ignored)
-_DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
+DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
                  "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                  "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
                  "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
-                 "example": "str"}
+                 "example": "str", "patterns": "list"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
-DOMAINS = tuple(_DOMAIN_TYPES)
+DOMAINS = tuple(DOMAIN_TYPES)
 
 
 # ------------------------------------------------------------------ several inputs
@@ -865,14 +895,14 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
                                                           "literal", "sentence", "pattern", "numfields", "cells",
-                                                          "example")}
+                                                          "example", "patterns")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:
         lo, hi = bounds[i]
         if domains[i] == "cells" and t.name == "list" and t.args[0].name == "list":
             value = _cells(t.args[0].args[0], rng, hints)
-        elif domains[i] in DOMAINS and domains[i] in _DOMAIN_TYPES and _DOMAIN_TYPES[domains[i]] == t.name:
+        elif domains[i] in DOMAINS and domains[i] in DOMAIN_TYPES and DOMAIN_TYPES[domains[i]] == t.name:
             value = _domain_draw(domains[i], rng, lo, hi, hints)
         else:
             value = _draw(t, rng, lo, hi, True, hints)
@@ -904,7 +934,7 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
             args = tuple(base)
         else:
             seeded = False
-            args = tuple(fresh(i, t) for i, t in enumerate(types))
+            args = _agree(tuple(fresh(i, t) for i, t in enumerate(types)), types, narrowed, rng, hints)
         try:
             text = format_arguments(args)
         except Exception:  # noqa: BLE001 - a value without a literal (never for these types)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["RULES", "guard_proposals", "proposals", "with_rule"]
+__all__ = ["RULES", "agreement_proposals", "guard_proposals", "proposals", "with_rule"]
 
 #: What each kind of failure asks of the inputs, in the order tried: ``(pattern of "Type: message", narrowings)``.
 #: A narrowing is proposed for each parameter whose type it changes (sizes for strings and containers, numbers
@@ -48,6 +48,8 @@ def _changes(rule: str, type_text: str) -> bool:
         return bool(re.search(r"\b(int|float)\b", type_text))
     if kind == "list":
         return type_text.startswith("list[")
+    if rule.startswith("from"):  # a scalar found in another parameter's value
+        return type_text in ("str", "int", "float")
     if kind == "dict":
         return type_text.startswith("dict[str,") or "dict[str," in type_text
     return kind == "str" and bool(re.search(r"\bstr\b", type_text))
@@ -169,3 +171,48 @@ def _rule_against(test, *, bad: bool) -> tuple[str | None, str | None]:
     if isinstance(op, ast.NotEq) and n == 0:
         return left.id, "nonzero"
     return None, None
+
+
+def agreement_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple[int, str]]:
+    """``(j, "from<i>")`` for a parameter ``j`` the body compares with what parameter ``i`` holds (``t["title"] ==
+    title`` for ``t`` in ``tasks``; ``tag in t["tags"]``): a call finds what it looks for only when ``j`` is one of
+    ``i``'s values, which independent draws almost never give (``mark_done(tasks, title)`` raised ``KeyError`` on
+    every draw). Drawn that way (:data:`execverify_data.inputs.NARROWINGS`), ``j`` is a value found in ``i`` most of
+    the time.
+
+    >>> agreement_proposals("def f(tasks, title):\\n    return [t for t in tasks if t['title'] == title]", "f",
+    ...                     ("list[dict[str, str]]", "str"))
+    [(1, 'from0')]
+    """
+    import ast
+
+    tree = ast.parse(code)
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
+    if fn is None:
+        return []
+    params = [a.arg for a in fn.args.args]
+    holds = {p: i for i, p in enumerate(params)}  # a name -> the parameter whose values it holds
+
+    def source(node) -> int | None:
+        found = {holds[n.id] for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in holds}
+        return found.pop() if len(found) == 1 else None
+
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            i = source(node.iter)
+            if i is not None:
+                for target in ast.walk(node.target):
+                    if isinstance(target, ast.Name) and target.id not in params:
+                        holds[target.id] = i
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))):
+            continue
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Name) and side.id in params:
+                j, i = params.index(side.id), source(other)
+                if i is not None and i != j and j < len(types) and _changes(f"from{i}", types[j]) \
+                        and (j, f"from{i}") not in out:
+                    out.append((j, f"from{i}"))
+    return out

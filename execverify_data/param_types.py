@@ -118,11 +118,17 @@ class _Evidence:
         self.kinds: set[str] = set()
         self.items: _Evidence | None = None
         self.elements: list[str] | None = None  # the types of an unpacked tuple's names, when they are scalars
+        self.values: _Evidence | None = None  # for a dict, what its values meet
 
     def item(self) -> _Evidence:
         if self.items is None:
             self.items = _Evidence()
         return self.items
+
+    def value(self) -> _Evidence:
+        if self.values is None:
+            self.values = _Evidence()
+        return self.values
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
@@ -187,12 +193,12 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
             continue
         parent = parents.get(id(node))
         kinds = evidence.kinds
-        if isinstance(parent, ast.Call) and node in parent.args and depth < 2:
+        if isinstance(parent, ast.Call) and node in parent.args:
             func = parent.func
             if isinstance(func, ast.Name) and func.id in module.functions and func.id != getattr(fn, "name", None):
                 callee = module.functions[func.id]
                 position = parent.args.index(node)
-                if position < len(callee.args.args) and not any(isinstance(a, ast.Starred) for a in parent.args):
+                if depth < 2 and position < len(callee.args.args) and not any(isinstance(a, ast.Starred) for a in parent.args):
                     _collect(callee, callee.args.args[position].arg, evidence, depth + 1, module)
                     kinds.add("passed")
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.patterns \
@@ -337,6 +343,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 kinds.add("dict")
                 if _field_of(parents.get(id(parent))) is not None:
                     kinds.add("record")  # t.get("done"): a record
+                elif depth < 2:
+                    _dict_values(fn, parents, parent, method, evidence, depth, module)
             elif method in ("is_integer",):
                 kinds.add("float")
             elif method in ("bit_length", "to_bytes"):
@@ -404,6 +412,28 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                     _collect(scope, target, evidence.item(), depth + 1, module)
 
 
+def _dict_values(fn: ast.AST, parents: dict, attribute: ast.Attribute, method: str, evidence: _Evidence, depth: int,
+                 module: _Module) -> None:
+    """What the body does with a dict's values, into ``evidence.value()``: the name a ``.get`` is bound to
+    (``scores = categories.get(name)``, then ``sum(scores)``), the value of a ``for`` over ``.values()`` or
+    ``.items()``."""
+    call = parents.get(id(attribute))
+    if not (isinstance(call, ast.Call) and call.func is attribute):
+        return
+    holder = parents.get(id(call))
+    name = None
+    if method == "get" and isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
+        name, scope = holder.targets[0].id, fn
+    elif method in ("values", "items") and isinstance(holder, (ast.For, ast.comprehension)) and holder.iter is call:
+        target = holder.target
+        if method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]
+        if isinstance(target, ast.Name):
+            name, scope = target.id, holder if isinstance(holder, ast.For) else parents.get(id(holder), fn)
+    if name is not None:
+        _collect(scope, name, evidence.value(), depth + 1, module)
+
+
 def _field_of(node: ast.AST | None) -> str | None:
     """The string key of ``node`` when it reads a dict's value at one: ``x["title"]``, ``x.get("tags", [])``."""
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _constant_kind(node.slice) == "str":
@@ -440,7 +470,8 @@ def _from_use(evidence: _Evidence) -> list[str]:
     if unpacked and 2 <= unpacked <= 4:
         return [f"tuple[{', '.join(['int'] * unpacked)}]", f"tuple[{', '.join(['float'] * unpacked)}]"]
     if "dict" in kinds:
-        return ["dict[str, int]", "dict[str, str]", "dict[int, int]"]
+        told = [t for t in _from_use(evidence.values) if t not in ("int", "str")][:2] if evidence.values is not None else []
+        return [f"dict[str, {t}]" for t in told] + ["dict[str, int]", "dict[str, str]", "dict[int, int]"]
     if "stringified" in kinds and not kinds & {"str", "text", "sequence", "indexed", "list"}:
         return [t for t in _from_use_plain(kinds - {"stringified"}) if t != "str"] + ["str"]  # str(value) of a text too
     if "list" in kinds:
@@ -459,8 +490,8 @@ def _from_use(evidence: _Evidence) -> list[str]:
         return ["int", "float", "str"]
     if "addable" in kinds:
         return ["int", "str", "float", "list[int]"]
-    if "comparable" in kinds:
-        return ["int", "str"]
+    if "comparable" in kinds:  # == another value: a name, a title, a code more often than a number
+        return ["str", "int"]
     if "passed" in kinds:  # only handed to something that tells nothing: the probe decides
         return ["int", "str", "list[int]"]
     if kinds == {"truth"}:
@@ -501,8 +532,8 @@ def _sequences(items: set[str], *, text: bool, elements: list[str] | None = None
 
 def _container(bare: str, used: list[str]) -> list[str]:
     """Candidates for a bare container annotation, items read from the body's use."""
-    if bare == "dict":
-        return ["dict[str, int]", "dict[str, str]", "dict[int, int]"]
+    if bare == "dict":  # dict[str, list[int]] first where the body's use of its values says so
+        return [t for t in used if t.startswith("dict[")] or ["dict[str, int]", "dict[str, str]", "dict[int, int]"]
     lists = [t for t in used if t.startswith("list[")] or ["list[int]", "list[float]", "list[str]"]
     if bare == "list":
         return lists
@@ -623,8 +654,8 @@ def field_types(code: str | ast.Module, entry: str) -> dict[str, str]:
             used = [t for t in used if t.startswith(default)] or [f"{default}[str]" if default == "list" else "dict[str, int]"]
         elif default and default not in used[:1]:
             used = [default] if not used or default != "bool" else used
-        if not used and key in subscripted:  # task["title"], read as is: most often a text
-            used = ["str"]
+        if key in subscripted and (not used or evidence.kinds <= {"comparable", "passed"}):
+            used = ["str"]  # task["title"], read as is or compared with a parameter: most often a text
         if used:
             out[key] = f"{used[0]} | None" if "optional" in evidence.kinds and "None" not in used[0] else used[0]
     return out
@@ -676,7 +707,7 @@ def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[
         out += [(t, d) for t in types for d in DOMAIN_VARIANTS.get(t, ())]
         ahead: list[tuple[str, str]] = []
         for one in filter(None, first.split("|")):
-            found = [o for o in out if o[1] == one] or [(t, one) for t in types[:1]]
+            found = [o for o in out if o[1] == one] or [(t, one) for t in types if _fits(one, t)][:1] or [(t, one) for t in types[:1]]
             if one == "+record":  # records of every candidate type before the plain draws
                 found = [(t, one) for t in types if "dict[" in t] or found
             ahead += [o for o in found if o not in ahead]
@@ -684,11 +715,20 @@ def variants(types: list[str], *, domains: bool, first: str = "") -> list[tuple[
     return out
 
 
+def _fits(domain: str, type_text: str) -> bool:
+    """Whether ``domain`` draws values of ``type_text``'s kind (a ``patterns`` list for ``list[str]``, not ``str``)."""
+    from execverify_data.inputs import DOMAIN_TYPES
+
+    kind = type_text.split("[")[0]
+    return DOMAIN_TYPES.get(domain, kind) == kind
+
+
 def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
     """Per parameter, the input domain its use asks for first (``pattern``: texts the program's regular
     expression matches, for a text it matches; ``sentence``: several words, for a text it splits into words;
     ``tokens``: for a text it splits at a separator of its own; ``literal``: the keys of its lookup table;
-    ``+record``: dicts with the keys it subscripts with, ``row["price"]``), after ``example`` (the texts its
+    ``+record``: dicts with the keys it subscripts with, ``row["price"]``; ``patterns``: lines its regular expression
+    matches, for a list whose items it matches), after ``example`` (the texts its
     docstring quotes) for a text parameter of a function whose docstring quotes some, joined by ``|``; or ``""``."""
     tree = ast.parse(code) if isinstance(code, str) else code
     fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
@@ -700,7 +740,8 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
         kinds = evidence.kinds
         items = evidence.items.kinds if evidence.items is not None else set()
         said = "pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds \
-            else "literal" if "lookup" in kinds else "+record" if _records(evidence) else "cells" if "textcells" in items else ""
+            else "literal" if "lookup" in kinds else "+record" if _records(evidence) else "cells" if "textcells" in items \
+            else "patterns" if "pattern" in items else ""
         text = a.annotation is None and _from_use(evidence)[:1] == ["str"] or annotation(a.annotation) == "str"
         out.append("|".join(filter(None, ("example" if examples and text else "", said))))
     return out

@@ -477,6 +477,36 @@ def test_raising_checks_yes_no_flags_table_gets_and_docstring_examples_settle_in
     assert returning == set(records)
 
 
+def test_a_value_looked_for_in_another_parameter_dict_values_and_lines_a_helper_parses(tmp_path):
+    """Issue 30 (a sixth folder): a parameter the body looks for among another's values (``mark_done(tasks,
+    title)`` raises unless ``title`` is one of the tasks'), a dict whose values the body sums (read through
+    ``.get``), and lines a helper parses with the module's regular expression."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "log.py").write_text(
+        "import re\n\nWEIGHTS = {'homework': 0.25, 'quizzes': 0.25, 'final': 0.5}\n"
+        "SET_RE = re.compile(r'^\\s*([A-Za-z ]+?)\\s*:\\s*(\\d+)\\s*x\\s*(\\d+)\\s*$')\n\n\n"
+        "def mark_done(tasks, title):\n    found = False\n    updated = []\n    for t in tasks:\n"
+        "        if t['title'] == title and not t['done']:\n            t = {**t, 'done': True}\n            found = True\n"
+        "        updated.append(t)\n    if not found:\n        raise KeyError(title)\n    return updated\n\n\n"
+        "def weighted_average(categories: dict) -> float:\n    total = used = 0.0\n    for name, weight in WEIGHTS.items():\n"
+        "        scores = categories.get(name)\n        if not scores:\n            continue\n"
+        "        total += weight * sum(scores) / len(scores)\n        used += weight\n"
+        "    if used == 0:\n        raise ValueError('no graded categories')\n    return round(total / used, 2)\n\n\n"
+        "def parse_set(line):\n    m = SET_RE.match(line)\n    if not m:\n        raise ValueError('bad set')\n"
+        "    name, weight, reps = m.groups()\n    return name.strip().lower(), int(weight), int(reps)\n\n\n"
+        "def total_volume(lines):\n    volume = 0\n    for line in lines:\n        if not line.strip():\n            continue\n"
+        "        _, weight, reps = parse_set(line)\n        volume += weight * reps\n    return volume\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert {"mark_done", "weighted_average", "total_volume"} <= set(records), (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert "from0" in records["mark_done"]["param_domains"][1]
+    assert records["weighted_average"]["param_types"][0].startswith("dict[str, list[")
+    assert records["total_volume"]["param_domains"][0].startswith("patterns")
+    assert len(set(records["total_volume"]["outputs"])) > 1
+
+
 def test_a_function_no_narrowing_saves_is_given_up_with_what_was_tried(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("def never(xs: list[int]) -> int:\n    raise ValueError('never returns')\n")
