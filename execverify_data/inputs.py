@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -703,8 +704,15 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
     if domain == "example":  # a text the docstring shows ("'B12-3-07' -> {...}"); a near miss now and then
         if hints is None or not hints.examples:
             return _text(rng, lo, hi)
-        found = rng.choice(hints.examples)
-        return _mutate(found, _parse("str"), rng, True) if rng.random() < 0.25 else found
+        found, roll = rng.choice(hints.examples), rng.random()
+        if roll < 0.4:
+            return found
+        if roll < 0.8:  # the same shape with other numbers, and another of the program's words ('5+3' -> '12+0', 'rapid')
+            words = [w for w in (*hints.keys, *hints.strs) if w.isalpha()]
+            if found in words and rng.random() < 0.5:
+                return rng.choice(words)
+            return re.sub(r"\d+", lambda m: str(rng.randint(0, 10 ** len(m.group()) - 1)).zfill(len(m.group())), found)
+        return _mutate(found, _parse("str"), rng, True)
     if domain == "patterns":  # lines the program parses one by one with its regular expression, a blank one now and then
         return [_domain_value("pattern", rng, lo, hi, hints) if rng.random() < 0.9 else "" for _ in range(rng.randint(1, 5))]
     if domain == "pattern":  # a text the program's regular expression matches; a near miss now and then
@@ -786,6 +794,8 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
                 items.sort()
             except TypeError:
                 pass
+        if "record" in rules and hints is not None and hints.fields:
+            items = _repeated_records(items, rng, hints.fields)
         return items if name == "list" else tuple(items) if name == "tuple" else type(value)(items)
     if name == "dict":
         out = {_narrow(k, t.args[0], rules, rng, hints): _narrow(v, t.args[1], rules, rng, hints) for k, v in value.items()}
@@ -824,6 +834,22 @@ def _leaves(value, fields: set, at: bool = False) -> list[tuple[object, bool]]:
     if isinstance(value, (list, tuple, set, frozenset)):
         return [leaf for v in value for leaf in _leaves(v, fields)]
     return [(value, at)]
+
+
+def _repeated_records(items: list, rng: random.Random, fields: tuple) -> list:
+    """Records where, now and then, one repeats an earlier one but for the value at one of the program's fields:
+    code that groups, merges or counts records by a key (``item["sku"]``) meets the same key twice."""
+    out = list(items)
+    for k in range(1, len(out)):
+        earlier = [r for r in out[:k] if isinstance(r, dict)]
+        if isinstance(out[k], dict) and earlier and rng.random() < 0.3:
+            base = dict(rng.choice(earlier))
+            keys = [f for f in fields if f in base and f in out[k]]
+            if keys:
+                key = rng.choice(keys)
+                base[key] = out[k][key]
+            out[k] = base
+    return out
 
 
 def split_domain(text: str) -> tuple[str, frozenset]:

@@ -256,3 +256,36 @@ def test_cells_domain_draws_square_grids_of_the_compared_strings():
     grids = [g for (g,) in draw_inputs(("list[list[str]]",), seed=0, k=12, hints=hints, domains=("cells",), mutation_rate=0.0)]
     assert all(len(row) == len(g) for g in grids for row in g)
     assert {c for g in grids for row in g for c in row} == {"", "X", "O"}
+
+
+def test_docstring_examples_are_drawn_as_given_and_with_other_numbers_and_words():
+    """The example domain: the texts a docstring quotes ('5+3', 'blitz'), the same shapes with other numbers
+    ('12+0'), another of the program's words, and near misses: a parser meets its formats and its failures."""
+    import re
+
+    from execverify_data.param_types import hints
+
+    src = ("MODES = {'blitz': (3, 2), 'rapid': (10, 5)}\n\n\ndef control(text):\n    \"\"\"'5+3' -> (300, 3); 'blitz'.\"\"\"\n"
+           "    if text in MODES:\n        return MODES[text]\n    base, inc = text.split('+')\n    return int(base) * 60, int(inc)\n")
+    drawn = [a[0] for seed in range(5) for a in draw_inputs(["str"], seed, 40, hints=hints(src, "control"),
+                                                              domains=["example"], mutation_rate=0.0)]
+    assert {"5+3", "blitz"} <= set(drawn)
+    assert any(re.fullmatch(r"\d\+\d", d) and d != "5+3" for d in drawn)
+    assert "rapid" in drawn
+
+
+def test_records_sometimes_repeat_an_earlier_one_but_for_one_field():
+    """Code that merges records by a key meets the same record twice, the quantity or the price changed (issue 30:
+    merge_duplicate_items raises on a price mismatch and adds quantities otherwise)."""
+    from execverify_data.param_types import hints
+
+    src = ("def merge(cart):\n    out = {}\n    for item in cart:\n        sku = item['sku']\n        if sku in out:\n"
+           "            if out[sku]['price'] != item['price']:\n                raise ValueError(sku)\n"
+           "            out[sku]['qty'] += item['qty']\n        else:\n            out[sku] = dict(item)\n    return out\n")
+    fields = ("sku", "price", "qty")
+    lists = [a[0] for a in draw_inputs(["list[dict[str, int]]"], 5, 30, hints=hints(src, "merge"), domains=["+record"])]
+
+    def twins(cart) -> bool:
+        return any(sum(a.get(f) == b.get(f) for f in fields) >= 2 for k, a in enumerate(cart) for b in cart[:k])
+
+    assert sum(map(twins, lists)) >= 10
