@@ -428,8 +428,11 @@ def _dict_values(fn: ast.AST, parents: dict, attribute: ast.Attribute, method: s
         target = holder.target
         if method == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             target = target.elts[1]
+        scope = holder if isinstance(holder, ast.For) else parents.get(id(holder), fn)
         if isinstance(target, ast.Name):
-            name, scope = target.id, holder if isinstance(holder, ast.For) else parents.get(id(holder), fn)
+            name = target.id
+        elif isinstance(target, ast.Tuple):  # for name, (qty, unit) in ingredients.items(): pairs
+            evidence.value().kinds.add(f"unpacked{len(target.elts)}")
     if name is not None:
         _collect(scope, name, evidence.value(), depth + 1, module)
 
