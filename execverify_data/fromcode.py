@@ -162,6 +162,29 @@ def load_jsonl(path: str | os.PathLike) -> list[Function]:
     return out
 
 
+def doctest_inputs(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    """The argument texts of the function's own calls in its docstring's examples (``>>> nights_between("2024-03-01",
+    "2024-03-04")``) with a literal for every parameter: the author's inputs, taken as seed inputs where the
+    folder's sidecar gives none.
+
+    >>> fn = ast.parse("def f(a, b=1):\\n    '''>>> f(2, 3)\\n    5\\n    >>> f(4)\\n    '''").body[0]
+    >>> doctest_inputs(fn)
+    ('2, 3',)
+    """
+    import doctest
+
+    from execverify_data.values import literal_calls, parse_call
+
+    doc = ast.get_docstring(node) or ""
+    try:
+        source = "\n".join(e.source for e in doctest.DocTestParser().get_examples(doc))
+        calls = literal_calls(source, node.name, keywords=False)
+    except Exception:  # noqa: BLE001 - a docstring whose examples do not parse: no seeds from it
+        return ()
+    n = len(node.args.args)
+    return tuple(c for c in calls if len(parse_call(f"f({c})")[1]) == n)
+
+
 def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
     """The part of module ``code`` that function ``entry`` needs: the functions and classes it refers to
     by name, and the imports and top-level assignments they use, transitively (in the module's order, their
@@ -271,7 +294,8 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 say = given.pop(f"{rel}:{node.name}", {})
-                out.append(Function(program_of(code, node.name, tree), node.name, tuple(say.get("inputs", ())), source=rel,
+                inputs = tuple(say.get("inputs", ())) or doctest_inputs(node)
+                out.append(Function(program_of(code, node.name, tree), node.name, inputs, source=rel,
                                     source_id=f"{rel}:{node.name}", description=say.get("description", "").strip(),
                                     types=tuple(say.get("types", ()))))
     if given:
@@ -335,7 +359,7 @@ def load_package(name: str) -> list[Function]:
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
-                out.append(Function(program_of(code, node.name, tree), node.name, source=f"{name}=={version}",
+                out.append(Function(program_of(code, node.name, tree), node.name, doctest_inputs(node), source=f"{name}=={version}",
                                     source_id=f"{module}:{node.name}", license=license_))
     if not out:
         raise FromCodeError(f"--package {name}: no public top-level function in its modules")

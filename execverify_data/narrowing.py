@@ -104,7 +104,9 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
         return []
     params = [a.arg for a in fn.args.args]
     out: list[tuple[int, str]] = []
-    derived = _derived(fn, params)
+    from execverify_data.param_types import text_copies
+
+    derived = text_copies(fn, params)
 
     def add(name: str | None, rule: str | None) -> None:
         name = derived.get(name, name)
@@ -125,31 +127,6 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
             for atom in atoms:
                 add(*_rule_against(atom, bad=False))
     return out
-
-
-def _derived(fn, params: list[str]) -> dict[str, str]:
-    """Local names bound to a text method's result on one parameter (``src = from_unit.lower()``; ``src, dst =
-    a.strip(), b.strip()``), each to that parameter: a check of ``src`` asks the same of ``from_unit``."""
-    import ast
-
-    out: dict[str, str] = {}
-    for node in ast.walk(fn):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-            continue
-        target, value = node.targets[0], node.value
-        pairs = list(zip(target.elts, value.elts)) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
-            and len(target.elts) == len(value.elts) else [(target, value)]
-        for name, expr in pairs:
-            used = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in params}
-            calls = [n for n in ast.walk(expr) if isinstance(n, ast.Call)]
-            if isinstance(name, ast.Name) and name.id not in params and len(used) == 1 and calls \
-                    and all(isinstance(c.func, ast.Attribute) and c.func.attr in _TEXT_METHODS for c in calls):
-                out[name.id] = used.pop()
-    return out
-
-
-#: Text methods whose result is the parameter's text in another case or trimmed (a check of it is one of the text).
-_TEXT_METHODS = {"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize"}
 
 
 def _rule_against(test, *, bad: bool) -> tuple[str | None, str | None]:

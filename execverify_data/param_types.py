@@ -28,7 +28,7 @@ import itertools
 import re
 
 __all__ = ["DOMAIN_VARIANTS", "ORIGINS", "annotation", "candidates", "combinations", "field_types", "hints", "preferred_domains",
-           "variants"]
+           "text_copies", "variants"]
 
 #: How a parameter's type was settled, as recorded in a from-code record's ``type_origins``.
 ORIGINS = ("given", "annotation", "seed", "default", "use", "probe")
@@ -361,6 +361,10 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                     attribute, call = outer, parents.get(id(outer))
                 if attribute.attr in _STR_TO_STR and _matched(parents.get(id(call)), call, module):
                     kinds.add("pattern")  # EMAIL_RE.match(addr.strip()): a text of the pattern's format
+                holder = parents.get(id(call))
+                if attribute.attr in _STR_TO_STR and depth < 2 and isinstance(holder, ast.Assign) and holder.value is call \
+                        and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name) and holder.targets[0].id != name:
+                    _collect(fn, holder.targets[0].id, evidence, depth + 1, module)  # cleaned = code.upper().strip()
                 if attribute.attr == "split" and isinstance(call, ast.Call):
                     separator = call.args[0] if call.args else None
                     if separator is None or (_constant_kind(separator) == "str" and separator.value.isspace()):
@@ -435,6 +439,30 @@ def _dict_values(fn: ast.AST, parents: dict, attribute: ast.Attribute, method: s
             evidence.value().kinds.add(f"unpacked{len(target.elts)}")
     if name is not None:
         _collect(scope, name, evidence.value(), depth + 1, module)
+
+
+def text_copies(fn: ast.AST, params) -> dict[str, str]:
+    """Local names bound to a text method's result on one parameter (``src = from_unit.lower()``; ``src, dst =
+    a.strip(), b.strip()``), each to that parameter: a check of ``src`` asks the same of ``from_unit``."""
+    out: dict[str, str] = {}
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], node.value
+        pairs = list(zip(target.elts, value.elts)) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
+            and len(target.elts) == len(value.elts) else [(target, value)]
+        for name, expr in pairs:
+            used = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in params}
+            calls = [n for n in ast.walk(expr) if isinstance(n, ast.Call)]
+            if isinstance(name, ast.Name) and name.id not in params and len(used) == 1 and calls \
+                    and all(isinstance(c.func, ast.Attribute) and c.func.attr in _TEXT_COPY_METHODS for c in calls):
+                out[name.id] = used.pop()
+    return out
+
+
+#: Text methods whose result is the parameter's text in another case, trimmed or with characters replaced (a check
+#: of it is one of the text).
+_TEXT_COPY_METHODS = {"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize", "replace"}
 
 
 def _field_of(node: ast.AST | None) -> str | None:
@@ -800,6 +828,7 @@ def hints(code: str | ast.Module, entry: str):
                 and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "compile" and n.value.args
                 and _constant_kind(n.value.args[0]) == "str" for t in n.targets if isinstance(t, ast.Name)}
     params = {a.arg for a in fn.args.args}
+    params |= set(text_copies(fn, params))  # cleaned = postcode.upper().replace(' ', ''); UK_POSTCODE.match(cleaned)
     matched: dict = {}
     for node in ast.walk(fn):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PATTERN_METHODS

@@ -507,6 +507,30 @@ def test_a_value_looked_for_in_another_parameter_dict_values_and_lines_a_helper_
     assert len(set(records["total_volume"]["outputs"])) > 1
 
 
+def test_a_docstrings_doctest_calls_are_seed_inputs_and_a_cleaned_copy_is_matched_as_its_text(tmp_path):
+    """Issue 30 (a seventh folder): the author's own calls in a docstring example are seed inputs (a date format
+    nothing else tells), and a text matched with the module's pattern after it was cleaned (``cleaned =
+    postcode.upper().replace(' ', '')``) is drawn as texts the pattern matches."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "hotel.py").write_text(
+        "import re\n\nPOSTCODE = re.compile(r'^([A-Z]{1,2}\\d[A-Z\\d]?)\\s*(\\d[A-Z]{2})$')\n\n\n"
+        "def nights_between(check_in, check_out):\n    \"\"\"\n    >>> nights_between('2024-03-01', '2024-03-04')\n    3\n"
+        "    \"\"\"\n    y1, m1, d1 = (int(p) for p in check_in.split('-'))\n    y2, m2, d2 = (int(p) for p in check_out.split('-'))\n"
+        "    days = (y2 - y1) * 365 + (m2 - m1) * 30 + (d2 - d1)\n    if days <= 0:\n        raise ValueError('check-out first')\n"
+        "    return days\n\n\n"
+        "def format_postcode(postcode: str) -> str:\n    cleaned = postcode.upper().replace(' ', '')\n"
+        "    m = POSTCODE.match(cleaned)\n    if not m:\n        raise ValueError('not a postcode')\n"
+        "    return m.group(1) + ' ' + m.group(2)\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    assert set(records) == {"nights_between", "format_postcode"}, (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert records["nights_between"]["inputs"][0] == "'2024-03-01', '2024-03-04'"
+    assert records["nights_between"]["type_origins"] == ["seed", "seed"]
+    assert records["format_postcode"]["param_domains"][0].startswith("pattern")
+
+
 def test_a_function_no_narrowing_saves_is_given_up_with_what_was_tried(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("def never(xs: list[int]) -> int:\n    raise ValueError('never returns')\n")
