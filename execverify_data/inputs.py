@@ -750,10 +750,12 @@ def _cells(item: Type, rng: random.Random, hints: Hints | None) -> list:
 #: long, exactly n), numbers at any depth (non-negative, positive, non-zero), lists sorted, strings at any depth
 #: drawn as keys of the program's dicts, digit strings or numbers joined by its separator, dicts given the
 #: string keys the program subscripts with (``row["price"]``), and a scalar drawn, most of the time, as one of the
-#: values another parameter holds (``from0``: the title of one of the tasks it looks for). Narrowings apply to fresh draws; a mutation
+#: values another parameter holds (``from0``: the title of one of the tasks it looks for), a list or text as long as
+#: another parameter most of the time (``len0``: answers and their key, checked for one length). Narrowings apply to fresh draws; a mutation
 #: of a narrowed value may leave them (a near miss, which keeps the program's checks going both ways).
 NARROWINGS = ("min1", "min3", "long", "size2", "size3", "size4", "size5", "nonneg", "pos", "nonzero", "sorted", "keys",
-              "digits", "numfields", "record", "from0", "from1", "from2", "from3", "from4")
+              "digits", "numfields", "record", "from0", "from1", "from2", "from3", "from4", "len0", "len1", "len2", "len3",
+              "len4")
 _STRING_NARROWINGS = ("keys", "digits", "numfields")
 
 
@@ -816,6 +818,11 @@ def _agree(args: tuple, types: list[Type], narrowed, rng: random.Random, hints: 
     out = list(args)
     fields = set(hints.fields) if hints is not None else set()
     for j, rules in enumerate(narrowed):
+        same = next((int(r[3:]) for r in rules if r.startswith("len")), None)
+        if same is not None and same < len(args) and hasattr(args[same], "__len__") and out[j] and rng.random() < 0.9:
+            n, value = len(args[same]), out[j]
+            out[j] = type(value)((value * (n // len(value) + 1))[:n]) if isinstance(value, (list, tuple)) \
+                else (value * (n // len(value) + 1))[:n] if isinstance(value, str) else value
         i = next((int(r[4:]) for r in rules if r.startswith("from")), None)
         if i is None or i >= len(args) or rng.random() >= 0.9:
             continue

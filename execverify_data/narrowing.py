@@ -50,6 +50,8 @@ def _changes(rule: str, type_text: str) -> bool:
         return type_text.startswith("list[")
     if rule.startswith("from"):  # a scalar found in another parameter's value
         return type_text in ("str", "int", "float")
+    if rule.startswith("len"):  # as long as another parameter
+        return type_text.startswith(("str", "list", "tuple"))
     if kind == "dict":
         return type_text.startswith("dict[str,") or "dict[str," in type_text
     return kind == "str" and bool(re.search(r"\bstr\b", type_text))
@@ -116,6 +118,14 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
                 out.append((i, rule))
 
     for node in ast.walk(fn):
+        if isinstance(node, (ast.If, ast.Assert)):
+            test = node.test
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and _lengths(test.left, test.comparators[0], params) \
+                    and isinstance(test.ops[0], ast.NotEq if isinstance(node, ast.If) else ast.Eq) \
+                    and (not isinstance(node, ast.If) or any(isinstance(s, ast.Raise) for s in node.body)):
+                i, j = _lengths(test.left, test.comparators[0], params)
+                if j < len(types) and _changes(f"len{i}", types[j]):  # len(answers) != len(key): raise
+                    out.append((j, f"len{i}"))
         if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body):
             atoms = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.Or) \
                 else [node.test]
@@ -127,6 +137,15 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
             for atom in atoms:
                 add(*_rule_against(atom, bad=False))
     return out
+
+
+def _lengths(left, right, params: list[str]) -> tuple[int, int] | None:
+    """``(i, j)`` for ``len(params[i])`` compared with ``len(params[j])``, else None."""
+    import ast
+
+    names = [n.args[0].id for n in (left, right) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id == "len" and len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id in params]
+    return (params.index(names[0]), params.index(names[1])) if len(names) == 2 and names[0] != names[1] else None
 
 
 def _rule_against(test, *, bad: bool) -> tuple[str | None, str | None]:

@@ -47,3 +47,16 @@ def test_checks_that_raise_are_read_through_a_trimmed_or_recased_copy():
             "        raise ValueError('unknown unit')\n    if amount < 0:\n        raise ValueError('negative')\n"
             "    return amount * GRAMS[src] / GRAMS[dst]\n")
     assert guard_proposals(code, "convert", ("float", "str", "str")) == [(1, "keys"), (2, "keys"), (0, "nonneg")]
+
+
+def test_two_parameters_checked_for_one_length_are_drawn_that_long():
+    """``if len(answers) != len(key): raise`` (issue 30: mark_round was given up): the key is drawn as long as the
+    answers most of the time."""
+    from execverify_data.inputs import draw_inputs
+    from execverify_data.narrowing import guard_proposals
+
+    code = ("def mark(answers, key):\n    if len(answers) != len(key):\n        raise ValueError('lengths')\n"
+            "    return sum(a == k for a, k in zip(answers, key))\n")
+    assert guard_proposals(code, "mark", ("list[str]", "list[str]")) == [(1, "len0")]
+    drawn = draw_inputs(["list[str]", "list[str]"], 2, 20, domains=["", "+len0"], mutation_rate=0.0)
+    assert sum(len(a) == len(b) for a, b in drawn) >= 15
