@@ -195,7 +195,9 @@ def exit_on_sigterm() -> None:
     so a run that Python's handling lost the exception of still stops."""
     import signal
 
-    from execverify_data.shards import request_stop
+    from execverify_data.shards import STOP_REQUESTED, request_stop
+
+    STOP_REQUESTED.clear()  # a command run in a process that an earlier one stopped (a notebook, CliRunner) starts afresh
 
     def on_term(signum, frame):
         request_stop(SystemExit(128 + signum))
