@@ -380,11 +380,17 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
             if isinstance(sort_key, (ast.Lambda, ast.FunctionDef)) and sort_key.args.args:
                 kinds.add("sequence")
                 _collect(sort_key, sort_key.args.args[0].arg, evidence.item(), depth + 1, module)
+        zipped, loop = parent, parents.get(id(parent))
+        if isinstance(loop, ast.Call) and isinstance(loop.func, ast.Name) and loop.func.id == "enumerate" \
+                and isinstance(parents.get(id(loop)), (ast.For, ast.comprehension)):
+            zipped, loop = loop, parents.get(id(loop))  # for i, (given, correct) in enumerate(zip(answers, key))
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "zip" and depth < 2 \
-                and node in parent.args and isinstance(parents.get(id(parent)), (ast.For, ast.comprehension)):
-            loop = parents[id(parent)]  # for s, w in zip(scores, weights): s is an item of scores
+                and node in parent.args and isinstance(loop, (ast.For, ast.comprehension)):
+            # for s, w in zip(scores, weights): s is an item of scores
             elts = loop.target.elts if isinstance(loop.target, ast.Tuple) else []
-            if loop.iter is parent and len(elts) == len(parent.args) and isinstance(elts[parent.args.index(node)], ast.Name):
+            if zipped is not parent and len(elts) == 2 and isinstance(elts[1], ast.Tuple):
+                elts = elts[1].elts
+            if loop.iter is zipped and len(elts) == len(parent.args) and isinstance(elts[parent.args.index(node)], ast.Name):
                 kinds.add("sequence")
                 scope = loop if isinstance(loop, ast.For) else parents.get(id(loop), fn)
                 _collect(scope, elts[parent.args.index(node)].id, evidence.item(), depth + 1, module)

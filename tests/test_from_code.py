@@ -368,6 +368,13 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
     ("def f(v):\n    return str(v).strip().lower() in ('yes', 'on')\n", [["int", "float", "str"]]),
     ("def f(a, b):\n    return sum(x * y for x, y in zip(a, b))\n", [["list[int]", "list[float]"], ["list[int]", "list[float]"]]),
     ("def f(text, n):\n    return text[:n].rstrip() + '.'\n", [["str"], []]),
+    # zip's items under enumerate; a flag; a table's .get; a dict's values read through .get
+    ("def f(a, b):\n    return [x.strip() == y for i, (x, y) in enumerate(zip(a, b))]\n",
+     [["str", "list[str]"], ["list[int]", "str", "list[str]"]]),
+    ("def f(has_hold, n):\n    if has_hold:\n        return 0\n    return n + 1\n", [["bool"], ["int", "float"]]),
+    ("T = {'a': 1, 'b': 2}\ndef f(k):\n    return T.get(k)\n", [["str"]]),
+    ("def f(d, k):\n    s = d.get(k)\n    return sum(s) / len(s)\n", [["dict[str, list[int]]", "dict[str, list[float]]",
+                                                                  "dict[str, int]", "dict[str, str]", "dict[int, int]"], ["int", "str", "list[int]"]]),
 ])
 def test_types_from_use(code, expected):
     from execverify_data.param_types import candidates
