@@ -419,7 +419,9 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
     domains drawn from (:data:`~execverify_data.param_types.DOMAIN_VARIANTS`: sentences, digit strings,
     large numbers...): the combination under which the most of :data:`PROBE_DRAWS` draws return, with the
     most distinct outputs among those (the first such in :func:`~execverify_data.param_types.combinations`
-    order), run untraced in the untrusted sandbox, one child per combination. With ``domains``, where draws
+    order), run untraced in the untrusted sandbox, one child per combination, each with what the function's checks
+    that raise and its lookups of one parameter in another ask (:func:`~execverify_data.narrowing.guard_proposals`,
+    :func:`~execverify_data.narrowing.agreement_proposals`). With ``domains``, where draws
     of the best combination raise, the domains are then narrowed from what raised
     (:func:`execverify_data.narrowing.proposals`: non-empty, non-negative, digit strings, the program's keys...),
     one narrowing at a time, for up to :data:`NARROWING_ROUNDS` rounds, each kept when more draws return or
@@ -427,7 +429,7 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
 
     Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination (and no narrowing
     of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
-    from execverify_data.narrowing import agreement_proposals, guard_proposals, proposals, with_rule
+    from execverify_data.narrowing import agreement_proposals, guard_proposals, proposals
     from execverify_data.param_types import combinations, hints as hints_of, preferred_domains, variants
 
     hints = hints_of(fn.code, fn.entry_point)
@@ -438,31 +440,24 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
         if deadline is not None and time.monotonic() >= deadline:
             break
         types, chosen = tuple(t for t, _ in combo), tuple(d for _, d in combo)
+        if domains:  # what the checks that raise and the lookups of one parameter in another ask, from the first draws
+            chosen = _with_rules(chosen, agreement_proposals(fn.code, fn.entry_point, types)
+                                 + guard_proposals(fn.code, fn.entry_point, types))
         score, errors, n = _probe_run(fn, types, chosen, seed, config, pool, hints, deadline, tried)
         if score is None:
             continue
         if score > best_score:
-            best, best_score, best_errors = combo, score, errors
+            best, best_score, best_errors = tuple(zip(types, chosen)), score, errors
         if score[2] == n and score[1] >= min(3, n):
             break
     if best is not None and domains:
         types, chosen = tuple(t for t, _ in best), [d for _, d in best]
-        guards = guard_proposals(fn.code, fn.entry_point, types)
-        agreements = agreement_proposals(fn.code, fn.entry_point, types)
         for _ in range(NARROWING_ROUNDS):
             gain = None
-            changes = [[p] for p in proposals(best_errors, types)[:NARROWING_TRIES]]
-            if best_errors and guards:  # what the raising checks ask, all at once (two parameters may both need it)
-                changes = [guards] + [[p] for p in guards if len(guards) > 1] + changes
-            if agreements:  # a parameter looked for in another (a title among the tasks), with or without what raised
-                changes = [agreements + (guards if best_errors else [])] + changes
-            for change in changes:
+            for rule in proposals(best_errors, types)[:NARROWING_TRIES]:
                 if deadline is not None and time.monotonic() >= deadline:
                     break
-                trial = list(chosen)
-                for j, rule in change:
-                    trial[j] = with_rule(trial[j], rule)
-                trial = tuple(trial)
+                trial = _with_rules(chosen, [rule])
                 if trial == tuple(chosen):
                     continue
                 score, errors, _ = _probe_run(fn, types, trial, seed, config, pool, hints, deadline, tried)
@@ -478,6 +473,16 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
         return None, (), [], f"no draws of the candidate types return (returns of {PROBE_DRAWS} draws: {'; '.join(tried)})"[:400]
     return (tuple(t for t, _ in best), tuple(d for _, d in best),
             ["probe" if len(o) > 1 else o[0][1] for o in options], "")
+
+
+def _with_rules(chosen, rules: list[tuple[int, str]]) -> tuple[str, ...]:
+    """Domain texts ``chosen`` with each ``(parameter index, narrowing)`` of ``rules`` added."""
+    from execverify_data.narrowing import with_rule
+
+    out = list(chosen)
+    for j, rule in rules:
+        out[j] = with_rule(out[j], rule)
+    return tuple(out)
 
 
 #: Rounds of narrowing after the type probe, and the narrowings tried in one round.

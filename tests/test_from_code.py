@@ -31,6 +31,14 @@ def _records(out: Path) -> list[dict]:
     return [r for shard in sorted(out.glob("shard-*.parquet")) for r in pq.read_table(shard).to_pylist()]
 
 
+def _convert_folder(tmp_path: Path) -> dict[str, dict]:
+    """``execverify from-code`` (seed 3, one worker) on ``tmp_path / "src"`` into ``tmp_path / "o"``: its records by entry point."""
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    return {r["entry_point"]: r for r in _records(tmp_path / "o")}
+
+
 @pytest.fixture(scope="module")
 def humaneval_jsonl(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("in") / "humaneval12.jsonl"
@@ -414,10 +422,7 @@ def test_draws_that_raise_narrow_the_domain_until_the_function_returns(tmp_path)
         "def minutes(t):\n    h, m = t.split(':')\n    return int(h) * 60 + int(m)\n\n\n"
         "def root_sum(values: list) -> float:\n    return round(sum(math.sqrt(v) for v in values), 3)\n\n\n"
         "def volume(box: tuple) -> int:\n    w, h, d = box\n    return w * h * d if w > 0 else 0\n")
-    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
-                                       "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0, result.output
-    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    records = _convert_folder(tmp_path)
     assert set(records) == {"basket_total", "minutes", "root_sum", "volume"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert "keys" in records["basket_total"]["param_domains"][0]
     assert "numfields" in records["minutes"]["param_domains"][0]
@@ -440,10 +445,7 @@ def test_thresholds_records_boards_and_words_become_rows_with_every_branch(tmp_p
         "def free_cells(board):\n    n = 0\n    for r in range(len(board)):\n        for c in range(len(board)):\n"
         "            if board[r][c] == '':\n                n += 1\n    return n\n\n\n"
         "def truthy(value):\n    if str(value).strip().lower() in YES:\n        return True\n    return False\n")
-    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
-                                       "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0, result.output
-    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    records = _convert_folder(tmp_path)
     assert set(records) == {"medal", "open_titles", "free_cells", "truthy"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert {r["entry_point"] for r in records.values() if r["branch_coverage"] == 1.0} == set(records)
     assert "record" in records["open_titles"]["param_domains"][0] and "'title': '" in records["open_titles"]["inputs"][0]
@@ -469,10 +471,7 @@ def test_raising_checks_yes_no_flags_table_gets_and_docstring_examples_settle_in
         "def parse_code(code):\n    \"\"\"'B12-3-07' -> ('B', 12, 3, 7); 'A1-2-03' too.\"\"\"\n"
         "    m = _CODE_RE.match(code.strip())\n    if not m:\n        raise ValueError('bad code')\n"
         "    aisle, bay, level, slot = m.groups()\n    return (aisle, int(bay), int(level), int(slot))\n")
-    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
-                                       "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0, result.output
-    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    records = _convert_folder(tmp_path)
     assert set(records) == {"fits", "loan_days", "can_renew", "can_borrow", "parse_code"}, \
         (tmp_path / "o" / "rejected.jsonl").read_text()
     assert ["size3" in d for d in records["fits"]["param_domains"]] == [True, True]
@@ -503,10 +502,7 @@ def test_a_value_looked_for_in_another_parameter_dict_values_and_lines_a_helper_
         "    name, weight, reps = m.groups()\n    return name.strip().lower(), int(weight), int(reps)\n\n\n"
         "def total_volume(lines):\n    volume = 0\n    for line in lines:\n        if not line.strip():\n            continue\n"
         "        _, weight, reps = parse_set(line)\n        volume += weight * reps\n    return volume\n")
-    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
-                                       "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0, result.output
-    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    records = _convert_folder(tmp_path)
     assert {"mark_done", "weighted_average", "total_volume"} <= set(records), (tmp_path / "o" / "rejected.jsonl").read_text()
     assert "from0" in records["mark_done"]["param_domains"][1]
     assert records["weighted_average"]["param_types"][0].startswith("dict[str, list[")
@@ -528,10 +524,7 @@ def test_a_docstrings_doctest_calls_are_seed_inputs_and_a_cleaned_copy_is_matche
         "def format_postcode(postcode: str) -> str:\n    cleaned = postcode.upper().replace(' ', '')\n"
         "    m = POSTCODE.match(cleaned)\n    if not m:\n        raise ValueError('not a postcode')\n"
         "    return m.group(1) + ' ' + m.group(2)\n")
-    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
-                                       "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0, result.output
-    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    records = _convert_folder(tmp_path)
     assert set(records) == {"nights_between", "format_postcode"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert records["nights_between"]["inputs"][0] == "'2024-03-01', '2024-03-04'"
     assert records["nights_between"]["type_origins"] == ["seed", "seed"]
@@ -714,10 +707,7 @@ def test_draws_aimed_at_untaken_branches_take_them(tmp_path):
         "def discount(total: int, code: str) -> float:\n    kind, value = CODES.get(code.strip().upper(), (None, 0))\n"
         "    if kind == 'percent':\n        return total * (100 - value) / 100\n    if kind == 'shipping':\n"
         "        return total - 5\n    return float(total)\n")
-    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
-                                       "--out", str(tmp_path / "o")])
-    assert result.exit_code == 0, result.output
-    records = {r["entry_point"]: r for r in _records(tmp_path / "o")}
+    records = _convert_folder(tmp_path)
     assert set(records) == {"parse_amount", "discount"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert records["parse_amount"]["branch_coverage_returning"] == 1.0 > records["parse_amount"]["branch_coverage"]
     assert records["discount"]["branch_coverage"] == records["discount"]["branch_coverage_returning"] == 1.0
