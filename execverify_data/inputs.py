@@ -749,10 +749,11 @@ def _cells(item: Type, rng: random.Random, hints: Hints | None) -> list:
 #: :mod:`execverify_data.narrowing` chooses from what raised): sizes of the top-level value (at least 1 or 3,
 #: long, exactly n), numbers at any depth (non-negative, positive, non-zero), lists sorted, strings at any depth
 #: drawn as keys of the program's dicts, digit strings or numbers joined by its separator, dicts given the
-#: string keys the program subscripts with (``row["price"]``), and a scalar drawn, most of the time, as one of the
-#: values another parameter holds (``from0``: the title of one of the tasks it looks for), a list or text as long as
-#: another parameter most of the time (``len0``: answers and their key, checked for one length). Narrowings apply to fresh draws; a mutation
-#: of a narrowed value may leave them (a near miss, which keeps the program's checks going both ways).
+#: string keys the program subscripts with (``row["price"]``), a scalar drawn, most of the time, as one of the
+#: values another parameter holds (``from0``: the title of one of the tasks it looks for), and a list or text as
+#: long as another parameter most of the time (``len0``: answers and their key, checked for one length).
+#: Narrowings apply to fresh draws; a mutation of a narrowed value may leave them (a near miss, which keeps the
+#: program's checks going both ways).
 NARROWINGS = ("min1", "min3", "long", "size2", "size3", "size4", "size5", "nonneg", "pos", "nonzero", "sorted", "keys",
               "digits", "numfields", "record", "from0", "from1", "from2", "from3", "from4", "len0", "len1", "len2", "len3",
               "len4")
@@ -812,9 +813,10 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
 
 
 def _agree(args: tuple, types: list[Type], narrowed, rng: random.Random, hints: Hints | None) -> tuple:
-    """``args`` with each parameter narrowed ``from<i>`` replaced, 9 times in 10, by a value of its type found in
-    parameter ``i``'s value (at any depth: items, a dict's keys and values; the values at the string keys the
-    program reads, ``t["title"]``, where there are such)."""
+    """``args`` with, 9 times in 10 each, a parameter narrowed ``len<i>`` cut or repeated to the length of parameter
+    ``i``, and one narrowed ``from<i>`` replaced by a value of its type found in parameter ``i``'s value (at any
+    depth: items, a dict's keys and values; the values at the string keys the program reads, ``t["title"]``, where
+    there are such)."""
     out = list(args)
     fields = set(hints.fields) if hints is not None else set()
     for j, rules in enumerate(narrowed):
@@ -871,10 +873,10 @@ def split_domain(text: str) -> tuple[str, frozenset]:
 
 #: the type each domain draws (a domain given for another type is ignored)
 DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "numstr": "str", "count": "int",
-                 "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
-                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
-                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
-                 "example": "str", "patterns": "list"}
+                "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
+                "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
+                "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
+                "example": "str", "patterns": "list"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(DOMAIN_TYPES)
 
