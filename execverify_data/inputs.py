@@ -705,6 +705,8 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         if hints is None or not hints.examples:
             return _text(rng, lo, hi)
         found, roll = rng.choice(hints.examples), rng.random()
+        if _TEMPLATE.search(found) and roll < 0.8:  # a format named, not shown: 'YYYY-MM-DD', 'HH:MM'
+            return _TEMPLATE.sub(lambda m: _TEMPLATE_FIELDS[m.group()](rng), found)
         if roll < 0.4:
             return found
         if roll < 0.8:  # the same shape with other numbers, and another of the program's words ('5+3' -> '12+0', 'rapid')
@@ -715,6 +717,9 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         return _mutate(found, _parse("str"), rng, True)
     if domain == "patterns":  # lines the program parses one by one with its regular expression, a blank one now and then
         return [_domain_value("pattern", rng, lo, hi, hints) if rng.random() < 0.9 else "" for _ in range(rng.randint(1, 5))]
+    if domain == "lines":  # a text whose lines the program matches one by one: some match, some are prose
+        return "\n".join(_domain_value("pattern", rng, lo, hi, hints) if rng.random() < 0.6 else
+                         _domain_value("sentence", rng, lo, hi, hints) for _ in range(rng.randint(1, 5)))
     if domain == "pattern":  # a text the program's regular expression matches; a near miss now and then
         from execverify_data import patterns
 
@@ -729,6 +734,15 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
         return sep.join(f"{rng.randint(0, 59):02d}" if rng.random() < 0.4 else str(rng.randint(0, 30))
                         for _ in range(n or rng.randint(2, 4)))
     raise KeyError(domain)
+
+
+#: The fields of a format a docstring names (``'YYYY-MM-DD'``, ``'HH:MM:SS'``) and a value of each.
+_TEMPLATE_FIELDS = {"YYYY": lambda rng: str(rng.randint(1990, 2030)), "YY": lambda rng: f"{rng.randint(0, 99):02d}",
+                    "MM": lambda rng: f"{rng.randint(1, 12):02d}", "DD": lambda rng: f"{rng.randint(1, 28):02d}",
+                    "HH": lambda rng: f"{rng.randint(0, 23):02d}", "hh": lambda rng: f"{rng.randint(0, 23):02d}",
+                    "mm": lambda rng: f"{rng.randint(0, 59):02d}", "SS": lambda rng: f"{rng.randint(0, 59):02d}",
+                    "ss": lambda rng: f"{rng.randint(0, 59):02d}"}
+_TEMPLATE = re.compile(r"(?<![A-Za-z])(YYYY|YY|MM|DD|HH|hh|mm|SS|ss)(?![A-Za-z])")
 
 
 def _cells(item: Type, rng: random.Random, hints: Hints | None) -> list:
@@ -876,7 +890,7 @@ DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "n
                 "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
-                "example": "str", "patterns": "list"}
+                "example": "str", "patterns": "list", "lines": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(DOMAIN_TYPES)
 
@@ -930,7 +944,7 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
                                                           "literal", "sentence", "pattern", "numfields", "cells",
-                                                          "example", "patterns")}
+                                                          "example", "patterns", "lines")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:

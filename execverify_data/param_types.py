@@ -365,6 +365,12 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 if attribute.attr in _STR_TO_STR and depth < 2 and isinstance(holder, ast.Assign) and holder.value is call \
                         and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name) and holder.targets[0].id != name:
                     _collect(fn, holder.targets[0].id, evidence, depth + 1, module)  # cleaned = code.upper().strip()
+                loop = parents.get(id(call))
+                if attribute.attr == "splitlines" and isinstance(loop, (ast.For, ast.comprehension)) \
+                        and loop.iter is call and depth < 2 and isinstance(loop.target, ast.Name):
+                    kinds.add("lines")  # for line in text.splitlines(): what each line meets
+                    scope = loop if isinstance(loop, ast.For) else parents.get(id(loop), fn)
+                    _collect(scope, loop.target.id, evidence.item(), depth + 1, module)
                 if attribute.attr == "split" and isinstance(call, ast.Call):
                     separator = call.args[0] if call.args else None
                     if separator is None or (_constant_kind(separator) == "str" and separator.value.isspace()):
@@ -765,7 +771,8 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
     expression matches, for a text it matches; ``sentence``: several words, for a text it splits into words;
     ``tokens``: for a text it splits at a separator of its own; ``literal``: the keys of its lookup table;
     ``+record``: dicts with the keys it subscripts with, ``row["price"]``; ``patterns``: lines its regular expression
-    matches, for a list whose items it matches), after ``example`` (the texts its
+    matches, for a list whose items it matches; ``lines``: such lines joined, for a text it splits into lines that it
+    matches), after ``example`` (the texts its
     docstring quotes) for a text parameter of a function whose docstring quotes some, joined by ``|``; or ``""``."""
     tree = ast.parse(code) if isinstance(code, str) else code
     fn = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry)
@@ -778,7 +785,7 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
         items = evidence.items.kinds if evidence.items is not None else set()
         said = "pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds \
             else "literal" if "lookup" in kinds else "+record" if _records(evidence) else "cells" if "textcells" in items \
-            else "patterns" if "pattern" in items else ""
+            else "lines" if "pattern" in items and "lines" in kinds else "patterns" if "pattern" in items else ""
         text = a.annotation is None and _from_use(evidence)[:1] == ["str"] or annotation(a.annotation) == "str"
         out.append("|".join(filter(None, ("example" if examples and text else "", said))))
     return out

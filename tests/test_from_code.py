@@ -531,6 +531,26 @@ def test_a_docstrings_doctest_calls_are_seed_inputs_and_a_cleaned_copy_is_matche
     assert records["format_postcode"]["param_domains"][0].startswith("pattern")
 
 
+def test_a_named_date_format_and_a_text_whose_lines_a_pattern_matches(tmp_path):
+    """Issue 30 (the seventh folder, after it was read): a docstring's ``'YYYY-MM-DD'`` is drawn filled in, and a
+    text split into lines that the module's pattern matches is drawn as such lines among prose."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "notes.py").write_text(
+        "import re\n\nHEADING_RE = re.compile(r'^(#{1,6})\\s+(.*?)\\s*$')\n\n\n"
+        "def parse_date(text):\n    \"\"\"Turn 'YYYY-MM-DD' into a (year, month, day) tuple.\"\"\"\n"
+        "    parts = text.strip().split('-')\n    if len(parts) != 3:\n        raise ValueError('bad date')\n"
+        "    year, month, day = (int(p) for p in parts)\n    if not 1 <= month <= 12:\n        raise ValueError('bad month')\n"
+        "    return year, month, day\n\n\n"
+        "def headings(markdown: str, max_level: int = 3) -> list:\n    out = []\n    for line in markdown.splitlines():\n"
+        "        m = HEADING_RE.match(line)\n        if m and len(m.group(1)) <= max_level:\n"
+        "            out.append(m.group(2))\n    return out\n")
+    records = _convert_folder(tmp_path)
+    assert set(records) == {"parse_date", "headings"}, (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert records["parse_date"]["param_domains"][0].startswith("example")
+    assert records["headings"]["param_domains"][0].startswith("lines")
+    assert any(out != "[]" for out in records["headings"]["outputs"])
+
+
 def test_a_function_no_narrowing_saves_is_given_up_with_what_was_tried(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("def never(xs: list[int]) -> int:\n    raise ValueError('never returns')\n")

@@ -289,3 +289,14 @@ def test_records_sometimes_repeat_an_earlier_one_but_for_one_field():
         return any(sum(a.get(f) == b.get(f) for f in fields) >= 2 for k, a in enumerate(cart) for b in cart[:k])
 
     assert sum(map(twins, lists)) >= 10
+
+
+def test_a_format_a_docstring_names_is_drawn_filled_in():
+    """``'YYYY-MM-DD'`` in a docstring names a format without showing one: the example domain fills it in
+    (issue 30: parse_date and day_number of the seventh folder were given up)."""
+    import re
+
+    drawn = [a[0] for a in draw_inputs(["str"], 4, 30, hints=Hints(examples=("YYYY-MM-DD", "HH:MM")), domains=["example"],
+                                       mutation_rate=0.0)]
+    filled = [d for d in drawn if re.fullmatch(r"(19|20)\d\d-(0[1-9]|1[0-2])-[0-2]\d|([01]\d|2[0-3]):[0-5]\d", d)]
+    assert len(filled) >= 15
