@@ -100,14 +100,14 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
     """
     import ast
 
+    from execverify_data.param_types import text_copies
+
     tree = ast.parse(code)
     fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry), None)
     if fn is None:
         return []
     params = [a.arg for a in fn.args.args]
     out: list[tuple[int, str]] = []
-    from execverify_data.param_types import text_copies
-
     derived = text_copies(fn, params)
 
     def add(name: str | None, rule: str | None) -> None:
@@ -118,24 +118,18 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
                 out.append((i, rule))
 
     for node in ast.walk(fn):
-        if isinstance(node, (ast.If, ast.Assert)):
-            test = node.test
-            if isinstance(test, ast.Compare) and len(test.ops) == 1 and _lengths(test.left, test.comparators[0], params) \
-                    and isinstance(test.ops[0], ast.NotEq if isinstance(node, ast.If) else ast.Eq) \
-                    and (not isinstance(node, ast.If) or any(isinstance(s, ast.Raise) for s in node.body)):
-                i, j = _lengths(test.left, test.comparators[0], params)
-                if j < len(types) and _changes(f"len{i}", types[j]):  # len(answers) != len(key): raise
-                    out.append((j, f"len{i}"))
-        if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body):
-            atoms = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.Or) \
-                else [node.test]
-            for atom in atoms:
-                add(*_rule_against(atom, bad=True))
-        elif isinstance(node, ast.Assert):
-            atoms = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) \
-                else [node.test]
-            for atom in atoms:
-                add(*_rule_against(atom, bad=False))
+        raising = isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body)
+        if not (raising or isinstance(node, ast.Assert)):
+            continue
+        test = node.test
+        pair = _lengths(test.left, test.comparators[0], params) if isinstance(test, ast.Compare) and len(test.ops) == 1 \
+            else None
+        if pair is not None and isinstance(test.ops[0], ast.NotEq if raising else ast.Eq):  # len(answers) != len(key)
+            add(params[pair[1]], f"len{pair[0]}")
+        joined = ast.Or if raising else ast.And  # any part of a raising test, every part of an assert
+        atoms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, joined) else [test]
+        for atom in atoms:
+            add(*_rule_against(atom, bad=raising))
     return out
 
 

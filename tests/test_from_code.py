@@ -31,8 +31,12 @@ def _records(out: Path) -> list[dict]:
     return [r for shard in sorted(out.glob("shard-*.parquet")) for r in pq.read_table(shard).to_pylist()]
 
 
-def _convert_folder(tmp_path: Path) -> dict[str, dict]:
-    """``execverify from-code`` (seed 3, one worker) on ``tmp_path / "src"`` into ``tmp_path / "o"``: its records by entry point."""
+def _convert_folder(tmp_path: Path, files: dict[str, str]) -> dict[str, dict]:
+    """``execverify from-code`` (seed 3, one worker) on a folder ``tmp_path / "src"`` of ``files`` (name -> text), into
+    ``tmp_path / "o"``: its records by entry point."""
+    (tmp_path / "src").mkdir()
+    for name, text in files.items():
+        (tmp_path / "src" / name).write_text(text)
     result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
                                        "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
@@ -413,16 +417,14 @@ def test_draws_that_raise_narrow_the_domain_until_the_function_returns(tmp_path)
     """Issue 30 item 2: a table's keys for KeyError, numbers in the split format for int(), non-negative
     numbers for a math domain error, an exact size for an unpacking: each function becomes a row, its
     narrowing named in the record's domains, with the checks' other outcomes still taken where the code has them."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "shop.py").write_text(
+    records = _convert_folder(tmp_path, {"shop.py": (
         "import math\n\nPRICES = {'apple': 3, 'pear': 5, 'plum': 2}\n\n\n"
         "def basket_total(lines):\n    total = 0\n    for name, qty in lines:\n        if qty > 2:\n"
         "            total += PRICES[name] * qty - 1\n        else:\n            total += PRICES[name] * qty\n"
         "    return total\n\n\n"
         "def minutes(t):\n    h, m = t.split(':')\n    return int(h) * 60 + int(m)\n\n\n"
         "def root_sum(values: list) -> float:\n    return round(sum(math.sqrt(v) for v in values), 3)\n\n\n"
-        "def volume(box: tuple) -> int:\n    w, h, d = box\n    return w * h * d if w > 0 else 0\n")
-    records = _convert_folder(tmp_path)
+        "def volume(box: tuple) -> int:\n    w, h, d = box\n    return w * h * d if w > 0 else 0\n")})
     assert set(records) == {"basket_total", "minutes", "root_sum", "volume"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert "keys" in records["basket_total"]["param_domains"][0]
     assert "numfields" in records["minutes"]["param_domains"][0]
@@ -435,8 +437,7 @@ def test_thresholds_records_boards_and_words_become_rows_with_every_branch(tmp_p
     """Issue 30 (a fourth folder): numbers drawn around the thresholds the body compares with, records typed by
     the keys a loop reads, square boards of the strings cells are compared with, the literals a stringified value
     is looked up among."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "mix.py").write_text(
+    records = _convert_folder(tmp_path, {"mix.py": (
         "LEVELS = [(75, 'gold'), (40, 'silver')]\nYES = ('yes', 'on', '1')\n\n\n"
         "def medal(points: float) -> str:\n    for cutoff, name in LEVELS:\n        if points >= cutoff:\n"
         "            return name\n    return 'none'\n\n\n"
@@ -444,8 +445,7 @@ def test_thresholds_records_boards_and_words_become_rows_with_every_branch(tmp_p
         "            out.append(it['title'].strip())\n    return out\n\n\n"
         "def free_cells(board):\n    n = 0\n    for r in range(len(board)):\n        for c in range(len(board)):\n"
         "            if board[r][c] == '':\n                n += 1\n    return n\n\n\n"
-        "def truthy(value):\n    if str(value).strip().lower() in YES:\n        return True\n    return False\n")
-    records = _convert_folder(tmp_path)
+        "def truthy(value):\n    if str(value).strip().lower() in YES:\n        return True\n    return False\n")})
     assert set(records) == {"medal", "open_titles", "free_cells", "truthy"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert {r["entry_point"] for r in records.values() if r["branch_coverage"] == 1.0} == set(records)
     assert "record" in records["open_titles"]["param_domains"][0] and "'title': '" in records["open_titles"]["inputs"][0]
@@ -456,8 +456,7 @@ def test_raising_checks_yes_no_flags_table_gets_and_docstring_examples_settle_in
     """Issue 30 (a fifth folder): what the checks that raise ask (three sides for both boxes, a known item type, no
     negative count: two parameters narrowed at once where each alone does not help), a parameter only tested
     for truth (a flag), a parameter looked up with ``TABLE.get``, and the texts a docstring quotes as examples."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "lib.py").write_text(
+    records = _convert_folder(tmp_path, {"lib.py": (
         "import re\n\nLOAN_DAYS = {'book': 21, 'dvd': 7}\nMAX_ITEMS = {'child': 5, 'adult': 10}\n"
         "_CODE_RE = re.compile(r'^([A-Z])(\\d{1,2})-(\\d)-(\\d{2})$')\n\n\n"
         "def fits(item_dims: tuple, bin_dims: tuple) -> bool:\n"
@@ -470,8 +469,7 @@ def test_raising_checks_yes_no_flags_table_gets_and_docstring_examples_settle_in
         "        return False\n    return current_loans < limit\n\n\n"
         "def parse_code(code):\n    \"\"\"'B12-3-07' -> ('B', 12, 3, 7); 'A1-2-03' too.\"\"\"\n"
         "    m = _CODE_RE.match(code.strip())\n    if not m:\n        raise ValueError('bad code')\n"
-        "    aisle, bay, level, slot = m.groups()\n    return (aisle, int(bay), int(level), int(slot))\n")
-    records = _convert_folder(tmp_path)
+        "    aisle, bay, level, slot = m.groups()\n    return (aisle, int(bay), int(level), int(slot))\n")})
     assert set(records) == {"fits", "loan_days", "can_renew", "can_borrow", "parse_code"}, \
         (tmp_path / "o" / "rejected.jsonl").read_text()
     assert ["size3" in d for d in records["fits"]["param_domains"]] == [True, True]
@@ -487,8 +485,7 @@ def test_a_value_looked_for_in_another_parameter_dict_values_and_lines_a_helper_
     """Issue 30 (a sixth folder): a parameter the body looks for among another's values (``mark_done(tasks,
     title)`` raises unless ``title`` is one of the tasks'), a dict whose values the body sums (read through
     ``.get``), and lines a helper parses with the module's regular expression."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "log.py").write_text(
+    records = _convert_folder(tmp_path, {"log.py": (
         "import re\n\nWEIGHTS = {'homework': 0.25, 'quizzes': 0.25, 'final': 0.5}\n"
         "SET_RE = re.compile(r'^\\s*([A-Za-z ]+?)\\s*:\\s*(\\d+)\\s*x\\s*(\\d+)\\s*$')\n\n\n"
         "def mark_done(tasks, title):\n    found = False\n    updated = []\n    for t in tasks:\n"
@@ -501,8 +498,7 @@ def test_a_value_looked_for_in_another_parameter_dict_values_and_lines_a_helper_
         "def parse_set(line):\n    m = SET_RE.match(line)\n    if not m:\n        raise ValueError('bad set')\n"
         "    name, weight, reps = m.groups()\n    return name.strip().lower(), int(weight), int(reps)\n\n\n"
         "def total_volume(lines):\n    volume = 0\n    for line in lines:\n        if not line.strip():\n            continue\n"
-        "        _, weight, reps = parse_set(line)\n        volume += weight * reps\n    return volume\n")
-    records = _convert_folder(tmp_path)
+        "        _, weight, reps = parse_set(line)\n        volume += weight * reps\n    return volume\n")})
     assert {"mark_done", "weighted_average", "total_volume"} <= set(records), (tmp_path / "o" / "rejected.jsonl").read_text()
     assert "from0" in records["mark_done"]["param_domains"][1]
     assert records["weighted_average"]["param_types"][0].startswith("dict[str, list[")
@@ -514,8 +510,7 @@ def test_a_docstrings_doctest_calls_are_seed_inputs_and_a_cleaned_copy_is_matche
     """Issue 30 (a seventh folder): the author's own calls in a docstring example are seed inputs (a date format
     nothing else tells), and a text matched with the module's pattern after it was cleaned (``cleaned =
     postcode.upper().replace(' ', '')``) is drawn as texts the pattern matches."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "hotel.py").write_text(
+    records = _convert_folder(tmp_path, {"hotel.py": (
         "import re\n\nPOSTCODE = re.compile(r'^([A-Z]{1,2}\\d[A-Z\\d]?)\\s*(\\d[A-Z]{2})$')\n\n\n"
         "def nights_between(check_in, check_out):\n    \"\"\"\n    >>> nights_between('2024-03-01', '2024-03-04')\n    3\n"
         "    \"\"\"\n    y1, m1, d1 = (int(p) for p in check_in.split('-'))\n    y2, m2, d2 = (int(p) for p in check_out.split('-'))\n"
@@ -523,8 +518,7 @@ def test_a_docstrings_doctest_calls_are_seed_inputs_and_a_cleaned_copy_is_matche
         "    return days\n\n\n"
         "def format_postcode(postcode: str) -> str:\n    cleaned = postcode.upper().replace(' ', '')\n"
         "    m = POSTCODE.match(cleaned)\n    if not m:\n        raise ValueError('not a postcode')\n"
-        "    return m.group(1) + ' ' + m.group(2)\n")
-    records = _convert_folder(tmp_path)
+        "    return m.group(1) + ' ' + m.group(2)\n")})
     assert set(records) == {"nights_between", "format_postcode"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert records["nights_between"]["inputs"][0] == "'2024-03-01', '2024-03-04'"
     assert records["nights_between"]["type_origins"] == ["seed", "seed"]
@@ -534,8 +528,7 @@ def test_a_docstrings_doctest_calls_are_seed_inputs_and_a_cleaned_copy_is_matche
 def test_a_named_date_format_and_a_text_whose_lines_a_pattern_matches(tmp_path):
     """Issue 30 (the seventh folder, after it was read): a docstring's ``'YYYY-MM-DD'`` is drawn filled in, and a
     text split into lines that the module's pattern matches is drawn as such lines among prose."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "notes.py").write_text(
+    records = _convert_folder(tmp_path, {"notes.py": (
         "import re\n\nHEADING_RE = re.compile(r'^(#{1,6})\\s+(.*?)\\s*$')\n\n\n"
         "def parse_date(text):\n    \"\"\"Turn 'YYYY-MM-DD' into a (year, month, day) tuple.\"\"\"\n"
         "    parts = text.strip().split('-')\n    if len(parts) != 3:\n        raise ValueError('bad date')\n"
@@ -543,8 +536,7 @@ def test_a_named_date_format_and_a_text_whose_lines_a_pattern_matches(tmp_path):
         "    return year, month, day\n\n\n"
         "def headings(markdown: str, max_level: int = 3) -> list:\n    out = []\n    for line in markdown.splitlines():\n"
         "        m = HEADING_RE.match(line)\n        if m and len(m.group(1)) <= max_level:\n"
-        "            out.append(m.group(2))\n    return out\n")
-    records = _convert_folder(tmp_path)
+        "            out.append(m.group(2))\n    return out\n")})
     assert set(records) == {"parse_date", "headings"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert records["parse_date"]["param_domains"][0].startswith("example")
     assert records["headings"]["param_domains"][0].startswith("lines")
@@ -718,16 +710,14 @@ def test_draws_aimed_at_untaken_branches_take_them(tmp_path):
     """Issue 30: where the candidates leave a decision one-sided, rounds of draws aimed at it (the literals of its
     test, of the constants and assignments it reads) take it: a sign or parentheses before digits, the keys of a
     table a value was looked up in; the raising sides are left out of the second figure only."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "money.py").write_text(
+    records = _convert_folder(tmp_path, {"money.py": (
         "CODES = {'SAVE10': ('percent', 10), 'SHIPFREE': ('shipping', 0)}\n\n\n"
         "def parse_amount(s):\n    s = s.strip()\n    negative = False\n    if s.startswith('(') and s.endswith(')'):\n"
         "        negative = True\n        s = s[1:-1]\n    elif s.startswith('-'):\n        negative = True\n        s = s[1:]\n"
         "    if not s.isdigit():\n        raise ValueError(s)\n    return -int(s) if negative else int(s)\n\n\n"
         "def discount(total: int, code: str) -> float:\n    kind, value = CODES.get(code.strip().upper(), (None, 0))\n"
         "    if kind == 'percent':\n        return total * (100 - value) / 100\n    if kind == 'shipping':\n"
-        "        return total - 5\n    return float(total)\n")
-    records = _convert_folder(tmp_path)
+        "        return total - 5\n    return float(total)\n")})
     assert set(records) == {"parse_amount", "discount"}, (tmp_path / "o" / "rejected.jsonl").read_text()
     assert records["parse_amount"]["branch_coverage_returning"] == 1.0 > records["parse_amount"]["branch_coverage"]
     assert records["discount"]["branch_coverage"] == records["discount"]["branch_coverage_returning"] == 1.0
