@@ -13,8 +13,10 @@ Each function goes through these steps; the first that fails names the reason it
 (:data:`REASONS`, counted in ``summary.json``):
 
 1. ``bad_source`` (does not parse, no such function), ``unsupported_signature`` (``*args``,
-   keyword-only parameters, decorators, async), ``no_params``, ``bad_seed_input`` (a seed call is
-   not a literal call with the function's arity).
+   keyword-only parameters, decorators, async), ``no_params``, ``io`` (it imports a module of the outside
+   world, ``os``, ``time``, ``random``, ``socket``..., calls ``open``, ``input``, ``__import__``, or reads the
+   clock, ``date.today()``: :func:`world_uses`; its result would be this machine's), ``bad_seed_input`` (a
+   seed call is not a literal call with the function's arity).
 2. Parameter types (:func:`settle_types`): the annotation when it is one the input sampler draws
    (``List[int]``, ``Optional[str]``, ``dict[str, int]``...), else the types of the seed inputs'
    values, else what the body's method calls on the parameter say (:mod:`execverify_data.catalog.usage`:
@@ -38,10 +40,11 @@ Each function goes through these steps; the first that fails names the reason it
    project), traced again in a second sandbox pool under hash seed 1 and run once more untraced in the
    sandbox (:mod:`execverify_data.sandbox.untrusted`: layered isolation, no files, no network); any
    difference in trace or output (time, randomness, I/O, set order) drops the function
-   (``nondeterministic``; the sandbox failing the untraced run is ``sandbox_failed``). A function
-   that gave the same results every time but imports a module of the outside world (``os``, ``time``,
-   ``random``, ``socket``...) or calls ``open``, ``input``, ``__import__`` (:func:`world_uses`) is dropped
-   too (``io``): its result is this machine's (a file's bytes, an environment variable).
+   (``nondeterministic``; the sandbox failing the untraced run is ``sandbox_failed``). Dates, times, spans
+   and ``Decimal`` amounts are values like any (``datetime.date(2024, 1, 5)``, ``Decimal('4.50')``: their
+   ``repr``); the row's program gets the import that makes that text run beside it
+   (:func:`bind_value_names`), and a module that binds ``datetime`` or ``Decimal`` to something else is
+   given up (``value_names``).
 6. ``duplicate``: the normalized AST of a function kept earlier in the input.
 
 A record is a :class:`~execverify_data.records.ProgramRecord` (level 0, target ``from_code``) with its
@@ -78,15 +81,15 @@ from execverify_data.records import ProgramRecord
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
            "humaneval_functions", "load", "load_folder", "load_jsonl", "load_package", "package_source", "program_of",
-           "settle_types", "world_uses"]
+           "settle_types", "world_uses", "bind_value_names"]
 
 #: The ``generator_version`` of from-code records.
 FROMCODE_VERSION = "fromcode-2"
 #: Why a function is skipped, in the order of the steps (``decontam_<benchmark>_<kind>`` besides).
-REASONS = ("bad_source", "unsupported_signature", "no_params", "state", "relative_import", "bad_seed_input",
+REASONS = ("bad_source", "unsupported_signature", "no_params", "state", "relative_import", "io", "bad_seed_input",
            "untyped_param", "decontam",
-           "too_few_inputs", "step_budget", "refused", "time_cap", "nondeterministic", "sandbox_failed",
-           "constant_output", "returns_input", "io", "duplicate")
+           "too_few_inputs", "value_names", "step_budget", "refused", "time_cap", "nondeterministic", "sandbox_failed",
+           "constant_output", "returns_input", "duplicate")
 #: Functions per work unit (one function costs dozens of forked calls).
 CHUNK_FUNCTIONS = 8
 
@@ -590,11 +593,14 @@ class FromCodeConfig:
 #: Modules whose use means a function reads or changes the world outside its arguments (files, the
 #: environment, the clock, processes, the network, the interpreter).
 WORLD_MODULES = frozenset({"os", "sys", "io", "pathlib", "shutil", "glob", "tempfile", "socket", "ssl", "http", "urllib",
-                           "requests", "subprocess", "multiprocessing", "threading", "asyncio", "signal", "time", "datetime",
+                           "requests", "subprocess", "multiprocessing", "threading", "asyncio", "signal", "time",
                            "random", "secrets", "uuid", "platform", "getpass", "ctypes", "importlib", "builtins", "inspect",
                            "gc", "sqlite3", "pickle", "shelve", "logging", "webbrowser"})
 #: Builtins of the same kind.
 WORLD_BUILTINS = frozenset({"open", "input", "__import__", "breakpoint"})  # eval/exec of the arguments stay: the sandbox holds them
+#: Methods of :mod:`datetime`'s classes that read the clock or this machine's time zone (the module's date
+#: arithmetic is pure; these are not).
+WORLD_METHODS = frozenset({"now", "today", "utcnow", "fromtimestamp", "utcfromtimestamp", "astimezone", "timestamp"})
 
 
 def world_uses(code: str) -> list[str]:
@@ -604,16 +610,83 @@ def world_uses(code: str) -> list[str]:
 
     >>> world_uses("import os, math\\ndef f(p):\\n    return open(p).read() + os.sep\\n")
     ['import os', 'open()']
+    >>> world_uses("from datetime import date\\ndef f(d):\\n    return (date.today() - d).days\\n")
+    ['.today()']
     """
     out = set()
-    for node in ast.walk(ast.parse(code)):
+    tree = ast.parse(code)
+    clock = any(isinstance(n, (ast.Import, ast.ImportFrom)) and "datetime" in
+                {getattr(n, "module", None), *(a.name for a in n.names)} for n in ast.walk(tree))
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(f"import {a.name}" for a in node.names if a.name.split(".")[0] in WORLD_MODULES)
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in WORLD_MODULES:
             out.add(f"from {node.module} import")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in WORLD_BUILTINS:
             out.add(f"{node.func.id}()")
+        elif clock and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WORLD_METHODS:
+            out.add(f".{node.func.attr}()")
     return sorted(out)
+
+
+#: The names the canonical text of a standard-library value starts with (``datetime.date(2024, 1, 5)``,
+#: ``Decimal('4.50')``, :mod:`execverify_data.values`), and the import that binds each in a row's program.
+VALUE_IMPORTS = {"datetime": "import datetime", "Decimal": "from decimal import Decimal"}
+
+
+#: The type-language names whose values' text starts with one of :data:`VALUE_IMPORTS`.
+_VALUE_HEADS = {"date": "datetime", "time": "datetime", "timedelta": "datetime"}
+
+
+def bind_value_names(code: str, texts: list[str]) -> tuple[str, str | None]:
+    """``code`` with the imports that the values in ``texts`` (a row's inputs and outputs, or type-language
+    texts such as ``list[date]``) need to run as source beside it: ``import datetime`` for a date where the
+    module wrote ``from datetime import date``.
+    Returns ``(code, None)``, or ``(code, why)`` when the module binds such a name to something else
+    (``from datetime import datetime``: ``datetime.date(2024, 1, 5)`` would not mean a date there).
+
+    >>> bind_value_names("from datetime import date\\n\\ndef f(d):\\n    return d.year\\n", ["datetime.date(2024, 1, 5)", "2024"])[0]
+    'import datetime\\nfrom datetime import date\\n\\ndef f(d):\\n    return d.year\\n'
+    >>> bind_value_names("from datetime import datetime\\ndef f(d):\\n    return d.date()\\n", ["datetime.date(2024, 1, 5)"])[1]
+    "its values are written datetime.date(...) as Python writes them, but the module binds 'datetime' to something else (from datetime import datetime)"
+    """
+    import io
+    import tokenize
+
+    needed: set[str] = set()
+    for text in texts:
+        if any(name in text for name in ("date", "time", "Decimal")):
+            needed |= {_VALUE_HEADS.get(t.string, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                       if t.type == tokenize.NAME and _VALUE_HEADS.get(t.string, t.string) in VALUE_IMPORTS}
+    if not needed:
+        return code, None
+    tree = ast.parse(code)
+    bindings: dict[str, ast.AST] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bindings.update({a.asname or a.name.split(".")[0]: node for a in node.names})
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bindings[node.name] = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in getattr(node, "targets", None) or [node.target]:
+                bindings.update({n.id: node for n in ast.walk(target) if isinstance(n, ast.Name)})
+    def binds(node: ast.AST, name: str) -> bool:  # the import VALUE_IMPORTS names, maybe among others
+        want = VALUE_IMPORTS[name].split()  # import datetime | from decimal import Decimal
+        if isinstance(node, ast.ImportFrom) and want[0] == "from" and node.module == want[1]:
+            return any(a.name == want[3] and (a.asname or a.name) == name for a in node.names)
+        return isinstance(node, ast.Import) and want[0] == "import" and any(a.name == want[1] and not a.asname for a in node.names)
+
+    lines = []
+    for name in sorted(needed):
+        node = bindings.get(name)
+        if node is None:
+            lines.append(VALUE_IMPORTS[name])
+        elif not binds(node, name):
+            return code, (f"its values are written {name}{'.date' if name == 'datetime' else ''}(...) as Python writes "
+                          f"them, but the module binds {name!r} to something else ({ast.unparse(node)[:60]})")
+    at = max([n.end_lineno for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"], default=0)
+    source = code.splitlines(keepends=True)
+    return "".join(source[:at] + [line + "\n" for line in lines] + source[at:]), None
 
 
 def _skip(reason: str, detail: str = "") -> tuple[None, dict]:
@@ -679,6 +752,9 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
                        if isinstance(n, ast.ImportFrom) and n.level})
     if relative:
         return _skip("relative_import", f"it needs its package's other modules ({', '.join(relative)})")
+    touches = world_uses(fn.code)
+    if touches:  # it may run the same every time, but on this machine's files, environment or clock
+        return _skip("io", f"reaches outside its arguments: {', '.join(touches)}")
     seeds = []
     for text in fn.inputs:
         try:
@@ -706,6 +782,14 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
         if match is not None:
             return _skip(f"decontam_{match.benchmark}_{match.kind}", f"found in {match.benchmark} ({match.kind})")
     s = row_seed(config.seed, i)
+    given = fn
+    # the candidate types' values are written datetime.date(...), Decimal('4.50') in the calls the sandbox runs
+    # as text beside the program: it binds those names while types and inputs are chosen
+    fn = dataclasses.replace(fn, code=bind_value_names(fn.code, [t for o in options for t, _ in o])[0])
+    for o in options:  # a parameter whose every candidate type is such a value, which the module cannot spell
+        clashes = [bind_value_names(fn.code, [t])[1] for t, _ in o]
+        if o and all(clashes):
+            return _skip("value_names", clashes[0])
     domains: tuple[str, ...] = ("",) * len(names)
     if (seeds or fn.types) and all(len(o) == 1 for o in options):  # the user says what the function is given
         types, origins = tuple(o[0][0] for o in options), [o[0][1] for o in options]
@@ -737,8 +821,11 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
         return None, {**counts, "too_few_inputs": 1,
                       "why": f"{len(picked)} of {len(candidates)} candidate inputs returned a value"}
     inputs = [format_arguments(args) for args, _ in picked]
+    code, clash = bind_value_names(given.code, [*inputs, *(out for _, out in picked)])  # dates and Decimals run as text
+    if clash:
+        return None, {**counts, "value_names": 1, "why": clash}
     calls = [f"{fn.entry_point}({text})" for text in inputs]
-    traces = tracer.trace_many(fn.code, calls)
+    traces = tracer.trace_many(code, calls)
     for trace, (_, text) in zip(traces, picked):
         if trace.exception is not None and trace.exception.type == "SandboxRefused":
             return None, {**counts, "refused": 1, "why": f"refused in the sandbox: {trace.exception.message}"}
@@ -746,9 +833,9 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
             return None, {**counts, "step_budget": 1, "why": f"traced call ended {trace.status.value}"}
         if trace.status is not Status.OK or trace.output.text != text:
             return None, {**counts, "nondeterministic": 1, "why": "a second traced run gave another result"}
-    if not tracer.reproduces(fn.code, calls, traces):
+    if not tracer.reproduces(code, calls, traces):
         return None, {**counts, "nondeterministic": 1, "why": "a trace under another hash seed differs"}
-    result = (pool or _pool()).run(fn.code, calls, timeout=_left(deadline, config.timeout * len(calls) + 1))
+    result = (pool or _pool()).run(code, calls, timeout=_left(deadline, config.timeout * len(calls) + 1))
     if result.status is not SandboxStatus.OK:
         return None, {**counts, "sandbox_failed": 1, "why": f"the untrusted sandbox ended {result.status.value}: {result.detail}"[:300]}
     if [c.value.text if c.ok else None for c in result.calls] != [t.output.text for t in traces]:
@@ -761,18 +848,15 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
         if all(out == format_arguments((args[j],)) for (args, _), out in zip(picked, outputs)):
             return None, {**counts, "returns_input": 1,
                           "why": f"every kept input returns its {name!r} unchanged (the rows would teach the identity)"}
-    touches = world_uses(fn.code)
-    if touches:  # it ran the same three times, but on this machine's files, environment or clock
-        return None, {**counts, "io": 1, "why": f"reaches outside its arguments: {', '.join(touches)}"}
     seed_texts = {format_arguments(x) for x in seeds}
     record = ProgramRecord(
         id=f"fromcode-{config.seed}-{i:07d}", row=i, seed=s, level=0,
         spec={"target": "from_code", "nested_depth": 0, "other_methods": False, "control_flow": [], "helper_depth": 0,
               "n_params": len(names), "min_size": config.min_size, "max_size": config.max_size},
-        target="from_code", code=fn.code, entry_point=fn.entry_point, param_types=list(types),
+        target="from_code", code=code, entry_point=fn.entry_point, param_types=list(types),
         param_domains=list(domains), inputs=inputs, outputs=[t.output.text for t in traces],
         output_types=[t.output.type for t in traces], trace_lengths=[len(t.events) for t in traces],
-        ast_hash=normalized_hash(fn.code), catalog_ids=sorted(entries_used(fn.code)), python=traces[0].python,
+        ast_hash=normalized_hash(code), catalog_ids=sorted(entries_used(code)), python=traces[0].python,
         generator_version=FROMCODE_VERSION, generator="from_code", description=fn.description, source=fn.source,
         source_id=fn.source_id,
         input_origins=["seed" if text in seed_texts else "generated" for text in inputs],

@@ -29,9 +29,11 @@ True
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -53,7 +55,46 @@ _WORDS = ("apple", "banana", "kiwi", "lemon", "mango", "pear", "plum", "red", "b
 _CHARS = "abcdeklmnorstxy"
 _EXTRA = " ,-.ABE019"
 _FLOATS = (-2.5, -1.0, 0.0, 0.25, 0.5, 1.5, 2.0, 3.75, 10.0, 12.5)
-_SUPPORTED = ("str", "int", "float", "bool", "bytes", "None", "list", "set", "frozenset", "tuple", "dict")
+_SUPPORTED = ("str", "int", "float", "bool", "bytes", "None", "list", "set", "frozenset", "tuple", "dict", *sorted(typelang.EXACT))
+#: Dates near one another (most functions given two compare them or count the days between), now and then another year.
+_EPOCH = dt.date(2024, 1, 1)
+_AMOUNTS = ("0.00", "0.99", "1.50", "2.25", "4.50", "5.00", "9.99", "12.00", "19.95", "25.00", "100.00", "-3.50")
+
+
+def _date(rng: random.Random) -> dt.date:
+    if rng.random() < 0.8:
+        return _EPOCH + dt.timedelta(days=rng.randint(0, 120))
+    return dt.date(rng.randint(2020, 2027), rng.randint(1, 12), rng.randint(1, 28))
+
+
+def _clock(rng: random.Random) -> dt.time:
+    return dt.time(rng.randint(6, 22), rng.choice((0, 0, 15, 30, 45, rng.randint(0, 59))))
+
+
+def _stdlib_value(name: str, rng: random.Random) -> object:
+    """A value of one of :data:`typelang.EXACT`: a date of early 2024 (or another year), a time of day, a span
+    of days or hours, an amount of money."""
+    if name == "date":
+        return _date(rng)
+    if name == "datetime":
+        return dt.datetime.combine(_date(rng), _clock(rng))
+    if name == "time":
+        return _clock(rng)
+    if name == "timedelta":
+        return dt.timedelta(days=rng.randint(0, 14)) if rng.random() < 0.6 else dt.timedelta(hours=rng.randint(1, 36))
+    return Decimal(rng.choice(_AMOUNTS))
+
+
+def _stdlib_mutate(value, name: str, rng: random.Random) -> object:
+    """A nearby value: a date a day, a week or a month away, a time a quarter-hour away, an amount a step away."""
+    if name in ("date", "datetime"):
+        return value + dt.timedelta(days=rng.choice((-30, -7, -1, 1, 1, 7, 30)))
+    if name == "time":
+        minutes = (value.hour * 60 + value.minute + rng.choice((-60, -15, 15, 60))) % (24 * 60)
+        return dt.time(minutes // 60, minutes % 60)
+    if name == "timedelta":
+        return max(dt.timedelta(0), value + dt.timedelta(days=rng.choice((-1, 1, 7))))
+    return value + Decimal(rng.choice(("-1.00", "-0.50", "0.50", "1.00", "10.00")))
 
 
 @lru_cache(maxsize=None)
@@ -299,6 +340,8 @@ def _draw(t: Type, rng: random.Random, lo: int, hi: int, top: bool, hints: Hints
         return rng.choice(_FLOATS)
     if name == "None":
         return None
+    if name in typelang.EXACT:
+        return _stdlib_value(name, rng)
     if name == "str":
         return rng.choice(_WORDS) if not top and rng.random() < 0.7 else _text(rng, lo, hi)
     if name == "bytes":
@@ -371,6 +414,8 @@ def _strategy(t: Type, lo: int, hi: int, top: bool):
         return st.sampled_from(_FLOATS)
     if name == "None":
         return st.none()
+    if name in typelang.EXACT:
+        return st.randoms(use_true_random=False).map(lambda rng: _stdlib_value(name, rng))
     if name == "str":
         text = st.text(alphabet=_CHARS + _EXTRA, min_size=lo, max_size=hi)
         return text if top else st.one_of(st.sampled_from(_WORDS), text)
@@ -409,6 +454,8 @@ def type_text_of(value: object, *, widen: bool = False) -> str | None:
     kind = type(value)
     if kind in (bool, int, float, str, bytes) or value is None:
         return "None" if value is None else kind.__name__
+    if kind.__name__ in typelang.EXACT and typelang.CONCRETE[kind.__name__] is kind:
+        return kind.__name__
     if kind in (list, set, frozenset):
         element = common_type(value, widen=widen) if value or widen else "int"
         return element and f"{kind.__name__}[{element}]"
@@ -470,6 +517,8 @@ def _mutate(value, t: Type, rng: random.Random, top: bool):
         return not value
     if name == "float":
         return value + rng.choice((-1.0, -0.5, 0.5, 1.0))
+    if name in typelang.EXACT:
+        return _stdlib_mutate(value, name, rng)
     if name in ("str", "bytes"):
         chars = list(value.decode("latin-1") if name == "bytes" else value)
         op = rng.randrange(4)
@@ -585,6 +634,10 @@ def aimed(param_types, bases: list[tuple], seed: int, k: int, *, strs=(), number
             pool = [n for n in numbers if t.name == "float" or type(n) is int]
             base, step = rng.choice(pool) if pool and rng.random() < 0.8 else 0, rng.choice((-1, 0, 0, 1))
             return int(base) + step if t.name == "int" else float(base) + step
+        if t.name in typelang.EXACT and typelang.conforms(value, t):
+            if t.name == "Decimal" and numbers and rng.random() < 0.7:  # a threshold the test compares with
+                return Decimal(str(rng.choice(numbers))) + rng.choice((-1, 0, 0, 1))
+            return _stdlib_mutate(value, t.name, rng)
         if t.name == "list" and isinstance(value, list):
             if not value or rng.random() < 0.3 or t.args[0].name != "str":
                 return [] if value and rng.random() < 0.5 else value + [_draw(t.args[0], rng, 0, 4, False)]

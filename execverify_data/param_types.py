@@ -37,7 +37,16 @@ MAX_COMBINATIONS = 16
 
 _GENERIC = {"List": "list", "list": "list", "Set": "set", "set": "set", "FrozenSet": "frozenset", "frozenset": "frozenset",
             "Dict": "dict", "dict": "dict", "Tuple": "tuple", "tuple": "tuple", "Sequence": "list", "Iterable": "list"}
-_SCALARS = {"int", "str", "float", "bool", "bytes"}
+_SCALARS = {"int", "str", "float", "bool", "bytes", "date", "datetime", "time", "timedelta", "Decimal"}
+#: What reading an attribute or calling a method of a value says it is (``due.weekday()``, ``price.quantize(CENT)``).
+_STDLIB_ATTRIBUTES = {**dict.fromkeys(("year", "month", "day", "weekday", "isoweekday", "toordinal", "isocalendar",
+                                       "strftime", "isoformat", "timetuple"), "date"),
+                      **dict.fromkeys(("hour", "minute", "second", "microsecond"), "clock"),
+                      "date": "datetime", "time": "datetime", "days": "timedelta", "total_seconds": "timedelta",
+                      **dict.fromkeys(("quantize", "as_tuple", "is_finite", "is_signed", "adjusted"), "Decimal")}
+#: What a parameter used so is drawn as, most likely first.
+_STDLIB_KINDS = {"date": ["date", "datetime"], "clock": ["time", "datetime"], "datetime": ["datetime"],
+                 "timedelta": ["timedelta"], "Decimal": ["Decimal"]}
 #: Bare containers (or ``Any`` items): the candidates for their items come from the body.
 _BARE = {"list": "list", "List": "list", "Sequence": "list", "Iterable": "list", "set": "set", "Set": "set",
          "tuple": "tuple", "Tuple": "tuple", "dict": "dict", "Dict": "dict"}
@@ -54,7 +63,8 @@ _STR_TO_STR = {"replace", "strip", "lstrip", "rstrip", "lower", "upper", "casefo
 _PATTERN_METHODS = {"match", "search", "fullmatch", "findall", "finditer", "split", "sub", "subn"}
 _NUMBER_ITEMS = {"sum"}
 _ORDER_KEEPING = {"sorted", "reversed", "list", "tuple", "set"}
-_ISINSTANCE = {"int": "int", "float": "float", "str": "str", "list": "list", "dict": "dict", "bool": "int"}
+_ISINSTANCE = {"int": "int", "float": "float", "str": "str", "list": "list", "dict": "dict", "bool": "int",
+               "date": "date", "datetime": "datetime", "Decimal": "Decimal"}
 
 
 def annotation(node: ast.expr | None) -> str | None:
@@ -129,6 +139,11 @@ class _Evidence:
         if self.values is None:
             self.values = _Evidence()
         return self.values
+
+
+def _callee(func: ast.AST) -> str | None:
+    """The name a call calls: ``timedelta`` of ``timedelta(...)`` and of ``datetime.timedelta(...)``."""
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
@@ -228,7 +243,12 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
         if isinstance(parent, ast.BinOp):
             other = parent.right if parent.left is node else parent.left
             constant = _constant_kind(other)
-            if isinstance(parent.op, _INT_OPS) and not (isinstance(parent.op, ast.Mod) and parent.right is node):
+            outer = parents.get(id(parent))
+            if isinstance(other, ast.Call) and _callee(other.func) == "timedelta" and isinstance(parent.op, (ast.Add, ast.Sub)):
+                kinds.add("date")  # due + timedelta(days=14)
+            elif isinstance(parent.op, ast.Sub) and isinstance(outer, ast.Attribute) and outer.attr in ("days", "total_seconds"):
+                kinds.add("date")  # (end - start).days
+            elif isinstance(parent.op, _INT_OPS) and not (isinstance(parent.op, ast.Mod) and parent.right is node):
                 kinds.add("int")
             elif isinstance(parent.op, ast.Mult) and constant == "str":
                 kinds.add("int")
@@ -345,6 +365,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                     kinds.add("record")  # t.get("done"): a record
                 elif depth < 2:
                     _dict_values(fn, parents, parent, method, evidence, depth, module)
+            elif method in _STDLIB_ATTRIBUTES and not kinds & {"str", "list", "dict"}:
+                kinds.add(_STDLIB_ATTRIBUTES[method])  # due.weekday(), slot.hour, price.quantize(CENT)
             elif method in ("is_integer",):
                 kinds.add("float")
             elif method in ("bit_length", "to_bytes"):
@@ -512,6 +534,9 @@ def _from_use(evidence: _Evidence) -> list[str]:
     unpacked = next((int(k[8:]) for k in kinds if k.startswith("unpacked")), None)
     if unpacked and 2 <= unpacked <= 4:
         return [f"tuple[{', '.join(['int'] * unpacked)}]", f"tuple[{', '.join(['float'] * unpacked)}]"]
+    stdlib = [k for k in ("datetime", "timedelta", "Decimal", "date", "clock") if k in kinds]
+    if stdlib and not kinds & {"str", "text", "list", "dict", "sequence", "indexed"}:
+        return ["datetime"] if {"date", "clock"} <= kinds else _STDLIB_KINDS[stdlib[0]]
     if "dict" in kinds:
         told = [t for t in _from_use(evidence.values) if t not in ("int", "str")][:2] if evidence.values is not None else []
         return [f"dict[str, {t}]" for t in told] + ["dict[str, int]", "dict[str, str]", "dict[int, int]"]

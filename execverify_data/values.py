@@ -30,6 +30,8 @@ import re
 import tokenize
 import warnings
 from collections import Counter, OrderedDict, defaultdict, deque
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -179,7 +181,23 @@ def _is_plain(x: Any) -> bool:
     return False
 
 
-_SCALAR_TEXT = {float: _float_text, complex: _complex_text, range: repr}
+def _naive_text(value: date | datetime | time) -> str:
+    """``repr`` of a date, or of a datetime or time without a time zone (``datetime.date(2024, 1, 5)``)."""
+    if getattr(value, "tzinfo", None) is not None:
+        raise _NotAskable(f"no faithful literal for an aware {type(value).__name__} (its time zone is an object)")
+    return repr(value)
+
+
+def _decimal_text(value: Decimal) -> str:
+    """``repr`` of a Decimal (``Decimal('4.50')``: the digits and exponent it holds), except a signalling NaN,
+    which ``==`` cannot compare."""
+    if value.is_snan():
+        raise _NotAskable("no faithful literal for a signalling NaN Decimal (== raises on it)")
+    return repr(value)
+
+
+_SCALAR_TEXT = {float: _float_text, complex: _complex_text, range: repr, date: _naive_text, datetime: _naive_text,
+                time: _naive_text, timedelta: repr, Decimal: _decimal_text}
 _ALWAYS_PLAIN = frozenset({str, bool, _NoneType, bytes})
 _REPR_EXACT = _ALWAYS_PLAIN | {int}  # element types whose repr in a list, tuple or dict is canonical
 _INTEGRAL = frozenset({int, bool})
@@ -502,8 +520,11 @@ def _is_imaginary(node: ast.AST) -> bool:
 def _callee_name(func: ast.AST) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "collections":
-        return func.attr
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id == "collections":
+            return func.attr
+        if func.value.id in ("datetime", "decimal"):  # datetime.date(...), decimal.Decimal(...): the repr's spelling
+            return f"{func.value.id}.{func.attr}"
     return None
 
 
@@ -595,10 +616,50 @@ def _make_bytes(kind):
     return make
 
 
+def _make_clock(kind):
+    """``datetime.date(2024, 1, 5)``, ``datetime.datetime(2024, 1, 5, 9, 30)``, ``datetime.time(9, 30)``: ints only,
+    no time zone."""
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or any(type(a) is not int for a in args):
+            raise AnswerError(f"{kind.__name__}(...) takes its fields as ints, without keywords or a time zone")
+        try:
+            return kind(*args)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise AnswerError(f"not a {kind.__name__}: {exc}") from None
+
+    return make
+
+
+_TIMEDELTA_FIELDS = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+
+
+def _make_timedelta(*args: Any, **kwargs: Any) -> timedelta:
+    if len(args) > 3 or set(kwargs) - set(_TIMEDELTA_FIELDS) or any(
+            type(a) not in (int, float) for a in (*args, *kwargs.values())):
+        raise AnswerError(f"timedelta(...) takes numbers, by position or as {', '.join(_TIMEDELTA_FIELDS)}")
+    try:
+        return timedelta(*args, **kwargs)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise AnswerError(f"not a timedelta: {exc}") from None
+
+
+def _make_decimal(arg: Any = "0") -> Decimal:
+    if type(arg) not in (str, int) or (type(arg) is str and len(arg) > 4000):
+        raise AnswerError("Decimal(...) takes a string of digits such as '4.50', or an int")
+    try:
+        return Decimal(arg)
+    except (InvalidOperation, ValueError):
+        raise AnswerError(f"not a Decimal: {arg!r} is not a number") from None
+
+
 _CONSTRUCTORS = {
     "set": _make_set(set), "frozenset": _make_set(frozenset), "float": _make_float, "complex": _make_complex,
     "Counter": _make_counter, "OrderedDict": _make_ordered_dict, "defaultdict": _make_defaultdict, "deque": _make_deque,
     "range": _make_range, "bytes": _make_bytes(bytes), "bytearray": _make_bytes(bytearray),
+    # the datetime and decimal values, as repr spells them and as ``from datetime import date`` code writes them
+    **{f"datetime.{kind.__name__}": _make_clock(kind) for kind in (date, datetime, time)},
+    "datetime.timedelta": _make_timedelta, "date": _make_clock(date), "timedelta": _make_timedelta,
+    "Decimal": _make_decimal, "decimal.Decimal": _make_decimal,
 }
 
 
@@ -648,7 +709,7 @@ def parse(text: str, *, max_chars: int = MAX_ANSWER_CHARS, max_depth: int = MAX_
     >>> parse("__import__('os')")
     Traceback (most recent call last):
     ...
-    execverify_data.errors.AnswerError: call of '__import__' is not allowed in an answer; allowed: Counter, OrderedDict, bytearray, bytes, complex, defaultdict, deque, float, frozenset, range, set
+    execverify_data.errors.AnswerError: call of '__import__' is not allowed in an answer; allowed: Counter, Decimal, OrderedDict, bytearray, bytes, complex, date, datetime.date, datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal, defaultdict, deque, float, frozenset, range, set, timedelta
     """
     node, big = _parse_tree(text, max_chars)
     return _Builder(big, max_depth, max_items).build(node, 0)
@@ -744,6 +805,8 @@ _CALL_NAMESPACE: dict[str, Any] = {
     "__builtins__": {}, _PACK: _pack, **_DEFAULT_FACTORIES,
     **{kind.__name__: kind for kind in (complex, range, bytes, bytearray, Counter, OrderedDict, defaultdict, deque)},
     **_SPECIAL_FLOAT_NAMES, "math": math, "collections": __import__("collections"),
+    "datetime": __import__("datetime"), "decimal": __import__("decimal"), "date": date, "timedelta": timedelta,
+    "Decimal": Decimal,
 }
 _COMPILED_CALLS: dict[str, tuple[str, Any, dict[str, Any]]] = {}
 _COMPILED_CALLS_KEPT = 256
@@ -917,7 +980,7 @@ def self_equal(text: str) -> bool:
     >>> self_equal("[1.5, {'a': (2, 3)}]"), self_equal("[float('nan')]"), self_equal("'nan'")
     (True, False, True)
     """
-    if "nan" not in text:
+    if "nan" not in text.lower():  # float('nan'), Decimal('NaN')
         return True
     try:
         return bool(parse(text) == parse(text))

@@ -387,6 +387,14 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
     ("T = {'a': 1, 'b': 2}\ndef f(k):\n    return T.get(k)\n", [["str"]]),
     ("def f(d, k):\n    s = d.get(k)\n    return sum(s) / len(s)\n", [["dict[str, list[int]]", "dict[str, list[float]]",
                                                                   "dict[str, int]", "dict[str, str]", "dict[int, int]"], ["int", "str", "list[int]"]]),
+    # dates, times of day, spans and amounts: what the body reads of them, or adds to them
+    ("from datetime import timedelta\ndef f(start, days=14):\n    return start + timedelta(days=days)\n",
+     [["date", "datetime"], ["int"]]),
+    ("def f(due, returned):\n    return max(0, (returned - due).days)\n", [["date", "datetime"], ["date", "datetime"]]),
+    ("def f(day):\n    return day.weekday() >= 5\n", [["date", "datetime"]]),
+    ("def f(slot):\n    return 'early' if slot.hour < 9 else 'late'\n", [["time", "datetime"]]),
+    ("def f(amount):\n    return amount.quantize(CENT)\n", [["Decimal"]]),
+    ("from datetime import date\ndef f(d: date, n: int):\n    return d.year + n\n", [["date"], ["int"]]),
 ])
 def test_types_from_use(code, expected):
     from execverify_data.param_types import candidates
@@ -734,3 +742,64 @@ def test_best_effort_choice_adds_an_input_that_is_not_returned_unchanged():
     candidates = [("a",), ("a b",), ("b",), ("c d",), ("e",), ("d c",), ("",)]  # the empty one, taking `if w`, last
     picked = prescreen(program, candidates, FilterConfig(k=5, max_steps=1000, timeout=2.0), {}, best_effort=True, k_max=8)
     assert ("d c",) in [args for args, _ in picked] and ("",) in [args for args, _ in picked]
+
+
+LOANS = """from datetime import date, timedelta
+from decimal import Decimal, ROUND_HALF_UP
+
+DAILY_FINE = Decimal("0.25")
+CAP = Decimal("5.00")
+
+
+def due_date(borrowed: date, days: int = 14) -> date:
+    due = borrowed + timedelta(days=days)
+    while due.weekday() >= 5:  # a weekend: the next Monday
+        due += timedelta(days=1)
+    return due
+
+
+def fine(due, returned):
+    late = (returned - due).days
+    if late <= 0:
+        return Decimal("0.00")
+    return min(CAP, (DAILY_FINE * late).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def age_on(birth, day):
+    years = day.year - birth.year
+    if (day.month, day.day) < (birth.month, birth.day):
+        years -= 1
+    return years
+"""
+
+CLOCK = """from datetime import date, datetime
+
+
+def days_left(day):
+    return (day - date.today()).days
+
+
+def stamp(moment: datetime) -> date:
+    if moment.hour < 6:
+        return moment.date().replace(day=1)
+    return moment.date()
+"""
+
+
+def test_dates_and_decimals_are_drawn_and_their_rows_run_as_text(tmp_path):
+    """Dates and Decimal amounts are values of the rows (``datetime.date(2024, 1, 5)``, ``Decimal('0.75')``, as
+    Python writes them); a program that binds ``date`` only gets ``import datetime`` so that its rows run as
+    source; reading the clock is the outside world, and a module where ``datetime`` is the class cannot spell a
+    date (both given up, with their reasons). Before, every one of these was ``untyped_param`` or ``io``."""
+    from execverify_data.reexecute import check_rows
+
+    records = _convert_folder(tmp_path, {"loans.py": LOANS, "clock.py": CLOCK})
+    rejected = {e["entry_point"]: e for e in map(json.loads, (tmp_path / "o" / "rejected.jsonl").read_text().splitlines())}
+    assert set(records) == {"due_date", "fine", "age_on"}, rejected
+    assert records["due_date"]["param_types"] == ["date", "int"] and records["fine"]["param_types"][0] == "date"
+    assert records["due_date"]["code"].startswith("import datetime\nfrom datetime import date, timedelta\n")
+    assert any(out.startswith("Decimal('") and out != "Decimal('0.00')" for out in records["fine"]["outputs"])
+    assert all(r["branch_coverage_returning"] == 1.0 for r in records.values()), records
+    assert rejected["days_left"]["reason"] == "io" and ".today()" in rejected["days_left"]["detail"]
+    assert rejected["stamp"]["reason"] == "value_names" and "from datetime import date, datetime" in rejected["stamp"]["detail"]
+    assert check_rows(list(records.values()), states=True).mismatches == []

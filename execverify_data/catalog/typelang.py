@@ -16,25 +16,31 @@ A type is written as a string and parsed into a :class:`Type` tree; :func:`confo
 from __future__ import annotations
 
 import collections.abc
+import datetime
+import decimal
 import re
 from dataclasses import dataclass
 
 from execverify_data.errors import InvalidArgument
 
-__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE"]
+__all__ = ["Type", "parse", "conforms", "substitute", "type_vars", "CONCRETE", "EXACT"]
 
 #: Concrete type names and the Python class each one stands for.
 CONCRETE: dict[str, type] = {
     **{t.__name__: t for t in (str, int, float, bool, bytes, range, type, list, set, frozenset, dict, tuple)},
     **{type(view).__name__: type(view) for view in ({}.keys(), {}.values(), {}.items())},
     "None": type(None),
+    # values of the standard library that code as people have it takes (from-code); a value is of one exactly
+    **{t.__name__: t for t in (datetime.date, datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal)},
 }
+#: The type names whose values are exactly that class (no subclass: a datetime is not a date).
+EXACT = frozenset({"date", "datetime", "time", "timedelta", "Decimal"})
 _ARITY = {
     **dict.fromkeys(("list", "set", "frozenset", "dict_keys", "dict_values", "Optional"), 1),
     **dict.fromkeys(("Iterable", "Iterator", "Sequence", "Collection"), 1),
     **dict.fromkeys(("dict", "dict_items", "Callable"), 2),
 }
-_SCALARS = frozenset({"str", "int", "float", "bool", "bytes", "None", "range", "type", "object"})
+_SCALARS = frozenset({"str", "int", "float", "bool", "bytes", "None", "range", "type", "object"}) | EXACT
 _TOKEN = re.compile(r"\s*(\.\.\.|[A-Za-z_][A-Za-z_0-9]*|[\[\],|])")
 
 
@@ -196,6 +202,8 @@ def conforms(value: object, t: Type | str) -> bool:
         return True
     if name == "|":
         return any(conforms(value, a) for a in args)
+    if name in EXACT:  # a datetime is not a date here: its text is another
+        return type(value) is CONCRETE[name]
     if name in _SCALARS:  # "object" returned above
         return isinstance(value, CONCRETE[name])
     if name == "Callable":
