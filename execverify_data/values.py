@@ -617,11 +617,11 @@ def _make_bytes(kind):
 
 
 def _make_clock(kind):
-    """``datetime.date(2024, 1, 5)``, ``datetime.datetime(2024, 1, 5, 9, 30)``, ``datetime.time(9, 30)``: ints only,
-    no time zone."""
+    """``datetime.date(2024, 1, 5)``, ``datetime.datetime(2024, 1, 5, 9, 30)``, ``datetime.time(9, 30)``: ints only
+    (``fold=1`` as ``repr`` writes it), no time zone."""
     def make(*args: Any, **kwargs: Any) -> Any:
-        if kwargs or any(type(a) is not int for a in args):
-            raise AnswerError(f"{kind.__name__}(...) takes its fields as ints, without keywords or a time zone")
+        if set(kwargs) - ({"fold"} if kind is not date else set()) or any(type(a) is not int for a in (*args, *kwargs.values())):
+            raise AnswerError(f"{kind.__name__}(...) takes its fields as ints (and fold=), without a time zone")
         try:
             return kind(*args)
         except (TypeError, ValueError, OverflowError) as exc:

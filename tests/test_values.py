@@ -478,3 +478,46 @@ def test_parse_call_refuses_huge_builds_from_short_text():
             parse_call(text)
     with pytest.raises(AnswerError, match="more than"):
         parse("frozenset(range(1000000000000))")
+
+
+# --------------------------------------------------------------------------- dates, times, spans, Decimal
+
+_STDLIB_VALUES = st.one_of(
+    st.dates(), st.datetimes(), st.times(), st.timedeltas(),
+    st.decimals(allow_nan=True, allow_infinity=True, places=None).filter(lambda d: not d.is_snan()))
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_STDLIB_VALUES, max_size=4))
+def test_dates_and_decimals_read_back_as_python_writes_them(values):
+    """A date, datetime, time, timedelta or Decimal is askable, its text is its ``repr`` (what Python writes and
+    runs beside ``import datetime`` / ``from decimal import Decimal``), and the text reads back to a value of
+    the same type that Python's ``==`` calls equal (a NaN Decimal equals nothing, as in Python)."""
+    import datetime
+    from decimal import Decimal
+
+    canonical = encode(values)
+    assert canonical.askable and canonical.text == repr(values)
+    back = parse(canonical.text)
+    assert [type(v) for v in back] == [type(v) for v in values]
+    assert all(b == v or (isinstance(v, Decimal) and v.is_nan()) for b, v in zip(back, values))
+    assert eval(canonical.text, {"datetime": datetime, "Decimal": Decimal}) == back or any(
+        isinstance(v, Decimal) and v.is_nan() for v in values)
+
+
+def test_dates_and_decimals_edge_cases():
+    import datetime
+    from decimal import Decimal
+
+    aware = datetime.datetime(2024, 1, 5, 9, 30, tzinfo=datetime.timezone.utc)
+    assert not encode(aware).askable and "aware" in encode(aware).reason
+    assert not encode(Decimal("sNaN")).askable
+    assert encode(Decimal("4.50")).text == "Decimal('4.50')" and encode(Decimal("4.50")).type == "Decimal"
+    assert same(encode(Decimal("4.5")), "Decimal('4.50')")  # Python's ==
+    assert not same(encode(datetime.datetime(2024, 1, 5)), "datetime.date(2024, 1, 5)")  # another type
+    assert same(encode(datetime.date(2024, 1, 5)), "date(2024, 1, 5)")  # as from datetime import date writes it
+    assert parse_call("f(datetime.timedelta(days=3), decimal.Decimal('1'))")[1] == (datetime.timedelta(days=3), Decimal(1))
+    for bad in ("datetime.date(2024, 13, 1)", "Decimal(0.1)", "Decimal('one')", "datetime.datetime.now()",
+                "datetime.date('2024', 1, 1)", "timedelta(days='1')", "datetime.time(9, tzinfo=None)"):
+        with pytest.raises(AnswerError):
+            parse(bad)
