@@ -56,15 +56,19 @@ _CHARS = "abcdeklmnorstxy"
 _EXTRA = " ,-.ABE019"
 _FLOATS = (-2.5, -1.0, 0.0, 0.25, 0.5, 1.5, 2.0, 3.75, 10.0, 12.5)
 _SUPPORTED = ("str", "int", "float", "bool", "bytes", "None", "list", "set", "frozenset", "tuple", "dict", *sorted(typelang.EXACT))
-#: Dates near one another (most functions given two compare them or count the days between), now and then another year.
+#: Dates near one another (most functions given two compare them or count the days between), now and then another
+#: year or decade.
 _EPOCH = dt.date(2024, 1, 1)
 _AMOUNTS = ("0.00", "0.99", "1.50", "2.25", "4.50", "5.00", "9.99", "12.00", "19.95", "25.00", "100.00", "-3.50")
 
 
 def _date(rng: random.Random) -> dt.date:
-    if rng.random() < 0.8:
+    roll = rng.random()
+    if roll < 0.6:
         return _EPOCH + dt.timedelta(days=rng.randint(0, 120))
-    return dt.date(rng.randint(2020, 2027), rng.randint(1, 12), rng.randint(1, 28))
+    # another year of this decade (a renewal, an expiry), or a past one (a birth date, a founding)
+    years = (2018, 2027) if roll < 0.8 else (1940, 2017)
+    return dt.date(rng.randint(*years), rng.randint(1, 12), rng.randint(1, 28))
 
 
 def _clock(rng: random.Random) -> dt.time:
@@ -823,7 +827,7 @@ def _cells(item: Type, rng: random.Random, hints: Hints | None) -> list:
 #: program's checks going both ways).
 NARROWINGS = ("min1", "min3", "long", "size2", "size3", "size4", "size5", "nonneg", "pos", "nonzero", "sorted", "keys",
               "digits", "numfields", "record", "from0", "from1", "from2", "from3", "from4", "len0", "len1", "len2", "len3",
-              "len4")
+              "len4", "le0", "le1", "le2", "le3", "le4")
 _STRING_NARROWINGS = ("keys", "digits", "numfields")
 
 
@@ -880,18 +884,29 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
 
 
 def _agree(args: tuple, types: list[Type], narrowed, rng: random.Random, hints: Hints | None) -> tuple:
-    """``args`` with, 9 times in 10 each, a parameter narrowed ``len<i>`` cut or repeated to the length of parameter
-    ``i``, and one narrowed ``from<i>`` replaced by a value of its type found in parameter ``i``'s value (at any
+    """``args`` with a second date days from the first half of the time, and, 9 times in 10 each, a parameter narrowed ``len<i>`` cut or repeated to the length of parameter
+    ``i``, one narrowed ``le<i>`` swapped with parameter ``i`` where it is the greater, and one narrowed ``from<i>`` replaced by a value of its type found in parameter ``i``'s value (at any
     depth: items, a dict's keys and values; the values at the string keys the program reads, ``t["title"]``, where
     there are such)."""
     out = list(args)
     fields = set(hints.fields) if hints is not None else set()
+    dated = [j for j, t in enumerate(types) if t.name in ("date", "datetime")]
+    for j in dated[1:]:  # two dates of one call are most often days apart (borrowed and due, check-in and out)
+        if type(out[j]) is type(out[dated[0]]) and rng.random() < 0.5:
+            out[j] = out[dated[0]] + dt.timedelta(days=rng.randint(-7, 30))
     for j, rules in enumerate(narrowed):
         same = next((int(r[3:]) for r in rules if r.startswith("len")), None)
         if same is not None and same < len(args) and hasattr(args[same], "__len__") and out[j] and rng.random() < 0.9:
             n, value = len(args[same]), out[j]
             out[j] = type(value)((value * (n // len(value) + 1))[:n]) if isinstance(value, (list, tuple)) \
                 else (value * (n // len(value) + 1))[:n] if isinstance(value, str) else value
+        below = next((int(r[2:]) for r in rules if r.startswith("le")), None)
+        if below is not None and below < len(args) and rng.random() < 0.9:
+            try:
+                if out[j] > out[below]:  # on > current_due: raise: the two swapped
+                    out[j], out[below] = out[below], out[j]
+            except TypeError:  # values of two types
+                pass
         i = next((int(r[4:]) for r in rules if r.startswith("from")), None)
         if i is None or i >= len(args) or rng.random() >= 0.9:
             continue

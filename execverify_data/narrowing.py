@@ -52,6 +52,8 @@ def _changes(rule: str, type_text: str) -> bool:
         return type_text in ("str", "int", "float")
     if rule.startswith("len"):  # as long as another parameter
         return type_text.startswith(("str", "list", "tuple"))
+    if rule.startswith("le"):  # at most another parameter: two values of one ordered type
+        return type_text in ("int", "float", "str", "date", "datetime", "time", "timedelta", "Decimal")
     if kind == "dict":
         return type_text.startswith("dict[str,") or "dict[str," in type_text
     return kind == "str" and bool(re.search(r"\bstr\b", type_text))
@@ -130,7 +132,28 @@ def guard_proposals(code: str, entry: str, types: tuple[str, ...]) -> list[tuple
         atoms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, joined) else [test]
         for atom in atoms:
             add(*_rule_against(atom, bad=raising))
+            order = _order(atom, params, bad=raising)
+            if order is not None and types[order[0]] == types[order[1]]:  # if on > current_due: raise
+                add(params[order[0]], f"le{order[1]}")
     return out
+
+
+def _order(test, params: list[str], *, bad: bool) -> tuple[int, int] | None:
+    """``(i, j)`` when the check ``test`` holds (``bad`` False) or fails (``bad`` True) only for ``params[i] <=
+    params[j]`` (``if start > end: raise``: ``start`` at most ``end``), else None."""
+    import ast
+
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and isinstance(test.comparators[0], ast.Name) and {test.left.id, test.comparators[0].id} <= set(params)
+            and test.left.id != test.comparators[0].id):
+        return None
+    a, b = params.index(test.left.id), params.index(test.comparators[0].id)
+    op = type(test.ops[0])
+    if (op in (ast.Gt, ast.GtE)) == bad and op in (ast.Gt, ast.GtE, ast.Lt, ast.LtE):  # a > b bad, a <= b good
+        return a, b
+    if op in (ast.Gt, ast.GtE, ast.Lt, ast.LtE):
+        return b, a
+    return None
 
 
 def _lengths(left, right, params: list[str]) -> tuple[int, int] | None:

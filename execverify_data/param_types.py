@@ -193,6 +193,18 @@ class _Module:
                        for t in n.targets if isinstance(t, ast.Name)}
 
 
+def _textual(fn: ast.AST, name: str) -> bool:
+    """Whether ``fn`` binds ``name`` to a text it made: ``key = product.strip().lower()``, an f-string, a join."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id == name:
+            value = node.value
+            if isinstance(value, ast.JoinedStr) or isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and value.func.attr in _STR_TO_STR | {"join", "format"}:
+                return True
+    return False
+
+
 def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module: _Module | None = None,
              field: str | None = None) -> None:
     """Add to ``evidence`` what ``fn`` does with ``name``: loop variables over it (as its items), names it is
@@ -348,6 +360,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                         evidence.item().kinds.add("textcells")  # board[r][c] == "": rows of texts
                 if _constant_kind(parent.slice) == "str":
                     kinds.update(("dict", "record"))
+                elif isinstance(parent.slice, ast.Name) and _textual(fn, parent.slice.id):
+                    kinds.add("dict")  # price_list[key] after key = product.strip().lower(): a table of texts
                 elif _constant_kind(parent.slice) == "int" and 0 <= parent.slice.value < 4:
                     kinds.add(f"at{parent.slice.value}")
             elif parent.slice is node:
