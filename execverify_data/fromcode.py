@@ -868,7 +868,7 @@ def _convert(fn: Function, i: int, config: FromCodeConfig, *, tracer, decon, poo
 
 #: Rounds of draws aimed at the decision sides no candidate took, the draws of a round, and the sides aimed at in
 #: one round; a round starts only while half the function's time cap is left.
-AIM_ROUNDS, AIM_DRAWS, AIM_SIDES = 3, 24, 4
+AIM_ROUNDS, AIM_DRAWS, AIM_SIDES = 8, 24, 4
 
 
 def _literals(node: ast.AST, constants: dict[str, list]) -> tuple[list, list]:

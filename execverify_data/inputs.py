@@ -631,7 +631,14 @@ def aimed(param_types, bases: list[tuple], seed: int, k: int, *, strs=(), number
         at = rng.randint(0, len(value))
         return value[:at] + lit + value[at:] if lit else value.upper()
 
-    def edit(value, t: Type):
+    def edit(value, t: Type, depth: int = 0):
+        if t.name == "|":  # the arm the value is of, or another arm's draw now and then (a field set to None)
+            arm = next((a for a in t.args if typelang.conforms(value, a)), None)
+            if arm is None or rng.random() < 0.2:
+                return _draw(rng.choice(t.args), rng, 0, 4, False)
+            return edit(value, arm, depth)
+        if t.name == "bool" and isinstance(value, bool):
+            return not value
         if t.name == "str" and isinstance(value, str):
             return text(value)
         if t.name in ("int", "float") and not isinstance(value, bool):
@@ -643,11 +650,34 @@ def aimed(param_types, bases: list[tuple], seed: int, k: int, *, strs=(), number
                 return Decimal(str(rng.choice(numbers))) + rng.choice((-1, 0, 0, 1))
             return _stdlib_mutate(value, t.name, rng)
         if t.name == "list" and isinstance(value, list):
+            if value and depth < 2 and t.args[0].name in ("dict", "tuple", "list", "|") and rng.random() < 0.5:
+                items = list(value)  # a record of the list, edited as a record
+                at = rng.randrange(len(items))
+                items[at] = edit(items[at], t.args[0], depth + 1)
+                return items
             if not value or rng.random() < 0.3 or t.args[0].name != "str":
                 return [] if value and rng.random() < 0.5 else value + [_draw(t.args[0], rng, 0, 4, False)]
             items = list(value)
             items[rng.randrange(len(items))] = rng.choice(strs) if strs else ""
             return items
+        if t.name == "tuple" and isinstance(value, tuple) and value and depth < 2:
+            items = list(value)
+            at = rng.randrange(len(items))
+            arm = t.args[0] if len(t.args) == 2 and t.args[1].name == "..." else t.args[min(at, len(t.args) - 1)]
+            items[at] = edit(items[at], arm, depth + 1)
+            return tuple(items)
+        if t.name == "dict" and isinstance(value, dict) and depth < 2:
+            out = dict(value)
+            named = [k for k in strs if k in out] if t.args[0].name == "str" else []
+            op = rng.randrange(4)
+            if op == 0 and out:  # a field or an entry left out (item.get("reorder_level") is None)
+                del out[rng.choice(named or list(out))]
+            elif op == 1 and t.args[0].name == "str" and strs:  # an entry at a key the program reads
+                out[rng.choice(strs)] = _draw(t.args[1], rng, 0, 4, False)
+            elif out:  # a value edited with the literals
+                key = rng.choice(named or list(out))
+                out[key] = edit(out[key], t.args[1], depth + 1)
+            return out
         return value
 
     for _ in range(k * 6):
