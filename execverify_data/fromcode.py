@@ -431,7 +431,7 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
     give more distinct outputs.
 
     Returns ``(types, domains, origins, "")``, or ``(None, (), [], why)`` when no combination (and no narrowing
-    of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
+    of the best, and no four times as many draws of the best) returns for :data:`PROBE_MIN_RETURNS` draws."""
     from execverify_data.narrowing import agreement_proposals, guard_proposals, proposals
     from execverify_data.param_types import combinations, hints as hints_of, preferred_domains, variants
 
@@ -472,6 +472,12 @@ def probe_types(fn: Function, options: list[list[tuple[str, str]]], seed: int, c
             best = tuple(zip(types, chosen))
             if not best_errors:
                 break
+    if best is not None and not best_score[0] and best_score[2] > 0 and (deadline is None or time.monotonic() < deadline):
+        # a precondition few draws meet (two times of day parsed, then a shift no longer than 12 hours): more draws
+        types, chosen = tuple(t for t, _ in best), tuple(d for _, d in best)
+        score, _, _ = _probe_run(fn, types, chosen, seed + 1, config, pool, hints, deadline, tried, draws=PROBE_DRAWS * 4)
+        if score is not None and score[0]:
+            best_score = score
     if best is None or not best_score[0]:
         return None, (), [], f"no draws of the candidate types return (returns of {PROBE_DRAWS} draws: {'; '.join(tried)})"[:400]
     return (tuple(t for t, _ in best), tuple(d for _, d in best),
@@ -493,8 +499,8 @@ NARROWING_ROUNDS, NARROWING_TRIES = 3, 6
 
 
 def _probe_run(fn: Function, types: tuple[str, ...], chosen: tuple[str, ...], seed: int, config: FromCodeConfig, pool,
-               hints, deadline: float | None, tried: list[str]) -> tuple[tuple | None, list[str], int]:
-    """Run :data:`PROBE_DRAWS` draws of ``types`` in domains ``chosen`` in the sandbox: ``(score, errors)``,
+               hints, deadline: float | None, tried: list[str], *, draws: int = PROBE_DRAWS) -> tuple[tuple | None, list[str], int]:
+    """Run ``draws`` (:data:`PROBE_DRAWS`) draws of ``types`` in domains ``chosen`` in the sandbox: ``(score, errors)``,
     the score ``(enough returned, distinct outputs, returns)`` (None when the sampler cannot draw them) and the
     ``"Type: message"`` of each draw that raised, and the number of draws; a line for the give-up detail goes
     to ``tried``."""
@@ -503,7 +509,7 @@ def _probe_run(fn: Function, types: tuple[str, ...], chosen: tuple[str, ...], se
     from execverify_data.values import format_arguments
 
     try:
-        draws = draw_inputs(types, seed, PROBE_DRAWS, min_size=config.min_size, max_size=config.max_size,
+        draws = draw_inputs(types, seed, draws, min_size=config.min_size, max_size=config.max_size,
                             hints=hints, domains=chosen)
     except Exception:  # noqa: BLE001 - a type the sampler cannot draw at these sizes
         return None, [], 0

@@ -220,6 +220,10 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
             continue
         parent = parents.get(id(node))
         kinds = evidence.kinds
+        while isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.Or) and parent.values[0] is node \
+                and _constant_kind(parent.values[-1]) == "str":  # CLOCK_RE.match(text or ""): read as the text
+            kinds.add("str")
+            node, parent = parent, parents.get(id(parent))
         if isinstance(parent, ast.Call) and node in parent.args:
             func = parent.func
             if isinstance(func, ast.Name) and func.id in module.functions and func.id != getattr(fn, "name", None):
