@@ -165,7 +165,7 @@ class Hints:
     """
 
     __slots__ = ("strs", "ints", "bytes_", "styles", "seps", "patterns", "keys", "fields", "splits", "numbers", "field_types",
-                 "cells", "examples")
+                 "cells", "examples", "dates")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -174,7 +174,7 @@ class Hints:
     STYLE_RATE = 0.2
 
     def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=(), *, patterns=(), keys=(), fields=(), splits=(),
-                 numbers=(), field_types=None, cells=(), examples=()):
+                 numbers=(), field_types=None, cells=(), examples=(), dates=()):
         self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
         self.seps = tuple(seps)  # the separators the program splits texts at (the ``tokens`` domain joins at them)
         # what the input domains of formats read (:data:`DOMAINS`): the regular expressions the program matches
@@ -191,6 +191,9 @@ class Hints:
         self.numbers, self.field_types, self.cells = tuple(numbers), dict(field_types or {}), tuple(cells)
         # ``examples``, the texts quoted in the function's docstring (``"'3:45' -> 225"``): the ``example`` domain
         self.examples = tuple(examples)
+        # ``dates``, the formats it reads dates and times in (``datetime.strptime(s, "%d/%m/%Y")``, ``"%Y-%m-%d"`` for
+        # ``date.fromisoformat(s)``): the ``datefmt`` domain
+        self.dates = tuple(dates)
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -205,7 +208,7 @@ class Hints:
         bytes_: dict = {}
         styles: dict = {}
         seps: dict = {}
-        formats: dict = {"patterns": {}, "keys": {}, "fields": {}, "splits": {}}
+        formats: dict = {"patterns": {}, "keys": {}, "fields": {}, "splits": {}, "dates": {}}
         for node in walk(ast.parse(source) if isinstance(source, str) else source):
             _formats(node, formats)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -286,6 +289,10 @@ def _formats(node, found: dict) -> None:
             found["patterns"].setdefault(pattern)  # the whole pattern, however long
         elif first is not None and name in ("get", "setdefault", "pop") and isinstance(func, ast.Attribute):
             found["fields"].setdefault(first)
+        elif name == "strptime" and len(node.args) > 1 and _text_constant(node.args[1]) and "%" in node.args[1].value:
+            found["dates"].setdefault(node.args[1].value)
+        elif name == "fromisoformat" and isinstance(func, ast.Attribute):
+            found["dates"].setdefault("%H:%M" if module == "time" else "%Y-%m-%d")
     elif isinstance(node, ast.Dict):
         for key in node.keys:
             if key is not None and _text_constant(key) is not None:
@@ -788,6 +795,9 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
                  else rng.choice(_LONG_WORDS if rng.random() < 0.5 else _WORDS) for _ in range(n)]
         text = " ".join(words)
         return text[:1].upper() + text[1:] + rng.choice(".!?") if text and rng.random() < 0.3 else text
+    if domain == "datefmt":  # a date or time written in a format the program reads it in
+        formats = (hints.dates if hints is not None else ()) or ("%Y-%m-%d",)
+        return _stdlib_value("datetime", rng).strftime(rng.choice(formats))
     if domain == "example":  # a text the docstring shows ("'B12-3-07' -> {...}"); a near miss now and then
         if hints is None or not hints.examples:
             return _text(rng, lo, hi)
@@ -930,7 +940,7 @@ def _agree(args: tuple, types: list[Type], narrowed, rng: random.Random, hints: 
             n, value = len(args[same]), out[j]
             out[j] = type(value)((value * (n // len(value) + 1))[:n]) if isinstance(value, (list, tuple)) \
                 else (value * (n // len(value) + 1))[:n] if isinstance(value, str) else value
-        below = next((int(r[2:]) for r in rules if r.startswith("le")), None)
+        below = next((int(r[2:]) for r in rules if re.fullmatch(r"le\d", r)), None)
         if below is not None and below < len(args) and rng.random() < 0.9:
             try:
                 if out[j] > out[below]:  # on > current_due: raise: the two swapped
@@ -988,7 +998,7 @@ DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "n
                 "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
-                "example": "str", "patterns": "list", "lines": "str"}
+                "example": "str", "patterns": "list", "lines": "str", "datefmt": "str"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(DOMAIN_TYPES)
 
@@ -1042,7 +1052,7 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
                                                           "literal", "sentence", "pattern", "numfields", "cells",
-                                                          "example", "patterns", "lines")}
+                                                          "example", "patterns", "lines", "datefmt")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:

@@ -52,7 +52,7 @@ def _changes(rule: str, type_text: str) -> bool:
         return type_text in ("str", "int", "float")
     if rule.startswith("len"):  # as long as another parameter
         return type_text.startswith(("str", "list", "tuple"))
-    if rule.startswith("le"):  # at most another parameter: two values of one ordered type
+    if re.fullmatch(r"le\d", rule):  # at most another parameter: two values of one ordered type
         return type_text in ("int", "float", "str", "date", "datetime", "time", "timedelta", "Decimal")
     if kind == "dict":
         return type_text.startswith("dict[str,") or "dict[str," in type_text

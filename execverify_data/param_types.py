@@ -235,6 +235,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.patterns \
                     and func.attr in _PATTERN_METHODS and parent.args[-1 if func.attr in ("sub", "subn") else 0] is node:
                 kinds.update(("str", "pattern"))
+            elif isinstance(func, ast.Attribute) and func.attr in ("strptime", "fromisoformat") and parent.args[0] is node:
+                kinds.update(("str", "datefmt"))  # datetime.strptime(text, "%d/%m/%Y"), date.fromisoformat(text)
             elif isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Name) \
                     and func.value.id in module.tables and parent.args[0] is node:
                 kinds.update(("str", "lookup"))  # MAX_ITEMS.get(member_type): one of the table's keys, or not
@@ -810,7 +812,8 @@ def _fits(domain: str, type_text: str) -> bool:
 
 
 def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
-    """Per parameter, the input domain its use asks for first (``pattern``: texts the program's regular
+    """Per parameter, the input domain its use asks for first (``datefmt``: a date written in the format the
+    program reads it in, for a text it gives ``strptime`` or ``fromisoformat``; ``pattern``: texts the program's regular
     expression matches, for a text it matches; ``sentence``: several words, for a text it splits into words;
     ``tokens``: for a text it splits at a separator of its own; ``literal``: the keys of its lookup table;
     ``+record``: dicts with the keys it subscripts with, ``row["price"]``; ``patterns``: lines its regular expression
@@ -826,7 +829,7 @@ def preferred_domains(code: str | ast.Module, entry: str) -> list[str]:
         _collect(fn, a.arg, evidence, module=_Module(tree))
         kinds = evidence.kinds
         items = evidence.items.kinds if evidence.items is not None else set()
-        said = "pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds \
+        said = "datefmt" if "datefmt" in kinds else "pattern" if "pattern" in kinds else "sentence" if "words" in kinds else "tokens" if "fields" in kinds \
             else "literal" if "lookup" in kinds else "+record" if _records(evidence) else "cells" if "textcells" in items \
             else "lines" if "pattern" in items and "lines" in kinds else "patterns" if "pattern" in items else ""
         text = a.annotation is None and _from_use(evidence)[:1] == ["str"] or annotation(a.annotation) == "str"
