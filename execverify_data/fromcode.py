@@ -81,7 +81,7 @@ from execverify_data.records import ProgramRecord
 
 __all__ = ["FROMCODE_VERSION", "REASONS", "FromCodeConfig", "FromCodeError", "Function", "convert", "from_code",
            "humaneval_functions", "load", "load_folder", "load_jsonl", "load_package", "package_source", "program_of",
-           "settle_types", "world_uses", "bind_value_names"]
+           "settle_types", "world_uses", "bind_value_names", "with_siblings"]
 
 #: The ``generator_version`` of from-code records.
 FROMCODE_VERSION = "fromcode-2"
@@ -188,10 +188,11 @@ def doctest_inputs(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, .
     return tuple(c for c in calls if len(parse_call(f"f({c})")[1]) == n)
 
 
-def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
-    """The part of module ``code`` that function ``entry`` needs: the functions and classes it refers to
-    by name, and the imports and top-level assignments they use, transitively (in the module's order, their
-    text as written); other functions, top-level calls and the ``if __name__ == "__main__":`` block are left out.
+def program_of(code: str, entry: str | list[str], tree: ast.Module | None = None) -> str:
+    """The part of module ``code`` that function ``entry`` needs (or the names ``entry`` lists, functions or
+    constants): the functions and classes it refers to by name, and the imports and top-level assignments they
+    use, transitively (in the module's order, their text as written); other functions, top-level calls and the
+    ``if __name__ == "__main__":`` block are left out.
 
     >>> print(program_of("import re, os\\nN = 2\\nM = 3\\n\\ndef g(x):\\n    return x * N\\n\\ndef f(s):\\n    return g(len(s))\\n\\n"
     ...                  "def h():\\n    pass\\n\\nprint(f('ab'))\\n", "f"))
@@ -208,7 +209,9 @@ def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
     """
     tree = tree or ast.parse(code)
     defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    needed, todo = {entry}, [entry]
+    roots = [entry] if isinstance(entry, str) else list(entry)
+    needed = {n for n in roots if n in defs}
+    todo = list(needed)
     while todo:
         for node in ast.walk(defs[todo.pop()]):
             if isinstance(node, ast.Name) and node.id in defs and node.id not in needed:
@@ -223,7 +226,7 @@ def program_of(code: str, entry: str, tree: ast.Module | None = None) -> str:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
-    used = set().union(*(names(defs[n]) for n in needed))
+    used = set().union(*(names(defs[n]) for n in needed), set(roots) - set(defs))
     module_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))]
     keep: set[int] = set()
     grew = True
@@ -285,6 +288,13 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
     path = Path(path)
     given = _sidecar(path) if path.is_dir() else {}
     out = []
+    modules: dict[str, tuple[str, ast.Module]] = {}  # a module of the folder by its dotted name
+    for file in sorted(path.rglob("*.py")):
+        try:
+            code = file.read_text(encoding="utf-8")
+            modules[file.relative_to(path).with_suffix("").as_posix().replace("/", ".")] = (code, ast.parse(code))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            pass
     for file in sorted(path.rglob("*.py")):
         rel = file.relative_to(path).as_posix()
         code = ""
@@ -294,11 +304,13 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             out.append(Function(code, "", source=rel, source_id=rel))  # skipped as bad_source, with the parser's word
             continue
-        for node in tree.body:
+        merged = with_siblings(code, tree, modules, file.relative_to(path).with_suffix("").as_posix().replace("/", "."))
+        merged_tree = ast.parse(merged) if merged != code else tree
+        for node in tree.body:  # the module's own functions, each with what it needs of the merged text
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 say = given.pop(f"{rel}:{node.name}", {})
                 inputs = tuple(say.get("inputs", ())) or doctest_inputs(node)
-                out.append(Function(program_of(code, node.name, tree), node.name, inputs, source=rel,
+                out.append(Function(program_of(merged, node.name, merged_tree), node.name, inputs, source=rel,
                                     source_id=f"{rel}:{node.name}", description=say.get("description", "").strip(),
                                     types=tuple(say.get("types", ()))))
     if given:
@@ -307,6 +319,64 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
     if not out:
         raise FromCodeError(f"{path}: no functions found (no .py file with a top-level def); point at a folder of .py files")
     return out
+
+
+def with_siblings(code: str, tree: ast.Module, modules: dict[str, tuple[str, ast.Module]], name: str,
+                  seen: frozenset = frozenset()) -> str:
+    """Module ``code`` with what it imports from other modules of its folder written in: ``from scheduling import
+    parse_hhmm`` becomes the part of ``scheduling.py`` that ``parse_hhmm`` needs (:func:`program_of`, its own
+    imports from the folder written in too), above the module's code, and the import line goes. ``modules`` holds
+    the folder's modules by dotted name (``name`` is this one's); a relative import (``from .scheduling import``)
+    is read from the module's own package. An import with ``as``, a ``*``, or names that the module defines
+    itself stays as it is (the function needing it is then given up, with the import's error).
+
+    >>> mods = {"clock": ("def hhmm(t):\\n    return int(t[:2]) * 60\\n", None)}
+    >>> code = "from clock import hhmm\\n\\ndef shift(a, b):\\n    return hhmm(b) - hhmm(a)\\n"
+    >>> print(with_siblings(code, ast.parse(code), {k: (c, ast.parse(c)) for k, (c, _) in mods.items()}, "rota"))
+    def hhmm(t):
+        return int(t[:2]) * 60
+    <BLANKLINE>
+    <BLANKLINE>
+    <BLANKLINE>
+    def shift(a, b):
+        return hhmm(b) - hhmm(a)
+    <BLANKLINE>
+    """
+    seen = seen | {name}
+    package = name.rpartition(".")[0]
+    own = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            own.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in getattr(node, "targets", None) or [node.target]:
+                own.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    parts, drop = [], set()
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or node.level > 1 or not node.module:
+            continue
+        source = f"{package}.{node.module}" if node.level == 1 and package else node.module
+        if source not in modules and package and node.level == 0 and f"{package}.{node.module}" in modules:
+            source = f"{package}.{node.module}"  # a script beside its sibling, run from its own folder
+        wanted = [a.name for a in node.names]
+        if source not in modules or source in seen or any(a.asname or a.name == "*" for a in node.names) or own & set(wanted):
+            continue
+        sibling_code, sibling_tree = modules[source]
+        sibling_code = with_siblings(sibling_code, sibling_tree, modules, source, seen)
+        sibling_tree = ast.parse(sibling_code)
+        bound = {n.name for n in sibling_tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        if not set(wanted) <= bound | {t.id for n in sibling_tree.body if isinstance(n, ast.Assign)
+                                       for t in n.targets if isinstance(t, ast.Name)}:
+            continue
+        part = program_of(sibling_code, wanted, sibling_tree)
+        if own & {n.name for n in ast.parse(part).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} - set(wanted):
+            continue  # a helper of the sibling's named as one of this module's
+        parts.append(part)
+        drop.update(range(node.lineno, node.end_lineno + 1))
+    if not parts:
+        return code
+    kept = [line for i, line in enumerate(code.splitlines(keepends=True), 1) if i not in drop]
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n\n\n" + "".join(kept)
 
 
 #: Folders of a package that hold its tests, not its functions.
