@@ -98,9 +98,13 @@ def _item(op, av, rng: random.Random, groups: dict) -> str:
         return rng.choice(pool)
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         lo, hi, body = av
-        if lo == hi in (2, 4) and list(body) == [(_c.IN, [(_c.CATEGORY, _c.CATEGORY_DIGIT)])] and rng.random() < 0.6:
-            # a field of 2 or 4 digits is most of the time a day, a month, an hour or a year, as people write them
-            return f"{rng.randint(1, 12 if rng.random() < 0.7 else 28):02d}" if lo == 2 else str(rng.randint(1950, 2035))
+        if lo == hi in (2, 4) and list(body) == [(_c.IN, [(_c.CATEGORY, _c.CATEGORY_DIGIT)])] and rng.random() < 0.8:
+            # a field of 2 or 4 digits is most of the time a day, a month, an hour, a minute or a year, as people write them
+            if lo == 4:
+                return str(rng.randint(1950, 2035))
+            return f"{rng.randint(0, 59) if rng.random() < 0.25 else rng.randint(1, 12 if rng.random() < 0.7 else 28):02d}"
+        if (lo, hi) == (1, 2) and list(body) == [(_c.IN, [(_c.CATEGORY, _c.CATEGORY_DIGIT)])] and rng.random() < 0.6:
+            return str(rng.randint(0, 23))  # \d{1,2}: an hour, a day or a month more often than 57
         top = lo + _OPEN if hi is _c.MAXREPEAT or hi > lo + _OPEN else hi
         # short repeats most of the time, now and then the longest
         if len(body) == 1 and body[0][0] is _c.IN and rng.random() < 0.7:

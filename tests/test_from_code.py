@@ -803,3 +803,61 @@ def test_dates_and_decimals_are_drawn_and_their_rows_run_as_text(tmp_path):
     assert rejected["days_left"]["reason"] == "io" and ".today()" in rejected["days_left"]["detail"]
     assert rejected["stamp"]["reason"] == "value_names" and "from datetime import date, datetime" in rejected["stamp"]["detail"]
     assert check_rows(list(records.values()), states=True).mismatches == []
+
+
+CLOCKS = """import re
+from datetime import datetime
+
+TIME_RE = re.compile(r"^(\\d{1,2}):(\\d{2})$")
+
+
+def minutes(value):
+    m = TIME_RE.match(value or "")
+    if not m:
+        raise ValueError(f"bad time: {value!r}")
+    hours, mins = int(m.group(1)), int(m.group(2))
+    if hours > 23 or mins > 59:
+        raise ValueError("out of range")
+    return hours * 60 + mins
+
+
+def weekday_of(text):
+    day = datetime.strptime(text, "%d/%m/%Y")
+    return "weekend" if day.weekday() >= 5 else "weekday"
+"""
+
+ROTA = """from clocks import minutes
+
+
+def shift_length(start, end):
+    a, b = minutes(start), minutes(end)
+    if a > b:
+        raise ValueError("ends before it starts")
+    if b - a > 360:
+        return "long"
+    return "short" if b - a < 240 else "normal"
+
+
+def gap(first, second):
+    if first > second:
+        raise ValueError("out of order")
+    return second - first
+"""
+
+
+def test_a_folders_modules_lend_each_other_their_functions(tmp_path):
+    """``from clocks import minutes`` in ``rota.py``: the row of ``shift_length`` carries ``minutes`` and what it
+    needs (the pattern), its texts are drawn in the pattern's format through ``minutes(start)``'s ``value or ""``,
+    ``strptime``'s format gives dates written so, and ``if first > second: raise`` draws the two in order. Before,
+    ``shift_length`` failed on the import, and the other two were given up or took one side."""
+    from execverify_data.reexecute import check_rows
+
+    records = _convert_folder(tmp_path, {"clocks.py": CLOCKS, "rota.py": ROTA})
+    rejected = (tmp_path / "o" / "rejected.jsonl").read_text()
+    assert set(records) == {"minutes", "weekday_of", "shift_length", "gap"}, rejected
+    shift = records["shift_length"]
+    assert "def minutes(value):" in shift["code"] and "TIME_RE = re.compile" in shift["code"] and "from clocks" not in shift["code"]
+    assert {"'long'", "'normal'", "'short'"} <= set(shift["outputs"])
+    assert {"'weekend'", "'weekday'"} <= set(records["weekday_of"]["outputs"])
+    assert records["gap"]["branch_coverage_returning"] == 1.0
+    assert check_rows(list(records.values())).mismatches == []
