@@ -165,7 +165,7 @@ class Hints:
     """
 
     __slots__ = ("strs", "ints", "bytes_", "styles", "seps", "patterns", "keys", "fields", "splits", "numbers", "field_types",
-                 "cells", "examples", "dates")
+                 "cells", "examples", "dates", "tables")
 
     #: Probability that a top-level string or an int is built around a literal, that an element of a
     #: container (or a dict key) is one, and that a top-level string takes a style.
@@ -174,7 +174,7 @@ class Hints:
     STYLE_RATE = 0.2
 
     def __init__(self, strs=(), ints=(), bytes_=(), styles=(), seps=(), *, patterns=(), keys=(), fields=(), splits=(),
-                 numbers=(), field_types=None, cells=(), examples=(), dates=()):
+                 numbers=(), field_types=None, cells=(), examples=(), dates=(), tables=None):
         self.strs, self.ints, self.bytes_, self.styles = tuple(strs), tuple(ints), tuple(bytes_), tuple(styles)
         self.seps = tuple(seps)  # the separators the program splits texts at (the ``tokens`` domain joins at them)
         # what the input domains of formats read (:data:`DOMAINS`): the regular expressions the program matches
@@ -194,6 +194,9 @@ class Hints:
         # ``dates``, the formats it reads dates and times in (``datetime.strptime(s, "%d/%m/%Y")``, ``"%Y-%m-%d"`` for
         # ``date.fromisoformat(s)``): the ``datefmt`` domain
         self.dates = tuple(dates)
+        # ``tables``, the str and int keys (or elements) of each module-level dict, set, list or tuple display by its
+        # name: the ``in:NAME`` narrowing (``if plan not in PLANS: raise``)
+        self.tables = dict(tables or {})
 
     @classmethod
     def of_source(cls, source: str | ast.Module) -> Hints:
@@ -209,7 +212,18 @@ class Hints:
         styles: dict = {}
         seps: dict = {}
         formats: dict = {"patterns": {}, "keys": {}, "fields": {}, "splits": {}, "dates": {}}
-        for node in walk(ast.parse(source) if isinstance(source, str) else source):
+        module = ast.parse(source) if isinstance(source, str) else source
+        tables = {}
+        for node in module.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                value = node.value.args[0] if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                    and node.value.func.id in ("frozenset", "set", "tuple", "list") and node.value.args else node.value
+                elements = value.keys if isinstance(value, ast.Dict) else getattr(value, "elts", None) \
+                    if isinstance(value, (ast.Set, ast.List, ast.Tuple)) else None
+                found = [e.value for e in elements or () if isinstance(e, ast.Constant) and type(e.value) in (str, int)]
+                if found:
+                    tables[node.targets[0].id] = tuple(dict.fromkeys(found))
+        for node in walk(module):
             _formats(node, formats)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("split", "rsplit", "partition", "rpartition") and node.args \
@@ -225,7 +239,7 @@ class Hints:
                     ints.setdefault(v)
                 elif type(v) is bytes and 0 < len(v) <= 8 and all(32 <= c < 127 for c in v):
                     bytes_.setdefault(v)
-        return cls(strs, ints, bytes_, styles, seps, **{k: tuple(v) for k, v in formats.items()})
+        return cls(strs, ints, bytes_, styles, seps, **{k: tuple(v) for k, v in formats.items()}, tables=tables)
 
     def draw(self, name: str, rng: random.Random, lo: int, hi: int, top: bool) -> object:
         if name == "int":
@@ -894,6 +908,11 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
         if value == 0 and ("pos" in rules or "nonzero" in rules):
             value = type(value)(rng.randint(1, 5))
         return value
+    table = next((r[3:] for r in rules if r.startswith("in:")), None)
+    if table is not None and hints is not None and name in ("str", "int"):  # plan not in PLANS: raise
+        pool = [k for k in hints.tables.get(table, ()) if type(k).__name__ == name]
+        if pool and rng.random() < 0.9:
+            return rng.choice(pool)
     if name == "str":
         rule = next((r for r in _STRING_NARROWINGS if r in rules), None)
         if rule == "keys":
@@ -990,7 +1009,7 @@ def split_domain(text: str) -> tuple[str, frozenset]:
     (('digits', frozenset({'min1'})), ('', frozenset({'nonneg'})))
     """
     base, *rules = (text or "").split("+")
-    return base, frozenset(r for r in rules if r in NARROWINGS)
+    return base, frozenset(r for r in rules if r in NARROWINGS or re.fullmatch(r"in:[A-Za-z_]\w*", r))
 
 
 #: the type each domain draws (a domain given for another type is ignored)

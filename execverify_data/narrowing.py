@@ -48,6 +48,8 @@ def _changes(rule: str, type_text: str) -> bool:
         return bool(re.search(r"\b(int|float)\b", type_text))
     if kind == "list":
         return type_text.startswith("list[")
+    if rule.startswith("in:"):  # one of a table's keys
+        return type_text in ("str", "int")
     if rule.startswith("from"):  # a scalar found in another parameter's value
         return type_text in ("str", "int", "float")
     if rule.startswith("len"):  # as long as another parameter
@@ -187,7 +189,7 @@ def _rule_against(test, *, bad: bool) -> tuple[str | None, str | None]:
             return None, None
         op = negated()
     if isinstance(op, ast.In) and isinstance(left, ast.Name) and isinstance(right, ast.Name) and right.id.isupper():
-        return left.id, "keys"  # kind in RATES: one of the program's keys
+        return left.id, f"in:{right.id}"  # kind in RATES: one of that table's keys
     if not (isinstance(right, ast.Constant) and type(right.value) in (int, float)):
         return None, None
     n = right.value

@@ -193,6 +193,33 @@ class _Module:
                        for t in n.targets if isinstance(t, ast.Name)}
 
 
+def _looked_up(node: ast.AST, parents: dict, module: _Module) -> bool:
+    """Whether ``node``, made a text (``str(code)``, ``.upper()``, ``.strip()``: at least one such step), is looked
+    up in one of the module's tables: ``TABLE.get(...)``, ``... in TABLE``, ``TABLE[...]``."""
+    steps, parent = 0, parents.get(id(node))
+    while True:
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "str" \
+                and parent.args[:1] == [node]:
+            node, parent = parent, parents.get(id(parent))
+        elif isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in _STR_TO_STR \
+                and isinstance(parents.get(id(parent)), ast.Call):
+            node = parents.get(id(parent))
+            parent = parents.get(id(node))
+        else:
+            break
+        steps += 1
+    if not steps:
+        return False
+    tables = module.tables
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "get" \
+            and isinstance(parent.func.value, ast.Name) and parent.func.value.id in tables and parent.args[:1] == [node]:
+        return True
+    if isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.value, ast.Name):
+        return parent.value.id in tables
+    return isinstance(parent, ast.Compare) and parent.left is node and isinstance(parent.ops[0], (ast.In, ast.NotIn)) \
+        and isinstance(parent.comparators[0], ast.Name) and parent.comparators[0].id in tables
+
+
 def _textual(fn: ast.AST, name: str) -> bool:
     """Whether ``fn`` binds ``name`` to a text it made: ``key = product.strip().lower()``, an f-string, a join."""
     for node in ast.walk(fn):
@@ -224,6 +251,8 @@ def _collect(fn: ast.AST, name: str, evidence: _Evidence, depth: int = 0, module
                 and _constant_kind(parent.values[-1]) == "str":  # CLOCK_RE.match(text or ""): read as the text
             kinds.add("str")
             node, parent = parent, parents.get(id(parent))
+        if _looked_up(node, parents, module):  # CATEGORY.get(str(code).upper()): one of the table's keys, as a text
+            kinds.update(("str", "lookup"))
         if isinstance(parent, ast.Call) and node in parent.args:
             func = parent.func
             if isinstance(func, ast.Name) and func.id in module.functions and func.id != getattr(fn, "name", None):

@@ -39,14 +39,14 @@ def test_a_size_replaces_a_size():
 
 def test_checks_that_raise_are_read_through_a_trimmed_or_recased_copy():
     """``src, dst = from_unit.lower(), to_unit.lower()`` then ``if src not in GRAMS: raise``: both units are drawn
-    among the table's keys (issue 30: convert_weight and convert_volume were given up)."""
+    among that table's keys (issue 30: convert_weight and convert_volume were given up)."""
     from execverify_data.narrowing import guard_proposals
 
     code = ("GRAMS = {'g': 1.0, 'kg': 1000.0}\n\n\ndef convert(amount, from_unit, to_unit):\n"
             "    src, dst = from_unit.lower(), to_unit.strip().lower()\n    if src not in GRAMS or dst not in GRAMS:\n"
             "        raise ValueError('unknown unit')\n    if amount < 0:\n        raise ValueError('negative')\n"
             "    return amount * GRAMS[src] / GRAMS[dst]\n")
-    assert guard_proposals(code, "convert", ("float", "str", "str")) == [(1, "keys"), (2, "keys"), (0, "nonneg")]
+    assert guard_proposals(code, "convert", ("float", "str", "str")) == [(1, "in:GRAMS"), (2, "in:GRAMS"), (0, "nonneg")]
 
 
 def test_two_parameters_checked_for_one_length_are_drawn_that_long():
