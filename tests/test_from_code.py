@@ -481,7 +481,7 @@ def test_raising_checks_yes_no_flags_table_gets_and_docstring_examples_settle_in
     assert set(records) == {"fits", "loan_days", "can_renew", "can_borrow", "parse_code"}, \
         (tmp_path / "o" / "rejected.jsonl").read_text()
     assert ["size3" in d for d in records["fits"]["param_domains"]] == [True, True]
-    assert "keys" in records["loan_days"]["param_domains"][0]
+    assert "in:LOAN_DAYS" in records["loan_days"]["param_domains"][0]
     assert records["can_renew"]["param_types"][1] == "bool"
     assert records["can_borrow"]["param_types"][0] == "str"
     assert records["parse_code"]["param_domains"][0].startswith(("example", "pattern"))
