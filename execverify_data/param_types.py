@@ -700,6 +700,8 @@ def candidates(code: str | ast.Module, entry: str, seed_args: list[tuple]) -> li
             used = [f"{used[0]} | None", *used]
         if len(used) == 1 and method is not None and used[0] == method:
             out.append([(method, "use")])
+        elif not used and isinstance(defaults[i], ast.Constant) and defaults[i].value is None and declared is None:
+            out.append([("None", "default")])  # price_list=None, read as nothing tells: left at its default
         else:
             out.append([(t, "use") for t in used])
     return out

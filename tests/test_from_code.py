@@ -395,6 +395,9 @@ def test_a_module_with_calls_at_module_level_is_converted(tmp_path):
     ("def f(slot):\n    return 'early' if slot.hour < 9 else 'late'\n", [["time", "datetime"]]),
     ("def f(amount):\n    return amount.quantize(CENT)\n", [["Decimal"]]),
     ("from datetime import date\ndef f(d: date, n: int):\n    return d.year + n\n", [["date"], ["int"]]),
+    # a parameter nothing types whose default is None stays at its default
+    ("T = {'a': 1}\ndef f(k, table=None):\n    t = T if table is None else table\n    return t.get(k.lower(), 0)\n",
+     [["str"], ["None"]]),
 ])
 def test_types_from_use(code, expected):
     from execverify_data.param_types import candidates
