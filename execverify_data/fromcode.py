@@ -288,23 +288,23 @@ def load_folder(path: str | os.PathLike) -> list[Function]:
     path = Path(path)
     given = _sidecar(path) if path.is_dir() else {}
     out = []
-    modules: dict[str, tuple[str, ast.Module]] = {}  # a module of the folder by its dotted name
+    files: list[tuple[Path, str, ast.Module | None]] = []
     for file in sorted(path.rglob("*.py")):
-        try:
-            code = file.read_text(encoding="utf-8")
-            modules[file.relative_to(path).with_suffix("").as_posix().replace("/", ".")] = (code, ast.parse(code))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-            pass
-    for file in sorted(path.rglob("*.py")):
-        rel = file.relative_to(path).as_posix()
-        code = ""
+        code, tree = "", None
         try:
             code = file.read_text(encoding="utf-8")
             tree = ast.parse(code)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            pass
+        files.append((file, code, tree))
+    dotted = {file: file.relative_to(path).with_suffix("").as_posix().replace("/", ".") for file, _, _ in files}
+    modules = {dotted[file]: (code, tree) for file, code, tree in files if tree is not None}  # by dotted name
+    for file, code, tree in files:
+        rel = file.relative_to(path).as_posix()
+        if tree is None:
             out.append(Function(code, "", source=rel, source_id=rel))  # skipped as bad_source, with the parser's word
             continue
-        merged = with_siblings(code, tree, modules, file.relative_to(path).with_suffix("").as_posix().replace("/", "."))
+        merged = with_siblings(code, tree, modules, dotted[file])
         merged_tree = ast.parse(merged) if merged != code else tree
         for node in tree.body:  # the module's own functions, each with what it needs of the merged text
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
