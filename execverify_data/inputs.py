@@ -943,8 +943,10 @@ def _narrow(value, t: Type, rules: frozenset, rng: random.Random, hints: Hints |
 
 
 def _agree(args: tuple, types: list[Type], narrowed, rng: random.Random, hints: Hints | None) -> tuple:
-    """``args`` with a second date days from the first half of the time, and, 9 times in 10 each, a parameter narrowed ``len<i>`` cut or repeated to the length of parameter
-    ``i``, one narrowed ``le<i>`` swapped with parameter ``i`` where it is the greater, and one narrowed ``from<i>`` replaced by a value of its type found in parameter ``i``'s value (at any
+    """``args`` with a second date days from the first half of the time, and, 9 times in 10 each, a parameter
+    narrowed ``len<i>`` cut or repeated to the length of parameter ``i``, one narrowed ``le<i>`` swapped with
+    parameter ``i`` where it is the greater, and one narrowed ``from<i>`` replaced by a value of its type found in
+    parameter ``i``'s value (at any
     depth: items, a dict's keys and values; the values at the string keys the program reads, ``t["title"]``, where
     there are such)."""
     out = list(args)
