@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import random
 import re
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from execverify_data.astwalk import walk
+from execverify_data.data import data_path
 from execverify_data.errors import InvalidArgument
 from execverify_data.synth import accumulators as accs
 from execverify_data.synth.code import (
@@ -126,23 +128,52 @@ def targets() -> tuple[str, ...]:
                  if not i.startswith("op.") and i in served and i not in UNNATURAL_TARGETS)
 
 
-def spec_for(level: int, seed: int, *, min_size: int = 6, max_size: int = 10) -> ConstraintSpec:
-    """The spec of row ``seed`` at ``level``: target and level options drawn from the seed only.
+#: a target is drawn with weight (calls + 1) ** TARGET_TEMPER, calls being how often the standard library's own code
+#: calls it (``data/stdlib_calls``): programs use the methods people use most, and every target is still drawn
+TARGET_TEMPER = 0.5
+TARGET_FLOOR = 1.0
+
+
+@cache
+def target_weights() -> tuple[float, ...]:
+    """The weight of each of :func:`targets` when a row draws its target (``TARGET_TEMPER``).
+
+    >>> weights = dict(zip(targets(), target_weights()))
+    >>> weights["str.split"] > weights["bytes.split"] > weights["bytes.istitle"] >= 1.0
+    True
+    """
+    calls = json.loads(data_path("stdlib_calls", "counts.json").read_text(encoding="utf-8"))["counts"]
+    return tuple((calls.get(t, 0.0) + TARGET_FLOOR) ** TARGET_TEMPER for t in targets())
+
+
+def _draw_target(rng: random.Random) -> str:
+    return rng.choices(targets(), weights=target_weights())[0]
+
+
+def spec_for(level: int, seed: int, *, target: str | None = None, min_size: int = 6,
+             max_size: int = 10) -> ConstraintSpec:
+    """The spec of row ``seed`` at ``level``: target and level options drawn from the seed only; ``target`` fixes the
+    target instead of drawing it (with :func:`target_weights`).
 
     >>> spec_for(3, 11) == spec_for(3, 11)
     True
+    >>> spec_for(4, 11, target="list.pop").target
+    'list.pop'
     """
     if level not in LEVELS:
         raise InvalidArgument(f"level must be one of {LEVELS}, got {level!r}")
+    if target is not None and target not in targets():
+        raise InvalidArgument(f"target {target!r} is not one a program can target; see execverify_data.synth.generator.targets()")
     rng = random.Random(seed)
-    first = level_spec(level, rng.choice(targets()), rng, min_size=min_size, max_size=max_size)
+    draw_target = _draw_target if target is None else (lambda _rng: target)
+    first = level_spec(level, draw_target(rng), rng, min_size=min_size, max_size=max_size)
     if level < 3:
         return first
     # a task in which the target does a step (generator 3.0): its chain, as often as people write it. A target that
     # some task places but whose composition fails here is drawn again (up to TARGET_DRAWS); one that no task places
     # goes to the 2.2 builder at once (its programs keep the entries no task uses in the catalog's coverage)
     for draw in range(TARGET_DRAWS):
-        spec = first if draw == 0 else level_spec(level, rng.choice(targets()), rng, min_size=min_size,
+        spec = first if draw == 0 else level_spec(level, draw_target(rng), rng, min_size=min_size,
                                                   max_size=max_size)
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(spec.target, c)}
         if not chains and draw == 0:
