@@ -170,13 +170,13 @@ def spec_for(level: int, seed: int, *, target: str | None = None, min_size: int 
     if level < 3:
         return first
     # a task in which the target does a step (generator 3.0): its chain, as often as people write it. A target that
-    # some task places but whose composition fails here is drawn again (up to TARGET_DRAWS); one that no task places
-    # goes to the 2.2 builder at once (its programs keep the entries no task uses in the catalog's coverage)
+    # no task places, or whose composition fails here, is drawn again (up to TARGET_DRAWS) before the row goes to the
+    # 2.2 builder: levels 1-2 write those targets (the catalog's coverage), levels 3-6 write tasks
     for draw in range(TARGET_DRAWS):
         spec = first if draw == 0 else level_spec(level, draw_target(rng), rng, min_size=min_size,
                                                   max_size=max_size)
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(spec.target, c)}
-        if not chains and draw == 0:
+        if not chains and target is not None:
             return first
         for _ in range(2 if chains else 0):  # the task says how many parameters it takes; generate() composes it
             chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
