@@ -665,7 +665,8 @@ class _Gen:
         (none that the use would undo or that leaves nothing to use)."""
         options = [f for f in self.forms_on(subject.grain, "map") + self.forms_on(subject.grain, "agg")
                    if not f.y and not f.guard and f.gives == "same" and f.head != form.head
-                   and _meaningful_pair(f, form) and not (f.head in _CASE and form.head in _CASE_TESTS)]
+                   and _meaningful_pair(f, form) and not (f.head in _CASE and form.head in _CASE_TESTS)
+                   and f.head in _PREPARING]
         if grain_type(subject.grain).startswith(("tuple", "set", "frozenset", "dict")):
             options = [f for f in options if f.head.startswith("op.slice")]  # sorted(t) is no tuple
         if not options:
@@ -969,7 +970,7 @@ _RESULT_NAMES = {"len": "count", "sorted": "ordered", "sum": "total", "max": "la
 #: preparations of an input that are themselves a nested call (and keep its type), by grain: (template, name)
 _DEEP_BEFORE = {
     "text": (("' '.join({x}.split())", "normalized"), ("' '.join(sorted({x}.split()))", "ordered")),
-    "word": (("''.join(sorted({x}))", "letters"), ("''.join(reversed({x}))", "backwards")),
+    "word": (("''.join(sorted({x}))", "letters"),),
     "digits": (("''.join(sorted({x}))", "ordered"),),
     "nums": (("sorted(set({x}))", "unique"), ("list(map(abs, {x}))", "sizes")),
     "words": (("sorted(set({x}))", "unique"), ("list(map(str.lower, {x}))", "lowered"), ("list(filter(None, {x}))", "nonempty")),
@@ -979,8 +980,14 @@ _DEEP_BEFORE = {
     "fids": (("frozenset(map(abs, {x}))", "sizes"),),
     "ftags": (("frozenset(map(str.lower, {x}))", "lowered"),),
     "table": (("dict(sorted({x}.items()))", "ordered"),),
-    "blob": (("bytes(sorted({x}))", "ordered"),),
+    "blob": (("b' '.join({x}.split())", "normalized"),),
 }
+#: the steps that prepare an input for a use, as people clean or order data before they use it: trimmed, lower-cased,
+#: a prefix or suffix dropped, sorted, a header or a tail cut off (never a case change for show, a reversal, every
+#: other item or character: readers called ``text.swapcase()`` before ``splitlines()`` and ``raw[::2]`` arbitrary)
+_PREPARING = {"str.strip", "str.lstrip", "str.rstrip", "str.lower", "str.casefold", "str.removeprefix",
+              "str.removesuffix", "bytes.strip", "bytes.lower", "builtin.sorted", "op.slice_to", "op.slice_from",
+              "op.slice_copy"}
 #: names of a straight-line preparing step, by its head
 _BEFORE_NAMES = {"str.strip": "cleaned", "str.lstrip": "cleaned", "str.rstrip": "cleaned", "str.lower": "lowered",
                  "str.upper": "upper", "str.casefold": "folded", "str.title": "titled", "str.capitalize": "capitalized",
