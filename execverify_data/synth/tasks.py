@@ -210,6 +210,7 @@ class _Plan:
     helper: tuple | None = None  # (name, params, body lines, returns)
     tests: list = field(default_factory=list)  # (code, item, form) of each test written, a helper's to hold
     tail: tuple = ()  # the statements that end a while's body (``rest //= 10``)
+    nest: tuple | None = None  # (line, indentation, outer item) where a loop over an item's own parts starts
 
     def singular(self, plural: str) -> str:
         """The singular of a test's plural English, as its phrase says it ("is a lower-case vowel")."""
@@ -361,7 +362,8 @@ def _paths(chain: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], tuple[tup
     if chain[0] == "for":
         starts = [(f"src:{s.grain}", s.item, ()) for s in SOURCES]
     elif chain[0] == "while":
-        starts = [(f"while:{k}", g, ()) for k, g in _TOP_WHILES.items()]
+        starts = [(f"while:{k}", g, ()) for k, g in _TOP_WHILES.items()
+                  if len(chain) == 1 or not k.endswith("pieces")]  # (pieces are the result, never tested or walked)
     else:
         return []
     out = []
@@ -525,7 +527,7 @@ def _names_once(nodes: list[ast.AST], params: set[str]) -> None:
     for n in nodes:
         if isinstance(n, (ast.Assign, ast.AugAssign)):
             assigned |= {t.id for t in walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
-                         if isinstance(t, ast.Name)}
+                         if isinstance(t, ast.Name) and not isinstance(t.ctx, ast.Load)}  # (not ``d[key] = ...``'s key)
         elif isinstance(n, ast.For):
             bound = {t.id for t in walk(n.target) if isinstance(t, ast.Name)}
             looped |= bound
@@ -624,12 +626,15 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
                 if item.grain not in PARTS:
                     raise GenFail(f"a {item.grain} has no parts to walk")
                 it, en, grain, var = PARTS[item.grain]
+                plan.nest = (len(body), indent, item)
                 body.append(f"{indent}for {var} in {it.format(v=item.var)}:")
                 outer = "of each of " + item.said
                 item = _Item(var, grain, en.format(one="each of " + item.said), _ONE.get(grain, "item"),
                              ordered=item.ordered, outer=outer if en.endswith(" of {one}") else "")
             indent += "    "
         elif step == "while":
+            if item is not None:
+                plan.nest = (len(body), indent, item)
             item, indent = _while(plan, item, indent, body, chain[k + 1] if not last else None)
         elif step == "if":
             if item is None:
@@ -654,10 +659,12 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
     rng = plan.rng
     if item is None:
         liked = [k for k in _TOP_WHILES if f"while:{k}" in plan.starts]
-        if after == "for":  # a string cut into pieces whose characters are all walked: the cut does nothing
+        if after is not None:  # a string cut into pieces is a task when the pieces are the result (lines of a width);
+            # pieces tested or walked character by character are a puzzle (readers: "fixed 3- or 4-character chunks
+            # filtered by contrived rules")
             liked = [k for k in liked or _TOP_WHILES if not k.endswith("pieces")]
             if not liked:
-                raise GenFail("pieces walked character by character")
+                raise GenFail("pieces tested or walked: a puzzle, not a task")
         kind = rng.choice(liked or list(_TOP_WHILES))
         if kind == "digits":
             plan.params.insert(0, ("n", "number"))
@@ -990,9 +997,13 @@ _FOLDS = ("count", "total", "collect", "build", "join", "tally", "group", "disti
 _FOLD_WEIGHTS = {"collect": 0.6, "join": 0.8, "build": 0.8}
 
 
-def _draw_fold(rng: random.Random, kinds) -> str:
+def _draw_fold(rng: random.Random, kinds, nested: bool = False) -> str:
+    """A fold among ``kinds`` (``_FOLD_WEIGHTS``); where the items are the parts of each item of an outer walk, the
+    folds that can be kept per outer item (a count, a sum, a largest value) three times as often."""
     kinds = list(kinds)
-    return rng.choices(kinds, weights=[_FOLD_WEIGHTS.get(k, 1.0) for k in kinds])[0]
+    weights = [_FOLD_WEIGHTS.get(k, 1.0) * (3.0 if nested and k in ("count", "total", "largest") else 1.0)
+               for k in kinds]
+    return rng.choices(kinds, weights=weights)[0]
 
 
 #: the calls a fold makes itself
@@ -1169,7 +1180,9 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
                and (k not in ("common", "union") or item.grain == "word")
                and (k != "xor" or item.grain == "byte" or plan.target == "op.ixor")
                and (k in _IN_ORDER or not item.ordered)]
-    if (plan.depth > plan.reached and rng.random() < 0.85) or (plan.role == "value" and not plan.placed):
+    nested = plan.nest is not None and bool(item.outer)  # the parts of each item of an outer walk
+    if ((plan.depth > plan.reached and rng.random() < (0.4 if nested else 0.85))
+            or (plan.role == "value" and not plan.placed)):
         options = [k for k in options if k not in ("count", "any")]  # a fold that takes a value (a first match may)
     if plan.role == "value" and not plan.placed:  # the target's value first, then a fold in which it is natural
         own = [f for r in ("measure", "map") for f in forms(head=plan.target, role=r, on=item.grain)
@@ -1190,7 +1203,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
     if mine and not plan.placed and plan.role in ("fold", "finish"):
         kind = rng.choice(mine)
     else:
-        kind = _draw_fold(rng, options)  # (collect, join and build fit nearly every value: drawn less often)
+        kind = _draw_fold(rng, options, nested=nested)  # (collect, join and build fit nearly every value: drawn less
+        # often)
     if kind in _FOLD_OF_TARGET.get(plan.target, ()) and plan.target not in _PLACED_BY_THEIR_FOLD:
         plan.placed = True
     plan.calls |= _FOLD_CALLS.get(kind, frozenset())
@@ -1313,12 +1327,50 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         body[-1] = f"{body[-1][:-1]} and {guard[0]}:"  # one test, not an if nested in an if
     elif guard is not None:
         update = [f"if {guard[0]}:", *("    " + u for u in update)]
+    rebuilt = kind == "build" and ((update == [f"out += {item.var}"] and not item.filtered)  # (the item's copy)
+                                   or any("ord(" in u for u in update))  # (a code per character is no task)
+    if plan.nest is not None and item.outer and kind in _PER_ITEM and not rebuilt and rng.random() < PER_ITEM_SHARE:
+        return _per_item(plan, item, kind, (pre, update, ret, desc, returns), noun, indent, body)
     body[:0] = pre
     body.extend(indent + u for u in update)
     body.extend(plan.tail)
     body.extend(post)
     body.append(f"return {ret}")
     return desc.format(n=noun), returns, kind
+
+
+#: folds that can be made once per item of an outer walk, over that item's own parts, and the name of the list of them
+_PER_ITEM = {"count": "counts", "total": "totals", "largest": "peaks", "build": "rewritten"}
+#: how often such a fold is made per item where the chain walks each item's parts (a list or a dict of one value per
+#: word or number: "the number of vowels of each word", "the digit sum of each number")
+PER_ITEM_SHARE = 0.5
+
+
+def _per_item(plan: _Plan, item: _Item, kind: str, fold, noun: str, indent: str, body: list[str]):
+    """The fold made once for each item of the outer walk, over that item's parts, and kept per item: in a list, or in
+    a dict keyed by the item (``counts.append(count)`` / ``counts[word] = count`` after the inner loop)."""
+    pre, update, ret, desc, returns = fold
+    at, outer_indent, outer = plan.nest
+    keyed = plan.rng.random() < 0.4
+    name = f"{pre[0].split(' = ')[0]}_by_{outer.var}" if keyed else _PER_ITEM[kind]
+    collect = f"{name}[{outer.var}] = {ret}" if keyed else f"{name}.append({ret})"
+    inner = noun.replace(" " + item.outer, "", 1).replace("each number's ", "")
+    inner = "its " + inner[4:] if inner.startswith("the ") else inner
+    what = desc[len("Return "):-1].format(n=inner)
+    outer_said = item.outer[len("of each of "):]
+    body[at:at] = [outer_indent + p for p in pre]
+    body.extend(indent + u for u in update)
+    tail = list(plan.tail)
+    if tail and len(tail[0]) - len(tail[0].lstrip()) == len(outer_indent):  # the outer while's own step comes last
+        body += [outer_indent + collect, *tail]
+    else:
+        body += [*tail, outer_indent + collect]
+    body[:0] = [f"{name} = {{}}" if keyed else f"{name} = []"]
+    body.append(f"return {name}")
+    if keyed:
+        return (f"Return a dict mapping each of {outer_said}{',' if ', ' in outer_said else ''} to {what}.",
+                f"dict[{annotation(_grain_of(outer))}, {returns}]", kind)
+    return f"Return a list holding, for each of {outer_said}, {what}.", f"list[{returns}]", kind
 
 
 @cache
