@@ -188,7 +188,7 @@ def spec_for(level: int, seed: int, *, target: str | None = None, min_size: int 
 
 
 #: targets drawn for a row of levels 3-6 before its spec goes to the 2.2 builder
-TARGET_DRAWS = 3
+TARGET_DRAWS = 6
 
 
 @lru_cache(maxsize=256)
