@@ -909,7 +909,7 @@ WRAPPERS: dict[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
               ("max({v}, key=len)", "word", ())),
     "nums": (("sum({v})", "num", ()), ("len(set({v}))", "count", ()), ("sorted(set({v}))", "nums", ())),
     "blob": (("len({v})", "count", (".strip()",)), ("len(set({v}))", "count", (".lower()",)),
-             ("bytes(sorted({v}))", "blob", ())),
+             ("b' '.join({v}.split())", "blob", ())),  # (never the bytes sorted: no one wants them in that order)
     "amount": (("round({v}, 1)", "amount", ()), ("int({v})", "num", ())),
 }
 #: wrappers that mean something of a value people name (the digits of a count, the letters of a word), and
