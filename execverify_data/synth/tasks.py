@@ -1329,7 +1329,9 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
         update = [f"if {guard[0]}:", *("    " + u for u in update)]
     rebuilt = kind == "build" and ((update == [f"out += {item.var}"] and not item.filtered)  # (the item's copy)
                                    or any("ord(" in u for u in update))  # (a code per character is no task)
-    if plan.nest is not None and item.outer and kind in _PER_ITEM and not rebuilt and rng.random() < PER_ITEM_SHARE:
+    finished = kind == "collect" and (post or ret != "result")  # (a finish of the whole list says nothing per item)
+    if (plan.nest is not None and item.outer and kind in _PER_ITEM and not rebuilt and not finished
+            and rng.random() < PER_ITEM_SHARE):
         return _per_item(plan, item, kind, (pre, update, ret, desc, returns), noun, indent, body)
     body[:0] = pre
     body.extend(indent + u for u in update)
@@ -1340,10 +1342,11 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
 
 
 #: folds that can be made once per item of an outer walk, over that item's own parts, and the name of the list of them
-_PER_ITEM = {"count": "counts", "total": "totals", "largest": "peaks", "build": "rewritten"}
+_PER_ITEM = {"count": "counts", "total": "totals", "largest": "peaks", "build": "rewritten", "collect": "collected",
+             "join": "joined"}
 #: how often such a fold is made per item where the chain walks each item's parts (a list or a dict of one value per
 #: word or number: "the number of vowels of each word", "the digit sum of each number")
-PER_ITEM_SHARE = 0.5
+PER_ITEM_SHARE = 0.6
 
 
 def _per_item(plan: _Plan, item: _Item, kind: str, fold, noun: str, indent: str, body: list[str]):
