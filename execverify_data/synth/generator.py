@@ -130,7 +130,7 @@ def targets() -> tuple[str, ...]:
 
 #: a target is drawn with weight (calls + 1) ** TARGET_TEMPER, calls being how often the standard library's own code
 #: calls it (``data/stdlib_calls``): programs use the methods people use most, and every target is still drawn
-TARGET_TEMPER = 0.5
+TARGET_TEMPER = 0.35
 TARGET_FLOOR = 1.0
 
 
@@ -169,14 +169,16 @@ def spec_for(level: int, seed: int, *, target: str | None = None, min_size: int 
     first = level_spec(level, draw_target(rng), rng, min_size=min_size, max_size=max_size)
     if level < 3:
         return first
-    # a task in which the target does a step (generator 3.0): its chain, as often as people write it. A target that
-    # no task places, or whose composition fails here, is drawn again (up to TARGET_DRAWS) before the row goes to the
-    # 2.2 builder: levels 1-2 write those targets (the catalog's coverage), levels 3-6 write tasks
+    # a task in which the target does a step (generator 3.0): its chain, as often as people write it. A target whose
+    # composition fails here is drawn again (up to TARGET_DRAWS) before the row goes to the 2.2 builder; one that no
+    # task places goes there at once UNPLACED_KEPT of the time, else is drawn again too (the 2.2 builder's programs
+    # are the widest space a run has: without them a 20,000-program run stops at its row cap, and they write the
+    # catalog entries no task uses)
     for draw in range(TARGET_DRAWS):
         spec = first if draw == 0 else level_spec(level, draw_target(rng), rng, min_size=min_size,
                                                   max_size=max_size)
         chains = {c: w for c, w in CHAINS[len(spec.control_flow)].items() if places(spec.target, c)}
-        if not chains and target is not None:
+        if not chains and (target is not None or (draw == 0 and rng.random() < UNPLACED_KEPT)):
             return first
         for _ in range(2 if chains else 0):  # the task says how many parameters it takes; generate() composes it
             chain = rng.choices(list(chains), weights=list(chains.values()))[0]  # again from the same draws
@@ -188,7 +190,9 @@ def spec_for(level: int, seed: int, *, target: str | None = None, min_size: int 
 
 
 #: targets drawn for a row of levels 3-6 before its spec goes to the 2.2 builder
-TARGET_DRAWS = 6
+TARGET_DRAWS = 3
+#: how often a row of levels 3-6 whose first target no task places goes to the 2.2 builder with it
+UNPLACED_KEPT = 0.5
 
 
 @lru_cache(maxsize=256)
