@@ -200,19 +200,19 @@ def test_targets_are_drawn_as_often_as_code_calls_them():
 
     drawn = [spec_for(1 + i % 6, row_seed(29, i)).target for i in range(3000)]
     bytes_share = sum(t.startswith("bytes.") for t in drawn) / len(drawn)
-    assert bytes_share < 0.13, bytes_share
+    assert bytes_share < 0.16, bytes_share  # (12.9%)
     weights = dict(zip(targets(), target_weights()))
     assert weights["list.append"] > weights["str.split"] > weights["bytes.split"] > weights["bytes.istitle"] >= 1.0
     assert drawn.count("list.append") > drawn.count("bytes.istitle")
 
 
-def test_levels_3_to_6_draw_a_target_some_task_places():
-    """A target no task places (``list.insert``, ``builtin.repr``) is drawn again at levels 3-6, as one whose task fails
-    is, instead of going to the 2.2 builder at once (a third of the level 3-6 rows went there; 4.5% now: the rows
-    whose six draws all failed keep their first target)."""
+def test_levels_3_to_6_draw_a_target_some_task_places_more_often():
+    """A first target no task places (``list.insert``, ``builtin.repr``) is drawn again at levels 3-6 half of the time
+    (``UNPLACED_KEPT``), instead of always going to the 2.2 builder (37% of the level 3-6 rows went there; 24% now:
+    the 2.2 builder's programs keep a 20,000-program run from its row cap and write the entries no task uses)."""
     specs = [spec_for(level, row_seed(30, level * 1000 + i)) for level in LEVELS for i in range(150)]
     unplaced = [s for s in specs if not any(places(s.target, c) for n in CHAINS for c in CHAINS[n])]
-    assert len(unplaced) <= 0.08 * len(specs), (len(unplaced), sorted({s.target for s in unplaced})[:5])
+    assert len(unplaced) <= 0.3 * len(specs), (len(unplaced), sorted({s.target for s in unplaced})[:5])
 
 
 def test_a_string_cut_into_pieces_is_never_tested_or_walked_by_character():
