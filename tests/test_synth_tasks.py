@@ -230,7 +230,7 @@ def test_a_count_or_sum_over_each_items_parts_may_be_kept_per_item():
                                                                          p.code)]
     assert len(kept) >= 10, len(kept)  # (none before: the parts of every item went into one flat result)
     for p in kept:
-        main = [f for f in ast.parse(p.code).body if isinstance(f, ast.FunctionDef) and f.name == p.entry_point][0]
+        main = next(f for f in ast.parse(p.code).body if isinstance(f, ast.FunctionDef) and f.name == p.entry_point)
         outer = next(s for s in main.body if isinstance(s, (ast.For, ast.While)))
         inits = [s for s in ast.walk(outer) if isinstance(s, ast.Assign)
                  and (isinstance(s.value, ast.Constant) or (isinstance(s.value, ast.List) and not s.value.elts))]
