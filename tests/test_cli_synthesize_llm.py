@@ -130,7 +130,8 @@ def test_server_rows_are_accepted_checked_and_reexecute(server, mix_runs):
     assert {r["generator"].split(" ")[0] for r in rows if r not in llm} == {"program"}
     for r in llm:
         assert check(r["code"], ConstraintSpec.from_dict(r["spec"])).ok
-        assert len(r["inputs"]) == len(r["outputs"]) == SynthConfig(n_programs=1).k and len(set(r["outputs"])) >= 2
+        k = SynthConfig(n_programs=1).k  # at least k inputs, up to k + 3 where the branches need them (coverage.choose)
+        assert len(r["inputs"]) == len(r["outputs"]) and k <= len(r["inputs"]) <= k + 3 and len(set(r["outputs"])) >= 2
     report = check_rows(llm, hash_seed=0, states=True)  # `assert f(INPUT) == OUTPUT` as source, in a fresh interpreter
     assert report.calls == sum(len(r["inputs"]) for r in llm) and report.mismatches == []
     # the server saw each LLM row's prompt once, with the row's own seed
