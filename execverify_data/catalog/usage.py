@@ -390,6 +390,7 @@ def call_counts(sources: Iterable[str | ast.Module]) -> dict[str, float]:
     counts = dict(told)
     for ids in untold:
         weights = [told.get(i, 0.0) + 1.0 for i in ids]
+        total = sum(weights)
         for i, w in zip(ids, weights):
-            counts[i] = counts.get(i, 0.0) + w / sum(weights)
+            counts[i] = counts.get(i, 0.0) + w / total
     return counts
