@@ -257,3 +257,58 @@ def test_a_level_1_or_2_input_is_prepared_only_as_people_clean_or_order_data():
                 continue
     prepared = [c for c in written if odd.search(c.split("\n", 2)[1])]
     assert len(written) > 300 and not prepared, (len(written), prepared[:2])
+
+
+BYTES_AND_CODES = [(s, p) for s, p in _composed(200, levels=(4, 5, 6)) if p.description]
+
+
+def test_a_byte_is_tested_for_what_it_encodes_and_a_code_is_a_value_only_where_codes_are_the_task():
+    """``if byte % divisor == 0: out += chr(byte)`` and ``out += str(ord(ch))`` for the consonants had no purpose a
+    reader could name (40 and 70 of 1,500 programs at 9229b67); a byte is tested as ASCII, printable, a digit's code
+    or whitespace, and a character's code is computed only where ``ord`` is the row's target."""
+    bytes_tested = codes = 0
+    for spec, program in BYTES_AND_CODES:
+        tree = ast.parse(program.code)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id == "byte":
+                for test in (n.test for n in ast.walk(node) if isinstance(n, ast.If)):
+                    src = ast.unparse(test)
+                    if "byte" in src:
+                        bytes_tested += 1
+                        assert re.fullmatch(r"byte < 128|32 <= byte < 127|48 <= byte <= 57|byte in b' \\t\\n'|"
+                                            r"is_\w+\(byte\)", src), program.code
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ord"
+                    and not isinstance(node.args[0], ast.Constant)):  # (``ord('a') + n % 26``: a letter's place)
+                codes += 1
+                assert spec.target == "builtin.ord" or "rot13" in program.code, program.code
+    assert bytes_tested >= 3 and codes >= 1, (bytes_tested, codes)
+
+
+def test_no_loop_copies_each_item_it_walks_unchanged():
+    """``for ch in word: parts.append(ch)`` (or ``out += ch``) with no test between is the walk's own list or string
+    (``list(word)``, ``word``): a reader reads a roundabout copy. An item is collected as it is only once a test has
+    narrowed it."""
+    for _, program in BYTES_AND_CODES:
+        for node in ast.walk(ast.parse(program.code)):
+            if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name)):
+                continue
+            var = node.target.id
+            for stmt in node.body:
+                copied = (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                          and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ("append", "add")
+                          and isinstance(stmt.value.func.value, ast.Name)
+                          and [ast.unparse(a) for a in stmt.value.args] == [var]) or (
+                    isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and ast.unparse(stmt.value) == var
+                    and not isinstance(node.iter, ast.Call))
+                assert not copied, program.code
+
+
+def test_an_item_whose_parts_are_walked_is_never_tested_for_being_empty():
+    """``if not word: for ch in word:`` walks nothing: the loop is dead code a reader sees at once."""
+    for _, program in BYTES_AND_CODES:
+        for node in ast.walk(ast.parse(program.code)):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):
+                empty = ast.unparse(node.test.operand)
+                walks = [n for s in node.body for n in ast.walk(s) if isinstance(n, (ast.For, ast.While))
+                         and empty in ast.unparse(n.iter if isinstance(n, ast.For) else n.test)]
+                assert not walks, program.code

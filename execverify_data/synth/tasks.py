@@ -142,7 +142,7 @@ _SLOT_PARAMS = {"prefix": ("prefix", "fragment"), "suffix": ("suffix", "fragment
 _MEANINGFUL_LITERALS = frozenset({"sep", "bsep", "fill", "w"})
 #: grains a test may be made of, for each item grain the stream has
 _TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("amount",), "blob": ("blob",),
-           "count": ("count",), "byte": ("byte", "count")}
+           "count": ("count",), "byte": ("byte",)}
 #: how one item is named in English, by its variable where that is a word
 _ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
                "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
@@ -639,7 +639,7 @@ def _stream(plan: _Plan, chain: tuple[str, ...], body: list[str]):
         elif step == "if":
             if item is None:
                 raise GenFail("an outer if has no stream")
-            test, phrase = _test(plan, item)
+            test, phrase = _test(plan, item, walked=not last and chain[k + 1] in ("for", "while"))
             body.append(f"{indent}if {test}:")
             item = _Item(item.var, item.grain, item.narrowed(phrase), item.one, item.extra, filtered=True,
                          note=item.note, tested=item.tested + (plan.last_test,), ordered=item.ordered,
@@ -737,7 +737,8 @@ def _while(plan: _Plan, item: _Item | None, indent: str, body: list[str], after:
     raise GenFail(f"no while over a {item.grain}")
 
 
-def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False) -> tuple[str, str]:
+def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False,
+          walked: bool = False) -> tuple[str, str]:
     """A test of ``item`` with a meaning: its code and its plural English ("start with `prefix`"). At level 6 the
     first test made becomes a helper named for what it tests (``starts_with_prefix(word, prefix)``). A test that
     narrows items already narrowed takes a parameter; the ``classes`` of a classification need not (upper case,
@@ -753,7 +754,8 @@ def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False
     # a second test of the same item is one with a parameter, unless it names another class of a classification
     bare = not classes and any(not slotted for _, slotted in item.tested)
     options = [f for f in options if f.head not in heads and not (bare and not f.slots)
-               and (not deep or _calls_a_call(f))]  # (``deep``: the test is where the spec's nested call goes)
+               and (not deep or _calls_a_call(f))  # (``deep``: the test is where the spec's nested call goes)
+               and not (walked and f.text == "not {x}")]  # (``walked``: the item's parts are walked next: not empty)
     form = plan.pick(options, role="test")
     plan.last_test = (form.head, bool(form.slots))
     text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
@@ -827,8 +829,8 @@ _HELPER_NAMES = {
     "{x}.bit_count() == 1": "is_power_of_two", "{x} > 1.0": "is_above_one",
     "{x} == {char}": "is_letter", "{x}.startswith({bsub})": "starts_with", "{x}.endswith({bchar})": "ends_with",
     "isalnum": "is_alphanumeric", "isspace": "is_blank", "istitle": "is_titled", "isupper": "is_upper_case",
-    "islower": "is_lower_case", "isalpha": "is_alphabetic",
-}
+    "islower": "is_lower_case", "isalpha": "is_alphabetic", "{x} in b' \\t\\n'": "is_whitespace",
+}  # (a byte's ASCII range stays inline: in a helper it compares a parameter with a bare number)
 
 
 @dataclass(frozen=True)
@@ -962,6 +964,12 @@ _TASK_TESTS: dict[Form, Phrase] = dict((
     _pred("len(str(abs({x}))) % 2 == 0", ("num",), "builtin.str", "have an even number of digits",
           "has an even number of digits"),
     _pred("{x} > 0", ("num", "amount"), "op.gt", "are positive", "is positive"),
+    # a byte is tested for what it encodes (readers found no purpose in bytes that are even or divisible by a divisor)
+    _pred("{x} < 128", ("byte",), "op.lt", "are ASCII (below 128)", "is ASCII (below 128)"),
+    _pred("32 <= {x} < 127", ("byte",), "op.le", "are printable ASCII (32 to 126)", "is printable ASCII (32 to 126)"),
+    _pred("48 <= {x} <= 57", ("byte",), "op.ge", "are ASCII digits (48 to 57)", "is an ASCII digit (48 to 57)"),
+    _pred("{x} in b' \\t\\n'", ("byte",), "op.in", "are a space, a tab or a newline",
+          "is a space, a tab or a newline"),
 ))
 #: values people compute that are no single use of the vocabulary (a word's letters sorted: its anagram key)
 _TASK_VALUES: dict[Form, Phrase] = dict((
@@ -1058,7 +1066,8 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
         return (sub[0], sub[1].plural.format(x=f"the {item.one}"),
                 "char" if sub[1].grain == "char" else "word" if sub[1].name in _TEXT_SUBS else "count", None)
     itself = (depth < 0 and item.grain in _ITSELF.get(use, ()) and item.grain in grains
-              and (plan.role != "value" or plan.placed))
+              and (plan.role != "value" or plan.placed)
+              and (use != "collect" or item.filtered))  # (a copy of every item walked is the walk's own list)
     if itself and rng.random() < (0.8 if len(plan.calls) >= 3 else 0.35):  # (no further call where there are many)
         return item.var, None, item.grain, None
     subjects = [(item.var, item.grain, f"the {item.one}")]
@@ -1072,6 +1081,10 @@ def _value(plan: _Plan, item: _Item, grains: tuple[str, ...], *, depth: int = 0,
         options = [f for f in options if f.head not in _NOT_OF_A_DIGIT]
         if plan.value_form is not None and not plan.placed and plan.value_form.head in _NOT_OF_A_DIGIT:
             raise GenFail(f"{plan.value_form.text} says nothing of a digit")
+    if plan.target != "builtin.ord":  # a character's code is a value where the task is about codes, nowhere else
+        options = [f for f in options if "ord(" not in f.text]
+        if not options:
+            raise GenFail(f"no value of a {grain} but its code")
     if depth < 0 and rng.random() < 0.3:  # no call is needed: now and then a value that makes none (``n ** 2``)
         options = [f for f in options if not _form_calls(f)] or options
     if plan.value_form is not None and not plan.placed and plan.value_form in _value_forms(grain, grains, use,
