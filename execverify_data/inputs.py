@@ -826,6 +826,10 @@ def _domain_value(domain: str, rng: random.Random, lo: int, hi: int, hints: Hint
                 return rng.choice(words)
             return re.sub(r"\d+", lambda m: str(rng.randint(0, 10 ** len(m.group()) - 1)).zfill(len(m.group())), found)
         return _mutate(found, _parse("str"), rng, True)
+    if domain == "doc":  # a text of a few lines, each a sentence of several words (a line may be blank)
+        return "\n".join(_domain_value("sentence", rng, lo, hi, hints) for _ in range(rng.randint(1, 4)))
+    if domain == "grid":  # rows of numbers of different lengths (a table of readings, a jagged matrix); a row may be empty
+        return [[rng.randint(-5, 20) for _ in range(rng.choice((0, 2, 3, 3, 4, 5)))] for _ in range(rng.randint(1, 4))]
     if domain == "patterns":  # lines the program parses one by one with its regular expression, a blank one now and then
         return [_domain_value("pattern", rng, lo, hi, hints) if rng.random() < 0.9 else "" for _ in range(rng.randint(1, 5))]
     if domain == "lines":  # a text whose lines the program matches one by one: some match, some are prose
@@ -1019,7 +1023,7 @@ DOMAIN_TYPES = {"text": "str", "word": "str", "line": "str", "digits": "str", "n
                 "limit": "int", "number": "int", "fragment": "str", "char": "str", "sepchar": "str", "flag": "bool",
                 "amount": "float", "amounts": "list", "blob": "bytes", "numstrs": "list", "words": "list", "key": "str",
                 "tokens": "str", "literal": "str", "sentence": "str", "pattern": "str", "numfields": "str", "cells": "list",
-                "example": "str", "patterns": "list", "lines": "str", "datefmt": "str"}
+                "example": "str", "patterns": "list", "lines": "str", "datefmt": "str", "doc": "str", "grid": "list"}
 #: the domains :func:`draw_inputs` knows (others, and "", draw by type)
 DOMAINS = tuple(DOMAIN_TYPES)
 
@@ -1073,7 +1077,7 @@ def iter_inputs(param_types, seed: int, k: int, *, min_size: int = 6, max_size: 
     bounds = [_sizes(rules, min_size, max_size) for rules in narrowed]
     unsized = {i for i, d in enumerate(domains) if d in ("fragment", "char", "sepchar", "count", "limit", "number", "flag", "amount", "key",
                                                           "literal", "sentence", "pattern", "numfields", "cells",
-                                                          "example", "patterns", "lines", "datefmt")}
+                                                          "example", "patterns", "lines", "datefmt", "doc", "grid")}
     rng = random.Random(seed)
 
     def fresh(i: int, t: Type) -> object:

@@ -312,3 +312,38 @@ def test_an_item_whose_parts_are_walked_is_never_tested_for_being_empty():
                 walks = [n for s in node.body for n in ast.walk(s) if isinstance(n, (ast.For, ast.While))
                          and empty in ast.unparse(n.iter if isinstance(n, ast.For) else n.test)]
                 assert not walks, program.code
+
+
+def test_nested_loops_walk_nested_data():
+    """``for word in words: for ch in word:`` was the only nested walk besides bytes; people nest loops over nested
+    data: the words of each line of a text, the numbers of each row of a table. Those take about half of the nested
+    walks, their inputs are drawn in that shape, and a row (a list) is never a dict key."""
+    from execverify_data.inputs import draw_inputs
+
+    nested = [(s, p) for s, p in BYTES_AND_CODES if s.control_flow[:2] == ("for", "for")
+              or s.control_flow == ("for", "if", "for")]
+    data = [(s, p) for s, p in nested if "for line in text.splitlines():" in p.code or "for row in rows:" in p.code]
+    assert 0.25 * len(nested) <= len(data) <= 0.75 * len(nested), (len(data), len(nested))
+    for spec, program in data:
+        assert "dict[list" not in program.code and "_by_row[row]" not in program.code, program.code
+        assert re.search(r"the (lines|rows) of `(text|rows)`", program.description), program.description
+        lines = "for line in text.splitlines():" in program.code
+        i = program.param_names.index("text" if lines else "rows")
+        drawn = [args[i] for args in draw_inputs(program.param_types, 5, 6, domains=program.param_domains)]
+        if lines:
+            assert any(len(t.splitlines()) > 1 and len(t.split()) > 3 for t in drawn), drawn
+        else:
+            assert all(isinstance(r, list) and all(isinstance(x, int) for x in r) for g in drawn for r in g), drawn
+
+
+def test_a_parameter_is_compared_with_in_one_test_only():
+    """``if letter not in line:`` then ``if letter in word:`` for the line's words never holds; ``x <= limit`` then
+    ``x > limit`` is a puzzle: a parameter of the task is what one test compares with."""
+    for _, program in BYTES_AND_CODES:
+        main = next(f for f in ast.parse(program.code).body if isinstance(f, ast.FunctionDef)
+                    and f.name == program.entry_point)
+        params = {a.arg for a in main.args.args}
+        tests = [n.test for n in ast.walk(main) if isinstance(n, (ast.If, ast.While))]
+        for p in params:
+            reading = [t for t in tests if any(isinstance(x, ast.Name) and x.id == p for x in ast.walk(t))]
+            assert len(reading) <= 1, program.code

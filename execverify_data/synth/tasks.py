@@ -121,7 +121,13 @@ SOURCES = (
     Source("line", "word", "filter(None, {p}.split({sep}))", "the non-empty fields of {p} separated by {sep}", "line",
            "field"),
     Source("number", "char", "str(abs({p}))", "the digits of {p}", "n", "ch", "as characters, from the first"),
+    # nested data, whose items have parts of their own to walk
+    Source("doc", "text", "{p}.splitlines()", "the lines of {p}", "text", "line"),
+    Source("grid", "nums", "{p}", "the rows of {p}", "rows", "row"),
 )
+#: the sources of nested data, which a walk of each item's parts takes NESTED_DATA of the time
+_NESTED = frozenset(s for s in SOURCES if s.grain in ("doc", "grid"))
+NESTED_DATA = 0.5
 #: whether a source's walk calls a call (``sorted(text.split())``)
 _DEEP_WALK = {s: nested_depth(s.head.format(p="p", sep="sep", bsep="bsep")) >= 1 for s in SOURCES}
 #: the folds whose result keeps the order the items are walked in (a walk in another order is for them only)
@@ -131,6 +137,8 @@ _IN_ORDER = ("collect", "join", "build", "first", "group")
 PARTS = {
     "word": ("{v}", "the characters of {one}", "char", "ch"),
     "blob": ("{v}", "the bytes of {one}", "byte", "byte"),
+    "text": ("{v}.split()", "the words of {one}", "word", "word"),
+    "nums": ("{v}", "the numbers of {one}", "num", "x"),
 }
 
 #: slot -> the parameter it becomes (name, grain)
@@ -147,10 +155,10 @@ _TESTED = {"word": ("word",), "char": ("char",), "num": ("num",), "amount": ("am
 _ONE_BY_VAR = {"name": "name", "field": "field", "chunk": "piece", "piece": "piece", "tag": "word", "price": "price",
                "ident": "number", "k": "number", "digit": "digit", "ch": "character", "word": "word", "num": "number",
                "value": "number", "count": "count", "term": "term", "bit": "bit", "rest": "number",
-               "size": "length", "code": "code", "qty": "quantity"}
+               "size": "length", "code": "code", "qty": "quantity", "line": "line", "row": "row", "x": "number"}
 #: how one item is named in English, by item grain
 _ONE = {"word": "word", "char": "character", "num": "number", "amount": "amount", "blob": "piece", "digit": "digit",
-        "byte": "byte", "count": "number"}
+        "byte": "byte", "count": "number", "text": "line", "nums": "row"}
 
 
 @dataclass
@@ -589,6 +597,9 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
                      (extra,) if extra else ())
     options = [s for s in SOURCES if _fits(s.item, after)]
     liked = [s for s in options if f"src:{s.grain}" in plan.starts] or options
+    nested = [s for s in liked if s in _NESTED]
+    if after == "for" and nested and rng.random() < NESTED_DATA:  # nested loops walk nested data
+        liked = nested
     deep = [s for s in liked if _DEEP_WALK[s]]
     if deep and plan.depth > plan.reached and rng.random() < 0.35:  # the walk is where the spec's call on a call goes
         liked = deep
@@ -751,11 +762,13 @@ def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False
     options = [f for g in _TESTED.get(item.grain, (item.grain,)) for f in _forms("pred", g)]
     options += [f for f in _TASK_TESTS if item.grain in f.on]
     heads = {h for h, _ in item.tested}
+    # a parameter is what one test compares with (``letter not in line`` and then ``letter in word`` contradict)
+    used = {s for _, _, f in plan.tests for s in f.slots if s in _SLOT_PARAMS}
     # a second test of the same item is one with a parameter, unless it names another class of a classification
     bare = not classes and any(not slotted for _, slotted in item.tested)
     options = [f for f in options if f.head not in heads and not (bare and not f.slots)
                and (not deep or _calls_a_call(f))  # (``deep``: the test is where the spec's nested call goes)
-               and not (walked and f.text == "not {x}")]  # (``walked``: the item's parts are walked next: not empty)
+               and not (walked and f.text == "not {x}") and not used & set(f.slots)]  # (``walked``: the item's parts are walked next: not empty)
     form = plan.pick(options, role="test")
     plan.last_test = (form.head, bool(form.slots))
     text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
@@ -914,7 +927,7 @@ def _sub(plan: _Plan, item: _Item, kind: str, use: str = "collect"):
 
 
 _HELPER_ARG = {"word": "word", "char": "ch", "num": "num", "count": "digit", "amount": "price", "blob": "chunk",
-               "byte": "byte"}
+               "byte": "byte", "text": "line", "nums": "row"}
 
 
 def _names(text: str) -> set[str]:
@@ -1367,7 +1380,7 @@ def _per_item(plan: _Plan, item: _Item, kind: str, fold, noun: str, indent: str,
     a dict keyed by the item (``counts.append(count)`` / ``counts[word] = count`` after the inner loop)."""
     pre, update, ret, desc, returns = fold
     at, outer_indent, outer = plan.nest
-    keyed = plan.rng.random() < 0.4
+    keyed = plan.rng.random() < 0.4 and outer.grain != "nums"  # (a row is a list: no dict key)
     name = f"{pre[0].split(' = ')[0]}_by_{outer.var}" if keyed else _PER_ITEM[kind]
     collect = f"{name}[{outer.var}] = {ret}" if keyed else f"{name}.append({ret})"
     inner = noun.replace(" " + item.outer, "", 1).replace("each number's ", "")
@@ -1448,6 +1461,11 @@ def _grain_of(item: _Item) -> str:
     return {"digit": "count"}.get(item.grain, item.grain)
 
 
+#: how often a classification of numbers is a score (the values of one class added, of another taken away) and not
+#: a count of each class
+CLASS_SCORES = 0.25
+
+
 def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     """An ``if``/``elif`` over the items: two classes with a meaning, every class adding to the one result."""
     rng = plan.rng
@@ -1456,7 +1474,9 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     tested = dataclasses.replace(item, tested=item.tested + (plan.last_test,))  # the second class is another test
     second, second_en = _test(plan, tested, classes=True)
     n = item.said
-    kind = rng.choice(("count", "build") if item.grain in ("char", "word") else ("count", "total"))
+    # (a score that adds one class's values and takes away another's is a puzzle more often than a task: drawn less)
+    kind = (rng.choice(("count", "build")) if item.grain in ("char", "word")
+            else "total" if rng.random() < CLASS_SCORES else "count")
     if item.ordered:  # only a string built in the walk's order keeps it
         if item.grain not in ("char", "word"):
             raise GenFail("a classification of items walked in an order of the task's own")

@@ -57,6 +57,9 @@ GRAINS: dict[str, str] = {
     "names": "dict[int, str]",
     "tnums": "tuple[int, ...]",
     "twords": "tuple[str, ...]",
+    # nested data (purpose-first tasks walk their parts: the words of each line, the numbers of each row)
+    "doc": "str",       # a text of a few lines
+    "grid": "list[list[int]]",
 }
 
 #: What iterating a value of each grain yields.
