@@ -864,3 +864,14 @@ def test_a_folders_modules_lend_each_other_their_functions(tmp_path):
     assert {"'weekend'", "'weekday'"} <= set(records["weekday_of"]["outputs"])
     assert records["gap"]["branch_coverage_returning"] == 1.0
     assert check_rows(list(records.values())).mismatches == []
+
+
+def test_a_run_that_keeps_no_row_says_so_without_an_average_of_nothing(tmp_path):
+    """A folder whose every function is given up printed "(None inputs each on average; ...)"."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("def answer():\n    return 42\n")
+    result = CliRunner().invoke(main, ["from-code", str(tmp_path / "src"), "--workers", "1", "--quiet", "--seed", "3",
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "0 of 1 functions became rows" in result.output and "no rows" in result.output, result.output
+    assert "None" not in result.output, result.output

@@ -347,3 +347,35 @@ def test_a_parameter_is_compared_with_in_one_test_only():
         for p in params:
             reading = [t for t in tests if any(isinstance(x, ast.Name) and x.id == p for x in ast.walk(t))]
             assert len(reading) <= 1, program.code
+
+
+def test_a_classification_sorts_items_into_classes_people_use():
+    """Two tests drawn apart ("an even digit count, else a power of two") read as an arbitrary classification; where
+    the classes carry the target's test or the task needs no call of them, they are a pair people sort items into
+    (digits and letters, upper and lower case, negative and zero, blank lines and comments), counted under their
+    names."""
+    import random as _random
+
+    from execverify_data.synth.spec import ConstraintSpec
+    from execverify_data.synth.tasks import _CLASSES, NoTask, compose
+
+    pairs = {(grain, a[0].text, b[0].text) for grain, grains in _CLASSES.items() for a, b in grains}
+    grain_of = {"ch": "char", "word": "word", "field": "word", "num": "num", "line": "text"}
+    curated = 0
+    for target in ("str.isdigit", "str.isupper", "str.split"):
+        for seed in range(40):
+            spec = ConstraintSpec(target, control_flow=("for", "if-elif"), n_params=1, nested_depth=0,
+                                  other_methods=True)
+            try:
+                program = compose(spec, _random.Random(seed), seed=seed)
+            except NoTask:
+                continue
+            fn = ast.parse(program.code).body[-1]
+            branch = next(n for n in ast.walk(fn) if isinstance(n, ast.If) and n.orelse
+                          and isinstance(n.orelse[0], ast.If))
+            var = next(n.target.id for n in ast.walk(fn) if isinstance(n, ast.For))
+            tests = tuple(ast.unparse(t).replace(var, "{x}") for t in (branch.test, branch.orelse[0].test))
+            if (grain_of.get(var), *tests) in pairs:
+                curated += 1
+                assert "first" not in program.code and "second" not in program.code, program.code
+    assert curated >= 20, curated

@@ -105,7 +105,8 @@ def from_code(source: Path | None, package: str | None, humaneval: bool, out: Pa
     skipped = ", ".join(f"{name} {count}" for name, count in sorted(summary["rejected"].items(), key=lambda x: (-x[1], x[0]))
                         if not name.startswith("input_"))
     cov = fc["branch_coverage"]
-    click.echo(f"{fc['rows']} of {fc['functions']} functions became rows under {out} "
-               f"({fc['inputs_per_row_mean']} inputs each on average; {fc['inputs']['seed']} seed, {fc['inputs']['generated']} generated; "
-               f"branch coverage mean {cov['mean']}, full on {cov['full']}/{cov['rows_with_branches']}); "
+    made = (f"({fc['inputs_per_row_mean']} inputs each on average; {fc['inputs']['seed']} seed, "
+            f"{fc['inputs']['generated']} generated; branch coverage mean {cov['mean']}, full on "
+            f"{cov['full']}/{cov['rows_with_branches']}); " if fc["rows"] else "(no rows: the reasons are below); ")
+    click.echo(f"{fc['rows']} of {fc['functions']} functions became rows under {out} {made}"
                f"skipped: {skipped or 'none'} (summary.json; each one in rejected.jsonl)")

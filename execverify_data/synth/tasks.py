@@ -603,6 +603,9 @@ def _source(plan: _Plan, after: str | None) -> tuple[str, _Item]:
     deep = [s for s in liked if _DEEP_WALK[s]]
     if deep and plan.depth > plan.reached and rng.random() < 0.35:  # the walk is where the spec's call on a call goes
         liked = deep
+    elif plan.chain[-1:] == ("if-elif",) and plan.depth > plan.reached and rng.random() < 0.7:
+        # a classification into classes people use (:data:`_CLASSES`) makes no call on a call: the walk does
+        liked = [s for s in deep if not s.note and s.item in _CLASSES] or liked
     src = rng.choice(liked)
     plan.params.insert(0, (src.name, src.grain))
     slots = {}
@@ -1461,6 +1464,43 @@ def _grain_of(item: _Item) -> str:
     return {"digit": "count"}.get(item.grain, item.grain)
 
 
+#: the classes people sort items into, by item grain: two tests (the second tried where the first fails) whose
+#: classes, with the rest, mean something together (digits, letters and the rest; negative, zero and positive; blank
+#: lines, comments and code). Readers called two tests drawn apart ("an even digit count, else a power of two") an
+#: arbitrary classification.
+_CLASSES: dict[str, tuple[tuple[tuple[Form, Phrase], tuple[Form, Phrase]], ...]] = {
+    "char": (
+        (_pred("{x}.isdigit()", ("char",), "str.isdigit", "are digits", "is a digit"),
+         _pred("{x}.isalpha()", ("char",), "str.isalpha", "are letters", "is a letter")),
+        (_pred("{x}.isupper()", ("char",), "str.isupper", "are upper-case letters", "is an upper-case letter"),
+         _pred("{x}.islower()", ("char",), "str.islower", "are lower-case letters", "is a lower-case letter")),
+        (_pred("{x} in 'aeiou'", ("char",), "op.in", "are lower-case vowels", "is a lower-case vowel"),
+         _pred("{x}.isalpha()", ("char",), "str.isalpha", "are letters", "is a letter")),
+        (_pred("{x}.isspace()", ("char",), "str.isspace", "are whitespace", "is whitespace"),
+         _pred("{x}.isalnum()", ("char",), "str.isalnum", "are letters or digits", "is a letter or a digit")),
+    ),
+    "word": (
+        (_pred("{x}.isdigit()", ("word",), "str.isdigit", "consist of digits", "consists of digits"),
+         _pred("{x}.isalpha()", ("word",), "str.isalpha", "consist of letters", "consists of letters")),
+        (_pred("{x}.isupper()", ("word",), "str.isupper", "are in upper case", "is in upper case"),
+         _pred("{x}.istitle()", ("word",), "str.istitle", "are capitalized", "is capitalized")),
+    ),
+    "num": ((_pred("{x} < 0", ("num",), "op.lt", "are negative", "is negative"),
+             _pred("{x} == 0", ("num",), "op.eq", "are zero", "is zero")),),
+    "amount": ((_pred("{x} < 0", ("amount",), "op.lt", "are negative", "is negative"),
+                _pred("{x} == 0", ("amount",), "op.eq", "are zero", "is zero")),),
+    "text": ((_pred("not {x}.strip()", ("text",), "str.strip", "are blank", "is blank"),
+              _pred("{x}.lstrip().startswith('#')", ("text",), "str.startswith",
+                    "are comments (start with '#' after any indentation)",
+                    "is a comment (starts with '#' after any indentation)")),),
+}
+#: the count of each class of :data:`_CLASSES`, by its test: (of characters, lines or numbers; of words)
+_CLASS_NAMES = {"{x}.isdigit()": ("digits", "numbers"), "{x}.isalpha()": ("letters", "words"),
+                "{x}.isupper()": ("upper", "shouted"), "{x}.islower()": ("lower", "lower"),
+                "{x} in 'aeiou'": ("vowels", "vowels"), "{x}.isspace()": ("spaces", "spaces"),
+                "{x}.isalnum()": ("alphanumeric", "alphanumeric"), "{x}.istitle()": ("capitalized", "capitalized"),
+                "{x} < 0": ("negative", "negative"), "{x} == 0": ("zeros", "zeros"), "not {x}.strip()": ("blank", "blank"),
+                "{x}.lstrip().startswith('#')": ("comments", "comments")}
 #: how often a classification of numbers is a score (the values of one class added, of another taken away) and not
 #: a count of each class
 CLASS_SCORES = 0.25
@@ -1469,10 +1509,24 @@ CLASS_SCORES = 0.25
 def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     """An ``if``/``elif`` over the items: two classes with a meaning, every class adding to the one result."""
     rng = plan.rng
-    # (the target's value is the classes' step: a test calls the spec's call on a call where it does not)
-    first, first_en = _test(plan, item, classes=True, deep=plan.role == "value" and plan.reached < plan.depth)
-    tested = dataclasses.replace(item, tested=item.tested + (plan.last_test,))  # the second class is another test
-    second, second_en = _test(plan, tested, classes=True)
+    pairs = [pair for pair in _CLASSES.get(item.grain, ()) if pair[0][0].head not in {h for h, _ in item.tested}]
+    if plan.reached < plan.depth or not (plan.placed or plan.role == "test"):  # (the classes carry no call on a call,
+        pairs = []  # and the value or fold that still has the target's step is another task's)
+    if plan.role == "test" and not plan.placed:  # the target is one of the classes' tests, or the classes are drawn
+        pairs = [pair for pair in pairs if plan.target in (pair[0][0].head, pair[1][0].head)]
+    numeric = item.grain in ("num", "amount", "text")  # (classes of numbers or lines are counted: no score of them)
+    if numeric and ((plan.role == "value" and not plan.placed) or plan.reached < plan.depth):
+        pairs = []
+    names = ("first", "second")
+    if pairs:
+        (f1, p1), (f2, p2) = rng.choice(pairs)
+        (first, first_en), (second, second_en) = _class(plan, item, f1, p1), _class(plan, item, f2, p2)
+        names = tuple(_CLASS_NAMES[f.text][item.grain == "word"] for f in (f1, f2))
+    else:
+        # (the target's value is the classes' step: a test calls the spec's call on a call where it does not)
+        first, first_en = _test(plan, item, classes=True, deep=plan.role == "value" and plan.reached < plan.depth)
+        tested = dataclasses.replace(item, tested=item.tested + (plan.last_test,))  # the second class is another test
+        second, second_en = _test(plan, tested, classes=True)
     n = item.said
     # (a score that adds one class's values and takes away another's is a puzzle more often than a task: drawn less)
     kind = (rng.choice(("count", "build")) if item.grain in ("char", "word")
@@ -1483,10 +1537,13 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         kind = "build"
     if (plan.role == "value" and not plan.placed or plan.reached < plan.depth) and kind == "count":
         kind = "build" if item.grain in ("char", "word") else "total"
+    if pairs and numeric:
+        kind = "count"
     if kind == "count":
-        pre = ["first = 0", "second = 0", "other = 0"]
-        arms = [f"if {first}:", "    first += 1", f"elif {second}:", "    second += 1", "else:", "    other += 1"]
-        ret, returns = "(first, second, other)", "tuple[int, int, int]"
+        one, two = names
+        pre = [f"{one} = 0", f"{two} = 0", "other = 0"]
+        arms = [f"if {first}:", f"    {one} += 1", f"elif {second}:", f"    {two} += 1", "else:", "    other += 1"]
+        ret, returns = f"({one}, {two}, other)", "tuple[int, int, int]"
         desc = (f"Over {n}, return a tuple of three counts: those that {first_en}, those that do not but "
                 f"{second_en}, and the rest.")
     elif kind == "build":
@@ -1515,6 +1572,17 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     body.extend(tail)
     body.append(f"return {ret}")
     return desc, returns, "classify" if kind == "count" else f"classify_{kind}"
+
+
+def _class(plan: _Plan, item: _Item, form: Form, phrase: Phrase) -> tuple[str, str]:
+    """One class of a classification (:data:`_CLASSES`), written: its code and its plural English."""
+    text = plan.reach(form.text.format(x=item.var))
+    if form.head == plan.target:
+        plan.placed = True
+    plan.last_test = (form.head, False)
+    plan.singulars[phrase.plural] = phrase.singular
+    plan.tests.append((text, item, form))
+    return text, phrase.plural
 
 
 def _singular(plural: str) -> str:
