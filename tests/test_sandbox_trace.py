@@ -81,6 +81,21 @@ def test_the_standard_library_is_not_refused(pool):
     assert trace.output.text == "['1', 2, 'a b c', 2, (0.0, 0.0, 0), b'ab', 2020, 'xml']"
 
 
+def test_a_module_of_namedtuple_records_runs_as_it_does_outside(pool):
+    """``namedtuple()`` reads its caller's frame for the module it names (refused here): such a module stopped
+    before its first call. The class is made as an unsandboxed run makes it (``__main__``), and the real function,
+    reached through the one a program sees, still gets no frame."""
+    code = ("from collections import namedtuple\nMember = namedtuple('Member', 'name year')\n"
+            "def f(x):\n    m = Member('ada', x)\n    return [m.year + 1, repr(m), Member.__module__, m._replace(year=1).year]\n")
+    trace = pool.trace(code, "f(3)")
+    assert trace.status is Status.OK, trace.exception
+    assert trace.output.text == "[4, \"Member(name='ada', year=3)\", '__main__', 1]"
+    escape = ("import collections\ndef f(x):\n    real = collections.namedtuple.__closure__[0].cell_contents\n"
+              "    return real('P', 'a').__module__\n")
+    trace = pool.trace(escape, "f(3)", timeout=5.0)
+    assert trace.status is Status.CRASHED and trace.exception.type == "SandboxRefused", trace
+
+
 def test_a_program_cannot_ask_for_its_recorder(pool):
     code = "import sys\ndef f(x):\n    return sys.gettrace() is None\n"
     assert pool.trace(code, "f(1)").output.text == "True"

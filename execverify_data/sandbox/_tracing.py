@@ -144,6 +144,24 @@ def _preimport(code: str) -> None:  # pragma: no cover - runs in the sandboxed c
                 pass
 
 
+def _namedtuple_without_a_frame() -> None:  # pragma: no cover - runs in the sandboxed child
+    """``collections.namedtuple`` reads its caller's frame for the module to name (``sys._getframe``, refused
+    here): a module of records (``Member = namedtuple("Member", "name joined")``) would stop before its first call.
+    A program runs as ``__main__`` (:func:`~execverify_data.trace.trace_call`), the name that read gives; it is
+    passed instead, so the class is the one an unsandboxed run makes and no frame is handed out."""
+    collections = sys.modules.get("collections")
+    if collections is None:
+        return
+    made = collections.namedtuple
+
+    def namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
+        return made(typename, field_names, rename=rename, defaults=defaults,
+                    module="__main__" if module is None else module)
+
+    namedtuple.__doc__ = made.__doc__
+    collections.namedtuple = namedtuple
+
+
 def _mac(key: bytes, chain: bytes, body: bytes) -> bytes:
     return _blake2b(chain + body, key=key, digest_size=16).digest()
 
@@ -234,6 +252,7 @@ def run_trace() -> None:  # pragma: no cover - runs in the sandboxed child
     recorder = StreamingRecorder(max_steps, None, key=key)
     del key
     _preimport(code)
+    _namedtuple_without_a_frame()
     sys.gettrace = _no_tracer  # it would hand the program the recorder (trace_call keeps its own reference)
     sys.addaudithook(_refuse)
     try:
