@@ -1317,7 +1317,8 @@ def _fold(plan: _Plan, item: _Item, steps, body: list[str]):
             if plan.target == "builtin.sorted":
                 plan.placed = True
             pre, update, ret = ["seen = set()"], [f"seen.add({v})"], "sorted(seen)"
-            desc, returns = f"Return the distinct values of {ven}, over {{n}}, in increasing order.", "list"
+            order = "increasing" if g in _NUMERIC else "sorted"  # (strings sort by character: '10' before '2')
+            desc, returns = f"Return the distinct values of {ven}, over {{n}}, in {order} order.", "list"
     elif kind in ("tally", "group"):
         k, ken, g = value(_NUMERIC + _TEXTUAL + ("blob",))
         if kind == "tally":
