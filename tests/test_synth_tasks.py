@@ -379,3 +379,14 @@ def test_a_classification_sorts_items_into_classes_people_use():
                 curated += 1
                 assert "first" not in program.code and "second" not in program.code, program.code
     assert curated >= 20, curated
+
+
+def test_a_classification_never_adds_one_class_and_takes_away_another():
+    """``total += v`` for one class and ``total -= v`` for another ("the sum of ... minus it for those that do not
+    but ...") read as a puzzle; each class's values are summed apart and returned as a pair."""
+    classified = [p for _, p in BYTES_AND_CODES if "elif" in p.code]
+    assert classified
+    for program in classified:
+        assert not re.search(r"\btotal -= ", program.code), program.code
+    summed = [p for p in classified if re.search(r"return \(\w+_total, \w+_total\)", p.code)]
+    assert all(p.description.startswith("Over ") and "a pair of sums" in p.description for p in summed)

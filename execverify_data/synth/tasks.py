@@ -552,7 +552,7 @@ _VERBS = {"count": "count", "total": "total", "collect": "collect", "build": "bu
           "tally": "tally", "group": "group", "distinct": "distinct", "first": "first_in", "any": "any_in",
           "largest": "largest_in", "mean": "average_of", "common": "common_letters", "union": "characters_in",
           "classify": "classify",
-          "classify_build": "rewrite", "classify_total": "score", "branch": "adjust", "product": "product_of",
+          "classify_build": "rewrite", "classify_total": "sums_of", "branch": "adjust", "product": "product_of",
           "xor": "checksum_of"}
 
 
@@ -1495,29 +1495,45 @@ _CLASSES: dict[str, tuple[tuple[tuple[Form, Phrase], tuple[Form, Phrase]], ...]]
                     "are comments (start with '#' after any indentation)",
                     "is a comment (starts with '#' after any indentation)")),),
 }
+#: the classes whose values are summed apart (the sum of the negative numbers and of the positive ones)
+_SUM_CLASSES = {
+    grain: ((_pred("{x} > 0", (grain,), "op.gt", "are positive", "is positive"),
+             _pred("{x} < 0", (grain,), "op.lt", "are negative", "is negative")),) for grain in ("num", "amount")}
 #: the count of each class of :data:`_CLASSES`, by its test: (of characters, lines or numbers; of words)
 _CLASS_NAMES = {"{x}.isdigit()": ("digits", "numbers"), "{x}.isalpha()": ("letters", "words"),
                 "{x}.isupper()": ("upper", "shouted"), "{x}.islower()": ("lower", "lower"),
                 "{x} in 'aeiou'": ("vowels", "vowels"), "{x}.isspace()": ("spaces", "spaces"),
                 "{x}.isalnum()": ("alphanumeric", "alphanumeric"), "{x}.istitle()": ("capitalized", "capitalized"),
                 "{x} < 0": ("negative", "negative"), "{x} == 0": ("zeros", "zeros"), "not {x}.strip()": ("blank", "blank"),
-                "{x}.lstrip().startswith('#')": ("comments", "comments")}
-#: how often a classification of numbers is a score (the values of one class added, of another taken away) and not
-#: a count of each class
+                "{x}.lstrip().startswith('#')": ("comments", "comments"), "{x} > 0": ("positive", "positive")}
+#: how often a classification of numbers sums each class's values (the positive and the negative numbers' sums)
+#: instead of counting each class
 CLASS_SCORES = 0.25
 
 
 def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     """An ``if``/``elif`` over the items: two classes with a meaning, every class adding to the one result."""
     rng = plan.rng
-    pairs = [pair for pair in _CLASSES.get(item.grain, ()) if pair[0][0].head not in {h for h, _ in item.tested}]
-    if plan.reached < plan.depth or not (plan.placed or plan.role == "test"):  # (the classes carry no call on a call,
-        pairs = []  # and the value or fold that still has the target's step is another task's)
+    # the kind first: a count of each class, a string where one class is rewritten, or a sum for each class (where
+    # the target's value or the spec's nested call must be a step of it)
+    kind = (rng.choice(("count", "build")) if item.grain in ("char", "word")
+            else "total" if rng.random() < CLASS_SCORES else "count")
+    if item.ordered:  # only a string built in the walk's order keeps it
+        if item.grain not in ("char", "word"):
+            raise GenFail("a classification of items walked in an order of the task's own")
+        kind = "build"
+    if (plan.role == "value" and not plan.placed or plan.reached < plan.depth) and kind == "count":
+        kind = "build" if item.grain in ("char", "word") else "total"
+    if item.grain == "text" and kind != "count":
+        raise GenFail("lines are classified to be counted")
+    table = _SUM_CLASSES if kind == "total" else _CLASSES
+    pairs = [pair for pair in table.get(item.grain, ()) if pair[0][0].head not in {h for h, _ in item.tested}]
+    if plan.reached < plan.depth and (kind == "count" or item.grain == "char"):
+        pairs = []  # (the classes carry no call on a call, and a count, or a character's value, cannot either)
+    if not (plan.placed or plan.role == "test"):
+        pairs = []  # (the value, fold or finish that still has the target's step is another task's)
     if plan.role == "test" and not plan.placed:  # the target is one of the classes' tests, or the classes are drawn
         pairs = [pair for pair in pairs if plan.target in (pair[0][0].head, pair[1][0].head)]
-    numeric = item.grain in ("num", "amount", "text")  # (classes of numbers or lines are counted: no score of them)
-    if numeric and ((plan.role == "value" and not plan.placed) or plan.reached < plan.depth):
-        pairs = []
     names = ("first", "second")
     if pairs:
         (f1, p1), (f2, p2) = rng.choice(pairs)
@@ -1529,17 +1545,6 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         tested = dataclasses.replace(item, tested=item.tested + (plan.last_test,))  # the second class is another test
         second, second_en = _test(plan, tested, classes=True)
     n = item.said
-    # (a score that adds one class's values and takes away another's is a puzzle more often than a task: drawn less)
-    kind = (rng.choice(("count", "build")) if item.grain in ("char", "word")
-            else "total" if rng.random() < CLASS_SCORES else "count")
-    if item.ordered:  # only a string built in the walk's order keeps it
-        if item.grain not in ("char", "word"):
-            raise GenFail("a classification of items walked in an order of the task's own")
-        kind = "build"
-    if (plan.role == "value" and not plan.placed or plan.reached < plan.depth) and kind == "count":
-        kind = "build" if item.grain in ("char", "word") else "total"
-    if pairs and numeric:
-        kind = "count"
     if kind == "count":
         one, two = names
         pre = [f"{one} = 0", f"{two} = 0", "other = 0"]
@@ -1563,11 +1568,14 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
         ven = ven or f"the {item.one}"
         if guard is not None:
             raise GenFail("a class's value needs a guard")
-        pre = ["total = 0"]
-        arms = [f"if {first}:", f"    total += {v}", f"elif {second}:", f"    total -= {v}"]
-        ret, returns = "total", "float" if g == "amount" else "int"
-        desc = (f"Over {n}, return the sum of {ven} for those that {first_en}, minus it for those that do not but "
-                f"{second_en}.")
+        # a sum for each class, returned together (one class's values added and another's taken away read as a puzzle)
+        one, two = (f"{name}_total" for name in names)
+        zero = "0.0" if g == "amount" else "0"
+        pre = [f"{one} = {zero}", f"{two} = {zero}"]
+        arms = [f"if {first}:", f"    {one} += {v}", f"elif {second}:", f"    {two} += {v}"]
+        ret, returns = f"({one}, {two})", "tuple[float, float]" if g == "amount" else "tuple[int, int]"
+        desc = (f"Over {n}, return a pair of sums: of {ven} for those that {first_en}, and of it for those that do "
+                f"not but {second_en}.")
     body[:0] = pre
     body.extend(indent + a for a in arms)
     body.extend(tail)
