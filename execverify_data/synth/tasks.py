@@ -127,7 +127,7 @@ SOURCES = (
 )
 #: the sources of nested data, which a walk of each item's parts takes NESTED_DATA of the time
 _NESTED = frozenset(s for s in SOURCES if s.grain in ("doc", "grid"))
-NESTED_DATA = 0.5
+NESTED_DATA = 0.3
 #: whether a source's walk calls a call (``sorted(text.split())``)
 _DEEP_WALK = {s: nested_depth(s.head.format(p="p", sep="sep", bsep="bsep")) >= 1 for s in SOURCES}
 #: the folds whose result keeps the order the items are walked in (a walk in another order is for them only)
@@ -1506,6 +1506,9 @@ _CLASS_NAMES = {"{x}.isdigit()": ("digits", "numbers"), "{x}.isalpha()": ("lette
                 "{x}.isalnum()": ("alphanumeric", "alphanumeric"), "{x}.istitle()": ("capitalized", "capitalized"),
                 "{x} < 0": ("negative", "negative"), "{x} == 0": ("zeros", "zeros"), "not {x}.strip()": ("blank", "blank"),
                 "{x}.lstrip().startswith('#')": ("comments", "comments"), "{x} > 0": ("positive", "positive")}
+#: how often a classification whose classes the task leaves free takes a pair of :data:`_CLASSES` (two tests drawn
+#: apart are the rest: a run of 20,000 programs needs their variety, it stopped at its row cap with every one a pair)
+CLASSES_SHARE = 0.6
 #: how often a classification of numbers sums each class's values (the positive and the negative numbers' sums)
 #: instead of counting each class
 CLASS_SCORES = 0.25
@@ -1535,7 +1538,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     if plan.role == "test" and not plan.placed:  # the target is one of the classes' tests, or the classes are drawn
         pairs = [pair for pair in pairs if plan.target in (pair[0][0].head, pair[1][0].head)]
     names = ("first", "second")
-    if pairs:
+    if pairs and rng.random() < CLASSES_SHARE:
         (f1, p1), (f2, p2) = rng.choice(pairs)
         (first, first_en), (second, second_en) = _class(plan, item, f1, p1), _class(plan, item, f2, p2)
         names = tuple(_CLASS_NAMES[f.text][item.grain == "word"] for f in (f1, f2))
