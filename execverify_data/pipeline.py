@@ -47,7 +47,7 @@ __all__ = ["SynthConfig", "RecordRun", "level_for", "generator_for", "iter_rows"
 #: Attempts (fresh seeds) per row before the row is given up.
 ROW_ATTEMPTS = 12
 #: A run stops trying rows after ``MAX_ROWS_FACTOR * n_programs + shard_size`` rows even if it kept fewer than ``n`` programs.
-MAX_ROWS_FACTOR = 6
+MAX_ROWS_FACTOR = 8
 #: The programmatic generator's name in ``SynthConfig.generators``; LLM-backed ones are ``"llm:" + backend spec``.
 PROGRAM = "program"
 _DEFAULT_GENERATORS = ((PROGRAM, 1.0),)
