@@ -20,7 +20,7 @@ CHANGELOG: dict[str, str] = {
              "same plan, and its codegen prompt is that description, the signature and two examples (the other "
              "tests hidden). Every kept program of ours has no call without effect on its inputs and no length or "
              "parameter compared with a bare number. Where a chain walks each item's parts, a count, sum, largest "
-             "value, string, list or joined text of them may be kept per item (the vowels of each word); half of "
+             "value, string, list or joined text of them may be kept per item (the vowels of each word); 0.3 of "
              "the nested walks are over nested data (the words of each line of a text, the numbers of each row of a "
              "table, drawn in that shape); a byte is tested for what it encodes (ASCII, printable, a digit's code, "
              "whitespace), a character's code is a value only where ord is the target, an item is collected as it "

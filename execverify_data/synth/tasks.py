@@ -771,7 +771,8 @@ def _test(plan: _Plan, item: _Item, *, classes: bool = False, deep: bool = False
     bare = not classes and any(not slotted for _, slotted in item.tested)
     options = [f for f in options if f.head not in heads and not (bare and not f.slots)
                and (not deep or _calls_a_call(f))  # (``deep``: the test is where the spec's nested call goes)
-               and not (walked and f.text == "not {x}") and not used & set(f.slots)]  # (``walked``: the item's parts are walked next: not empty)
+               and not (walked and f.text == "not {x}")  # (``walked``: the item's parts are walked next)
+               and not used & set(f.slots)]
     form = plan.pick(options, role="test")
     plan.last_test = (form.head, bool(form.slots))
     text, ph, slots = plan.fill(form, item.var, item.one, grain=form_grain(form, item.grain))
@@ -1486,10 +1487,8 @@ _CLASSES: dict[str, tuple[tuple[tuple[Form, Phrase], tuple[Form, Phrase]], ...]]
         (_pred("{x}.isupper()", ("word",), "str.isupper", "are in upper case", "is in upper case"),
          _pred("{x}.istitle()", ("word",), "str.istitle", "are capitalized", "is capitalized")),
     ),
-    "num": ((_pred("{x} < 0", ("num",), "op.lt", "are negative", "is negative"),
-             _pred("{x} == 0", ("num",), "op.eq", "are zero", "is zero")),),
-    "amount": ((_pred("{x} < 0", ("amount",), "op.lt", "are negative", "is negative"),
-                _pred("{x} == 0", ("amount",), "op.eq", "are zero", "is zero")),),
+    **{grain: ((_pred("{x} < 0", (grain,), "op.lt", "are negative", "is negative"),
+                _pred("{x} == 0", (grain,), "op.eq", "are zero", "is zero")),) for grain in ("num", "amount")},
     "text": ((_pred("not {x}.strip()", ("text",), "str.strip", "are blank", "is blank"),
               _pred("{x}.lstrip().startswith('#')", ("text",), "str.startswith",
                     "are comments (start with '#' after any indentation)",
@@ -1504,14 +1503,15 @@ _CLASS_NAMES = {"{x}.isdigit()": ("digits", "numbers"), "{x}.isalpha()": ("lette
                 "{x}.isupper()": ("upper", "shouted"), "{x}.islower()": ("lower", "lower"),
                 "{x} in 'aeiou'": ("vowels", "vowels"), "{x}.isspace()": ("spaces", "spaces"),
                 "{x}.isalnum()": ("alphanumeric", "alphanumeric"), "{x}.istitle()": ("capitalized", "capitalized"),
-                "{x} < 0": ("negative", "negative"), "{x} == 0": ("zeros", "zeros"), "not {x}.strip()": ("blank", "blank"),
-                "{x}.lstrip().startswith('#')": ("comments", "comments"), "{x} > 0": ("positive", "positive")}
+                "{x} < 0": ("negative", "negative"), "{x} == 0": ("zeros", "zeros"),
+                "not {x}.strip()": ("blank", "blank"), "{x}.lstrip().startswith('#')": ("comments", "comments"),
+                "{x} > 0": ("positive", "positive")}
 #: how often a classification whose classes the task leaves free takes a pair of :data:`_CLASSES` (two tests drawn
 #: apart are the rest: a run of 20,000 programs needs their variety, it stopped at its row cap with every one a pair)
 CLASSES_SHARE = 0.6
 #: how often a classification of numbers sums each class's values (the positive and the negative numbers' sums)
 #: instead of counting each class
-CLASS_SCORES = 0.25
+CLASS_SUMS = 0.25
 
 
 def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
@@ -1520,7 +1520,7 @@ def _classify(plan: _Plan, item: _Item, indent: str, body: list[str], tail):
     # the kind first: a count of each class, a string where one class is rewritten, or a sum for each class (where
     # the target's value or the spec's nested call must be a step of it)
     kind = (rng.choice(("count", "build")) if item.grain in ("char", "word")
-            else "total" if rng.random() < CLASS_SCORES else "count")
+            else "total" if rng.random() < CLASS_SUMS else "count")
     if item.ordered:  # only a string built in the walk's order keeps it
         if item.grain not in ("char", "word"):
             raise GenFail("a classification of items walked in an order of the task's own")
